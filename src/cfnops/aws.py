@@ -1,0 +1,169 @@
+"""The only place that builds boto3 sessions and clients.
+
+Everything that talks to AWS asks an :class:`AwsClients` for a client. It applies
+region, profile and endpoint (``--endpoint-url`` or, when unset, botocore's own
+``AWS_ENDPOINT_URL`` / ``AWS_ENDPOINT_URL_<SERVICE>``), the ``adaptive`` retry
+mode, a ``cfnops/<version>`` user-agent suffix, and caches the account id.
+
+Errors from botocore that mean "your setup is wrong" are translated in exactly
+one function, :func:`translate_error`, into :class:`AwsSetupError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+import boto3
+import botocore.exceptions as bex
+from botocore.config import Config
+
+from cfnops._version import __version__
+from cfnops.config import AwsSettings
+from cfnops.errors import CfnopsError, UsageError
+
+_REGION_SHAPE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+_ACCESS_DENIED = frozenset(
+    {
+        "AccessDenied",
+        "AccessDeniedException",
+        "UnauthorizedOperation",
+        "AuthorizationError",
+        "UnrecognizedClientException",
+        "InvalidClientTokenId",
+        "ExpiredToken",
+        "ExpiredTokenException",
+    }
+)
+
+
+class AwsSetupError(UsageError):
+    """Credentials, region, endpoint or permissions stop cfnops from calling AWS."""
+
+
+def known_regions() -> frozenset[str]:
+    """Every region botocore's endpoint data knows, across partitions."""
+    session = boto3.session.Session()
+    regions: set[str] = set()
+    for partition in session.get_available_partitions():
+        for service in ("cloudformation", "ec2"):
+            regions.update(session.get_available_regions(service, partition_name=partition))
+    return frozenset(regions)
+
+
+def check_region(region: str) -> str:
+    """Return ``region`` or raise :class:`AwsSetupError` naming it."""
+    if not _REGION_SHAPE.match(region) or region not in known_regions():
+        raise AwsSetupError(
+            f"unknown region {region!r}",
+            hint="use a region code such as us-east-1 or eu-west-1 (--region or AWS_REGION)",
+        )
+    return region
+
+
+def translate_error(exc: Exception) -> CfnopsError | None:
+    """Map a botocore setup failure to a one-line :class:`AwsSetupError`.
+
+    Returns ``None`` for errors that are not about setup (a stack that does not
+    exist, a throttle): those belong to the caller, which knows the domain.
+    """
+    if isinstance(exc, bex.NoCredentialsError | bex.PartialCredentialsError):
+        return AwsSetupError(
+            "no AWS credentials found",
+            hint="set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or run "
+            "'aws configure'; for the local sandbox run 'cfnops sandbox up' and its exports",
+        )
+    if isinstance(exc, bex.ProfileNotFound):
+        return AwsSetupError(str(exc), hint="check --profile and ~/.aws/config")
+    if isinstance(exc, bex.NoRegionError):
+        return AwsSetupError(
+            "no AWS region configured", hint="pass --region or set AWS_REGION"
+        )
+    if isinstance(exc, bex.EndpointConnectionError | bex.ConnectTimeoutError):
+        url = getattr(exc, "kwargs", {}).get("endpoint_url", "the endpoint")
+        return AwsSetupError(
+            f"cannot reach {url}",
+            hint="check --endpoint-url / AWS_ENDPOINT_URL, the network, or start the "
+            "sandbox with 'cfnops sandbox up'",
+        )
+    if isinstance(exc, bex.ClientError):
+        code = exc.response.get("Error", {}).get("Code", "")
+        if code in _ACCESS_DENIED:
+            action = exc.operation_name
+            service = exc.response.get("ResponseMetadata", {}).get("ServiceName", "")
+            prefix = f"{service}:" if service else ""
+            return AwsSetupError(
+                f"access denied calling {prefix}{action} ({code})",
+                hint=f"grant the caller permission for the {action} action",
+            )
+    return None
+
+
+class AwsClients:
+    """Builds and caches boto3 clients for one set of :class:`AwsSettings`.
+
+    Inject ``session=`` (a ``boto3.Session``) or ``clients={"cloudformation": c}``
+    in tests; everything else goes through :meth:`client`.
+    """
+
+    def __init__(
+        self,
+        settings: AwsSettings | None = None,
+        *,
+        session: boto3.session.Session | None = None,
+        clients: dict[str, Any] | None = None,
+    ) -> None:
+        self.settings = settings or AwsSettings()
+        if self.settings.region is not None:
+            check_region(self.settings.region)
+        self._session = session
+        self._clients: dict[str, Any] = dict(clients or {})
+        self._account_id: str | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def session(self) -> boto3.session.Session:
+        if self._session is None:
+            try:
+                self._session = boto3.session.Session(
+                    profile_name=self.settings.profile, region_name=self.settings.region
+                )
+            except bex.ProfileNotFound as exc:
+                raise translate_error(exc) from exc  # type: ignore[misc]
+        return self._session
+
+    @property
+    def region(self) -> str:
+        region = self.settings.region or self.session.region_name
+        if not region:
+            raise AwsSetupError("no AWS region configured", hint="pass --region or set AWS_REGION")
+        return region
+
+    def botocore_config(self) -> Config:
+        return Config(
+            region_name=self.region,
+            retries={"mode": self.settings.retry_mode, "total_max_attempts": self.settings.max_attempts},
+            user_agent_extra=f"cfnops/{__version__}",
+            connect_timeout=self.settings.connect_timeout,
+            read_timeout=self.settings.read_timeout,
+        )
+
+    def client(self, service: str) -> Any:
+        """A cached client for ``service`` (thread-safe; boto3 clients are)."""
+        with self._lock:
+            found = self._clients.get(service)
+            if found is None:
+                kwargs: dict[str, Any] = {"config": self.botocore_config()}
+                if self.settings.endpoint_url:
+                    kwargs["endpoint_url"] = self.settings.endpoint_url
+                found = self.session.client(service, **kwargs)  # type: ignore[call-overload]
+                self._clients[service] = found
+            return found
+
+    def account_id(self) -> str:
+        """The caller's account id, asked of STS once."""
+        if self._account_id is None:
+            ident = self.client("sts").get_caller_identity()
+            self._account_id = str(ident["Account"])
+        return self._account_id

@@ -1,0 +1,71 @@
+"""What the global options resolve to, shared by every command through ``ctx.obj``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from cfnops.aws import AwsClients
+from cfnops.config import Settings, load_settings
+
+
+@dataclass
+class CliState:
+    """Global options as given; settings and clients are built on first use."""
+
+    region: str | None = None
+    profile: str | None = None
+    endpoint_url: str | None = None
+    output: str | None = None
+    config: Path | None = None
+    verbose: int = 0
+    _settings: Settings | None = field(default=None, repr=False)
+    _clients: AwsClients | None = field(default=None, repr=False)
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            aws = {
+                k: v
+                for k, v in {
+                    "region": self.region,
+                    "profile": self.profile,
+                    "endpoint_url": self.endpoint_url,
+                }.items()
+                if v is not None
+            }
+            self._settings = load_settings(
+                self.config, output=self.output, **({"aws": aws} if aws else {})
+            )
+        return self._settings
+
+    @property
+    def clients(self) -> AwsClients:
+        if self._clients is None:
+            self._clients = AwsClients(self.settings.aws)
+        return self._clients
+
+    @property
+    def output_format(self) -> str:
+        return self.output or self.settings.output
+
+    @property
+    def console(self) -> Console:
+        return Console(highlight=False)
+
+    def emit_json(self, data: Any) -> None:
+        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def state(ctx: typer.Context) -> CliState:
+    """The :class:`CliState` of the running command."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, CliState):
+        root.obj = CliState()
+    return root.obj

@@ -1,0 +1,139 @@
+"""Entry point: global options, command registration, error → exit code mapping.
+
+Exit codes (documented in ``docs/cli.md``): 0 success, 1 operation failed,
+2 usage or input error, 3 held by policy / needs approval.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import botocore.exceptions
+import typer
+from rich.console import Console
+
+from cfnops._version import __version__
+from cfnops.aws import translate_error
+from cfnops.cli._state import CliState
+from cfnops.errors import CfnopsError, ExitCode
+
+# Each module exposes ``register(app)``; add a capability by adding its module here.
+_COMMAND_MODULES: tuple[str, ...] = ()
+
+app = typer.Typer(
+    name="cfnops",
+    help="Keep CloudFormation-managed AWS systems in their declared state and run "
+    "their operations as durable workflows.\n\n"
+    "Exit codes: 0 success, 1 operation failed, 2 usage or input error, "
+    "3 held by policy (needs approval).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"cfnops {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    region: Annotated[
+        str | None, typer.Option("--region", help="AWS region (default: profile/AWS_REGION).")
+    ] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="Named profile from ~/.aws/config.")
+    ] = None,
+    endpoint_url: Annotated[
+        str | None,
+        typer.Option(
+            "--endpoint-url",
+            help="Send AWS calls here (the sandbox: http://127.0.0.1:5000). "
+            "AWS_ENDPOINT_URL is honoured when unset.",
+        ),
+    ] = None,
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="text | json | markdown (where the command has it)."),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="Settings file (default: ./cfnops.toml when present)."),
+    ] = None,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="More logging (-vv for debug).")
+    ] = 0,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    if output is not None and output not in ("text", "json", "markdown"):
+        raise typer.BadParameter("must be text, json or markdown", param_hint="--output")
+    ctx.obj = CliState(
+        region=region,
+        profile=profile,
+        endpoint_url=endpoint_url,
+        output=output,
+        config=config,
+        verbose=verbose,
+    )
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+
+
+for _module in _COMMAND_MODULES:
+    importlib.import_module(_module).register(app)
+
+
+def _report(err: CfnopsError) -> int:
+    console = Console(stderr=True, highlight=False)
+    console.print(f"[bold red]error:[/] {err.message}", markup=True, soft_wrap=True)
+    if err.hint:
+        console.print(f"  hint: {err.hint}", markup=False, soft_wrap=True)
+    return int(err.exit_code)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI; return (and, as a script, exit with) the documented exit code."""
+    try:
+        result = app(args=argv, standalone_mode=False)
+    except CfnopsError as err:
+        return _exit(_report(err), argv)
+    except botocore.exceptions.BotoCoreError as exc:
+        return _exit(_report(_as_cfnops(exc)), argv)
+    except botocore.exceptions.ClientError as exc:
+        return _exit(_report(_as_cfnops(exc)), argv)
+    except typer.Exit as exc:
+        return _exit(int(exc.exit_code or 0), argv)
+    except typer.Abort:
+        return _exit(130, argv)
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return _exit(ExitCode.USAGE, argv)
+        raise
+    return _exit(result if isinstance(result, int) else ExitCode.OK, argv)
+
+
+def _as_cfnops(exc: Exception) -> CfnopsError:
+    translated = translate_error(exc)
+    if translated is not None:
+        return translated
+    return CfnopsError(str(exc))
+
+
+def _exit(code: int, argv: list[str] | None) -> int:
+    if argv is None:
+        sys.exit(code)
+    return code

@@ -1,0 +1,219 @@
+"""Settings: resolved once (argument > environment > file > default), then passed down.
+
+Sources, highest first:
+
+1. keyword arguments to :func:`load_settings` (the CLI's flags);
+2. ``CFNOPS_*`` environment variables; nested keys use ``__``
+   (``CFNOPS_HEAL__DRIFT_POLL_SECONDS=5``);
+3. ``cfnops.toml`` in the current directory, or the file given with ``--config``
+   (nested keys are TOML tables: ``[heal]`` ``drift_poll_seconds = 5``);
+4. the defaults below.
+
+Nothing else in cfnops reads ``os.environ`` for its own settings.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from cfnops.errors import UsageError
+
+CONFIG_FILE_NAME = "cfnops.toml"
+
+_toml_path: ContextVar[Path | None] = ContextVar("_toml_path", default=None)
+
+
+class ConfigError(UsageError):
+    """The configuration is invalid: names the source, the key and the reason."""
+
+    def __init__(self, source: str, key: str, reason: str) -> None:
+        self.source = source
+        self.key = key
+        self.reason = reason
+        super().__init__(
+            f"invalid configuration in {source}: {key}: {reason}",
+            hint="fix the value or remove it to use the default",
+        )
+
+
+def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/cfnops``, falling back to ``~/.local/state/cfnops``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "cfnops"
+
+
+def _default_database_url() -> str:
+    return f"sqlite:///{default_state_dir() / 'cfnops.sqlite'}"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AwsSettings(_Section):
+    """How boto3 clients are built (see :mod:`cfnops.aws`)."""
+
+    region: str | None = None
+    profile: str | None = None
+    endpoint_url: str | None = None
+    max_attempts: int = Field(default=10, ge=1, le=100)
+    retry_mode: Literal["adaptive", "standard", "legacy"] = "adaptive"
+    connect_timeout: float = Field(default=5.0, gt=0)
+    read_timeout: float = Field(default=60.0, gt=0)
+
+
+class HealSettings(_Section):
+    """Poll intervals and attempt limits of the heal workflow."""
+
+    drift_poll_seconds: int = Field(default=30, ge=1)
+    drift_max_attempts: int = Field(default=10, ge=1)
+    changeset_poll_seconds: int = Field(default=30, ge=1)
+    changeset_max_attempts: int = Field(default=10, ge=1)
+    execute_poll_seconds: int = Field(default=60, ge=1)
+    execute_max_attempts: int = Field(default=10, ge=1)
+    fleet_concurrency: int = Field(default=4, ge=1, le=256)
+    approval_expiry_hours: float = Field(default=72.0, gt=0)
+
+
+class NotifySettings(_Section):
+    """Where notifications go. Secrets never reach logs (``SecretStr``)."""
+
+    sns_topic_arn: str | None = None
+    slack_webhook_url: SecretStr | None = None
+    # "ssm:/path/to/SecureString" or "secretsmanager:<name or ARN>"
+    slack_webhook_ref: str | None = None
+    console: bool = True
+
+    @field_validator("slack_webhook_ref")
+    @classmethod
+    def _check_ref(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("ssm:", "secretsmanager:")):
+            raise ValueError("must start with 'ssm:' or 'secretsmanager:'")
+        return value
+
+    @field_validator("sns_topic_arn")
+    @classmethod
+    def _check_topic(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("arn:"):
+            raise ValueError("must be an SNS topic ARN (arn:aws:sns:REGION:ACCOUNT:NAME)")
+        return value
+
+
+class WorkerSettings(_Section):
+    """The durable engine and ``cfnops worker``."""
+
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    # Modules imported at start so their workflows can be recovered.
+    workflow_modules: tuple[str, ...] = ()
+    heartbeat_seconds: float = Field(default=2.0, gt=0)
+    lease_seconds: float = Field(default=30.0, gt=0)
+    recovery_interval_seconds: float = Field(default=5.0, gt=0)
+
+
+class Settings(BaseSettings):
+    """Every setting cfnops has, frozen once resolved."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CFNOPS_",
+        env_nested_delimiter="__",
+        frozen=True,
+        extra="forbid",
+    )
+
+    database_url: str = Field(default_factory=_default_database_url)
+    output: Literal["text", "json", "markdown"] = "text"
+    aws: AwsSettings = AwsSettings()
+    heal: HealSettings = HealSettings()
+    notify: NotifySettings = NotifySettings()
+    worker: WorkerSettings = WorkerSettings()
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        if not value.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg://")):
+            raise ValueError("must be sqlite:///PATH or postgresql://USER@HOST:PORT/DB")
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _toml_path.get()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+
+def _find_config(explicit: Path | None) -> Path | None:
+    if explicit is not None:
+        if not explicit.is_file():
+            raise ConfigError(str(explicit), "--config", "file not found")
+        return explicit
+    here = Path.cwd() / CONFIG_FILE_NAME
+    return here if here.is_file() else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), "(syntax)", str(exc)) from exc
+
+
+def _in_mapping(data: Mapping[str, Any], loc: tuple[int | str, ...]) -> bool:
+    node: Any = data
+    for part in loc:
+        if not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Resolve settings once. ``overrides`` are the caller's arguments (highest priority).
+
+    Nested overrides use the section name: ``load_settings(aws={"region": "eu-west-1"})``.
+    Raises :class:`ConfigError` naming the file (or environment) and key on bad input.
+    """
+    path = _find_config(config_file)
+    toml_data = _read_toml(path) if path is not None else {}
+    token = _toml_path.set(path)
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        key = ".".join(str(p) for p in loc) or "(root)"
+        if _in_mapping(toml_data, loc):
+            source = str(path)
+        elif _in_mapping(overrides, loc):
+            source = "command-line arguments"
+        else:
+            source = "environment (CFNOPS_*)" if path is None else f"{path} or environment"
+        reason = first["msg"]
+        if first["type"] == "extra_forbidden":
+            reason = "unknown setting"
+        raise ConfigError(source, key, reason) from exc
+    finally:
+        _toml_path.reset(token)
