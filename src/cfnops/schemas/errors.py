@@ -1,0 +1,16 @@
+"""Errors of the update-behaviour table."""
+
+from __future__ import annotations
+
+from cfnops.errors import UsageError
+
+
+class UnknownRegionError(UsageError):
+    """The table has no data for the region asked for."""
+
+    def __init__(self, region: str, known: list[str]) -> None:
+        self.region = region
+        super().__init__(
+            f"no update-behaviour data for region {region!r}",
+            hint=f"use one of: {', '.join(sorted(known))}",
+        )
