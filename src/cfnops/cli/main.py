@@ -22,7 +22,12 @@ from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
 
 # Each module exposes ``register(app)``; add a capability by adding its module here.
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = (
+    "cfnops.cli.runs",
+    "cfnops.cli.worker",
+    "cfnops.cli.demo",
+    "cfnops.cli.sandbox",
+)
 
 app = typer.Typer(
     name="cfnops",
