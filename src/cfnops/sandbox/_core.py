@@ -1,0 +1,225 @@
+"""The sandbox: moto's threaded server, in this process, with cfnops' extensions.
+
+Example::
+
+    from cfnops.sandbox import Sandbox
+
+    with Sandbox(delays=0) as sandbox:
+        cfn = sandbox.client("cloudformation")
+        cfn.create_stack(StackName="demo", TemplateBody=...)
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from types import TracebackType
+from typing import Any
+
+import boto3
+from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+from moto.moto_server.werkzeug_app import (
+    DomainDispatcherApplication,
+    MotoRequestHandler,
+    create_backend_app,
+)
+from werkzeug.serving import make_server
+
+from cfnops.aws import AwsClients
+from cfnops.config import AwsSettings
+from cfnops.sandbox._control import build_app, register_control
+from cfnops.sandbox._state import Delays, SandboxState, current_state
+from cfnops.sandbox.errors import SandboxError
+
+__all__ = ["DUMMY_ACCESS_KEY_ID", "DUMMY_SECRET_ACCESS_KEY", "Sandbox", "reset_all"]
+
+DUMMY_ACCESS_KEY_ID = "testing"
+DUMMY_SECRET_ACCESS_KEY = "testing"
+DEFAULT_REGION = "us-east-1"
+
+
+class _QuietHandler(MotoRequestHandler):  # type: ignore[misc]
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        return None
+
+
+class _Server(ThreadedMotoServer):  # type: ignore[misc]
+    """moto's threaded server with the cfnops WSGI layer in front of its app."""
+
+    def start(self) -> None:
+        # Bind in the caller's thread so "address in use" raises here instead of
+        # killing the server thread while start() waits forever.
+        app = build_app(DomainDispatcherApplication(create_backend_app))
+        handler = MotoRequestHandler if self._verbose else _QuietHandler
+        self._server = make_server(self._ip_address, self._port, app, True, request_handler=handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="cfnops-sandbox", daemon=True
+        )
+        self._thread.start()
+        self._server_ready_event.set()
+
+
+def reset_all() -> None:
+    """Forget every moto resource and every extension store (delays are kept)."""
+    from moto.moto_api._internal.models import moto_api_backend
+
+    moto_api_backend.reset()
+    current_state().reset()
+
+
+def _config_route(request: dict[str, Any]) -> dict[str, Any]:
+    state = current_state()
+    if "delays" in request:
+        given = request["delays"]
+        if isinstance(given, int | float):
+            state.set_delays(Delays.uniform(float(given)))
+        elif isinstance(given, dict):
+            state.set_delays(**{str(k): float(v) for k, v in given.items()})
+        else:
+            raise ValueError("'delays' must be a number of seconds or an object of delays")
+    return {"delays": state.delays.as_dict()}
+
+
+def _reset_route(request: dict[str, Any]) -> dict[str, Any]:
+    reset_all()
+    return {"reset": True}
+
+
+def _check_bindable(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+class Sandbox:
+    """Run the sandbox while the ``with`` block lasts (or between start/stop).
+
+    ``port=0`` picks a free port; ``log_requests`` prints one line per request.
+    ``delays`` sets every emulated delay to that many seconds (``0`` for tests);
+    ``None`` keeps the current (default 1-3 s) delays.
+    Backends are process-global: two sandboxes in one process share resources.
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        delays: float | Delays | None = None,
+        region: str = DEFAULT_REGION,
+        log_requests: bool = False,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.region = region
+        self._delays = delays
+        self._log_requests = log_requests
+        self._server: _Server | None = None
+        self._clients: AwsClients | None = None
+
+    # lifecycle --------------------------------------------------------------
+    def start(self) -> Sandbox:
+        if self._server is not None:
+            return self
+        from cfnops.sandbox.extensions import install_all
+
+        install_all()
+        register_control("config", _config_route)
+        register_control("reset", _reset_route)
+        if isinstance(self._delays, Delays):
+            self.state.set_delays(self._delays)
+        elif self._delays is not None:
+            self.state.set_delays(Delays.uniform(float(self._delays)))
+        port = self.port or _free_port(self.host)
+        server = _Server(ip_address=self.host, port=port, verbose=self._log_requests)
+        try:
+            _check_bindable(self.host, port)
+            server.start()
+        except (OSError, SystemExit) as exc:  # werkzeug exits on "address in use"
+            reason = exc.strerror if isinstance(exc, OSError) else "address in use"
+            raise SandboxError(
+                f"cannot listen on {self.host}:{port}: {reason or exc}",
+                hint="choose another --port (or 0 for a free one)",
+            ) from exc
+        self._server = server
+        self.port = server.get_host_and_port()[1]
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def __enter__(self) -> Sandbox:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    # access -----------------------------------------------------------------
+    @property
+    def endpoint_url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    @property
+    def state(self) -> SandboxState:
+        return current_state()
+
+    def environment(self) -> dict[str, str]:
+        """The variables that point plain boto3 / the AWS CLI at this sandbox."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint_url,
+            "AWS_ACCESS_KEY_ID": DUMMY_ACCESS_KEY_ID,
+            "AWS_SECRET_ACCESS_KEY": DUMMY_SECRET_ACCESS_KEY,
+            "AWS_DEFAULT_REGION": self.region,
+            "AWS_REGION": self.region,
+        }
+
+    def export_lines(self) -> list[str]:
+        """``export NAME=value`` lines for a POSIX shell."""
+        return [f"export {k}={v}" for k, v in self.environment().items()]
+
+    @property
+    def clients(self) -> AwsClients:
+        """Clients aimed at this sandbox with dummy credentials (built by AwsClients)."""
+        if self._clients is None:
+            session = boto3.session.Session(
+                aws_access_key_id=DUMMY_ACCESS_KEY_ID,
+                aws_secret_access_key=DUMMY_SECRET_ACCESS_KEY,
+                region_name=self.region,
+            )
+            settings = AwsSettings(
+                region=self.region, endpoint_url=self.endpoint_url, max_attempts=3
+            )
+            self._clients = AwsClients(settings, session=session)
+        return self._clients
+
+    def client(self, service: str) -> Any:
+        """A boto3 client for ``service`` talking to this sandbox over HTTP."""
+        return self.clients.client(service)
+
+    def reset(self) -> None:
+        """Forget every resource, event, timer and fault (delays are kept)."""
+        reset_all()
+
+    def run_due(self) -> int:
+        """Settle every transition whose delay has passed (requests do this too)."""
+        return self.state.run_due()
