@@ -1,0 +1,128 @@
+"""``cfnops runs``: list, show, cancel and resume durable runs."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from cfnops.cli._state import CliState, state
+from cfnops.durable import Engine
+from cfnops.durable._records import STATUSES, RunRecord, RunStore, StepRecord
+from cfnops.errors import UsageError
+
+runs_app = typer.Typer(help="Durable run records: list, show, cancel, resume.", no_args_is_help=True)
+
+
+def _when(record: RunRecord | StepRecord, attr: str) -> str:
+    value = getattr(record, attr)
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else "-"
+
+
+@runs_app.command("list")
+def list_runs(
+    ctx: typer.Context,
+    status: Annotated[
+        str | None, typer.Option(help=f"Only runs in this status: {', '.join(STATUSES)}.")
+    ] = None,
+    workflow: Annotated[str | None, typer.Option(help="Only runs of this workflow.")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
+) -> None:
+    """List runs, newest first."""
+    st = state(ctx)
+    if status is not None and status.upper() not in STATUSES:
+        raise UsageError(f"unknown status {status!r}", hint=f"use one of {', '.join(STATUSES)}")
+    with RunStore(st.settings) as store:
+        records = store.list(status=status.upper() if status else None, workflow=workflow, limit=limit)
+    if st.output_format == "json":
+        st.emit_json([r.to_json() for r in records])
+        return
+    table = Table("RUN ID", "WORKFLOW", "STATUS", "CREATED (UTC)", "UPDATED (UTC)", "VERSION")
+    for r in records:
+        version = r.version or "-"
+        table.add_row(r.run_id, r.workflow, r.status, _when(r, "created"), _when(r, "updated"),
+                      version if r.compatible else f"{version} (incompatible)")
+    st.console.print(table if records else "no runs")
+
+
+def _render_detail(st: CliState, record: RunRecord, steps: list[StepRecord]) -> None:
+    console = st.console
+    console.print(f"run      {record.run_id}")
+    console.print(f"workflow {record.workflow}")
+    console.print(f"status   {record.status}")
+    console.print(f"created  {_when(record, 'created')}  updated {_when(record, 'updated')}")
+    if not record.compatible:
+        console.print(f"version  {record.version} (recorded by another cfnops; this one won't resume it)")
+    console.print(f"input    {json.dumps(record.input)}", soft_wrap=True)
+    if record.error:
+        console.print(f"error    {record.error}", soft_wrap=True, markup=False)
+    elif record.status == "SUCCEEDED":
+        console.print(f"output   {json.dumps(record.output)}", soft_wrap=True)
+    table = Table("#", "STEP", "STARTED (UTC)", "ENDED (UTC)", "MS", "RESULT")
+    for s in steps:
+        ms = f"{s.duration_ms:.0f}" if s.duration_ms is not None else "-"
+        table.add_row(str(s.index), s.name, _when(s, "started"), _when(s, "ended"), ms, s.summary(60))
+    console.print(table)
+
+
+@runs_app.command("show")
+def show(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run id.")]) -> None:
+    """Status, input, output or error, and every step with its timing and result."""
+    st = state(ctx)
+    with RunStore(st.settings) as store:
+        record = store.get(run_id)
+        steps = store.steps(run_id)
+    if st.output_format == "json":
+        data: dict[str, Any] = record.to_json()
+        data["steps"] = [
+            {"index": s.index, "name": s.name, "kind": s.kind,
+             "started": s.started.isoformat() if s.started else None,
+             "ended": s.ended.isoformat() if s.ended else None,
+             "durationMs": s.duration_ms, "result": s.result, "error": s.error}
+            for s in steps
+        ]
+        st.emit_json(data)
+        return
+    _render_detail(st, record, steps)
+
+
+@runs_app.command("cancel")
+def cancel(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run id.")]) -> None:
+    """Cancel a run; it stops at its next step boundary."""
+    st = state(ctx)
+    with RunStore(st.settings) as store:
+        record = store.cancel(run_id)
+    if st.output_format == "json":
+        st.emit_json(record.to_json())
+    else:
+        st.console.print(f"{record.run_id}: {record.status}")
+
+
+@runs_app.command("resume")
+def resume(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The run id.")],
+    wait: Annotated[bool, typer.Option(help="Execute it here and wait for the end.")] = True,
+) -> None:
+    """Resume a cancelled or failed run from its last finished step."""
+    st = state(ctx)
+    with RunStore(st.settings) as store:
+        store.resume(run_id)
+    if not wait:
+        st.console.print(f"{run_id}: queued for a worker")
+        return
+    engine = Engine.start_process(st.settings)
+    try:
+        output = engine.result(run_id)
+    finally:
+        engine.shutdown()
+    if st.output_format == "json":
+        st.emit_json({"runId": run_id, "status": "SUCCEEDED", "output": output})
+    else:
+        st.console.print(f"{run_id}: SUCCEEDED {json.dumps(output)}", soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(runs_app, name="runs")

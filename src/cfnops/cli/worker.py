@@ -1,0 +1,61 @@
+"""``cfnops worker``: recover and execute pending and queued runs until stopped."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Annotated
+
+import typer
+
+from cfnops.cli._state import state
+from cfnops.durable import DEFAULT_QUEUE, Engine
+
+
+def worker(
+    ctx: typer.Context,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Runs executed at once by this worker (default: setting).")
+    ] = None,
+    imports: Annotated[
+        list[str] | None,
+        typer.Option("--import", help="Import this module so its workflows can run (repeatable)."),
+    ] = None,
+    grace: Annotated[float, typer.Option(help="Seconds to let steps finish on SIGTERM/SIGINT.")] = 5.0,
+) -> None:
+    """Run the durable worker in the foreground.
+
+    It recovers runs left by crashed processes, executes runs queued by other
+    commands (queue "cfnops"), and heartbeats so other processes know it is alive.
+    SIGTERM or SIGINT stop it cleanly: nothing is lost, and a step that was
+    interrupted runs again later.
+    """
+    st = state(ctx)
+    base = st.settings
+    worker_cfg = base.worker.model_copy(
+        update={
+            "concurrency": concurrency or base.worker.concurrency,
+            "workflow_modules": (*base.worker.workflow_modules, *(imports or [])),
+        }
+    )
+    settings = base.model_copy(update={"worker": worker_cfg})
+    stop = threading.Event()
+
+    def _on_signal(signum: int, _frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGINT, _on_signal)
+    engine = Engine.start_process(settings, worker=True)
+    st.console.print(
+        f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "
+        f"{worker_cfg.concurrency}, database {settings.database_url}"
+    )
+    stop.wait()
+    st.console.print("stopping: waiting for steps in flight …")
+    engine.shutdown(grace_seconds=grace)
+    st.console.print("stopped")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker)

@@ -1,0 +1,49 @@
+"""Durable workflows: the AWS Durable Execution SDK's API, executed on DBOS.
+
+Write a workflow once against ``aws_durable_execution_sdk_python``; register it
+here; run it crash-safe on SQLite or PostgreSQL, or deploy the same module to
+AWS Lambda durable functions::
+
+    from aws_durable_execution_sdk_python import DurableContext, durable_execution
+    from cfnops.durable import Engine, workflow
+
+    @workflow("hello")
+    @durable_execution
+    def hello(event, context: DurableContext):
+        name = context.step(lambda _: event["name"].title(), name="title")
+        return {"greeting": f"Hello, {name}"}
+
+    engine = Engine.start_process(load_settings())
+    run = engine.start("hello", {"name": "ops"}, run_id="hello-1")
+    engine.result(run.run_id)
+"""
+
+from cfnops.durable._context import DbosDurableContext
+from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
+from cfnops.durable._registry import register_workflow, registered, workflow
+from cfnops.durable.errors import (
+    DurableError,
+    IncompatibleRun,
+    RunCancelled,
+    RunFailed,
+    StepResultNotJson,
+    UnknownRun,
+    UnknownWorkflow,
+)
+
+__all__ = [
+    "DEFAULT_QUEUE",
+    "DbosDurableContext",
+    "DurableError",
+    "Engine",
+    "IncompatibleRun",
+    "RunCancelled",
+    "RunFailed",
+    "RunHandle",
+    "StepResultNotJson",
+    "UnknownRun",
+    "UnknownWorkflow",
+    "register_workflow",
+    "registered",
+    "workflow",
+]

@@ -1,0 +1,285 @@
+"""``DurableContext`` of the AWS Durable Execution SDK, executed on DBOS.
+
+Workflows are written against the SDK (``context.step``, ``context.wait``,
+``context.wait_for_condition``, ``map``, ``parallel``, ``run_in_child_context``,
+``wait_for_callback``); this class gives those calls DBOS semantics:
+
+- a step is one ``DBOS.run_step`` checkpoint. The step function runs inside it
+  and its outcome is recorded as a JSON envelope (``{"v": result}`` or
+  ``{"e": error, "retry": bool, "delay": s}``), so a replay reproduces the
+  retry decision without re-consulting a strategy that may use jitter;
+- a wait is ``DBOS.sleep``: the wake-up time is recorded on first execution,
+  so a run recovered after a crash wakes at the original deadline;
+- a callback is ``DBOS.recv`` on a topic named after the callback id, answered
+  by ``Engine.send_callback`` (``cfnops approve`` uses it).
+
+Branches of ``map``/``parallel`` run one after another inside the run, in
+input order, so replay is deterministic; their completion rules follow the
+SDK's ``CompletionConfig``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from aws_durable_execution_sdk_python.concurrency.models import (
+    BatchItem,
+    BatchResult,
+    CompletionReason,
+)
+from aws_durable_execution_sdk_python.config import (
+    BatchItemStatus,
+    CompletionConfig,
+    Duration,
+    MapConfig,
+    ParallelConfig,
+    StepConfig,
+    WaitForCallbackConfig,
+)
+from aws_durable_execution_sdk_python.exceptions import (
+    CallbackExternalError,
+    CallbackTimeoutError,
+    ChildContextError,
+    StepError,
+    ValidationError,
+)
+from aws_durable_execution_sdk_python.lambda_service import ErrorObject
+from aws_durable_execution_sdk_python.retries import RetryPresets
+from aws_durable_execution_sdk_python.types import (
+    StepContext,
+    WaitForCallbackContext,
+    WaitForConditionCheckContext,
+)
+from aws_durable_execution_sdk_python.waits import WaitForConditionConfig
+from dbos import DBOS
+
+from cfnops.durable.errors import StepResultNotJson
+
+_log = logging.getLogger("cfnops.workflow")
+
+
+def _step_name(name: str | None, func: Callable[..., Any]) -> str:
+    if name:
+        return name
+    return str(getattr(func, "_original_name", None) or getattr(func, "__name__", "step"))
+
+
+def _check_json(step: str, value: Any) -> None:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StepResultNotJson(step, type(value).__name__, str(exc)) from exc
+
+
+def _error_fields(exc: BaseException) -> dict[str, Any]:
+    return {
+        "type": type(exc).__name__,
+        "message": str(exc),
+        "trace": traceback.format_exception_only(type(exc), exc)[-1:],
+    }
+
+
+class DbosDurableContext:
+    """The SDK's ``DurableContext`` surface, executed on DBOS (one per run)."""
+
+    def __init__(self, run_id: str, *, prefix: str = "") -> None:
+        self.run_id = run_id
+        self._prefix = prefix
+        self.logger: logging.LoggerAdapter[logging.Logger] = logging.LoggerAdapter(
+            _log, {"run_id": run_id}
+        )
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _qualify(self, name: str) -> str:
+        return f"{self._prefix}{name}"
+
+    def _child(self, name: str) -> DbosDurableContext:
+        return DbosDurableContext(self.run_id, prefix=f"{self._prefix}{name}/")
+
+    def set_logger(self, new_logger: Any) -> None:
+        self.logger = new_logger
+
+    # -- step ------------------------------------------------------------------
+
+    def step(
+        self,
+        func: Callable[[StepContext], Any],
+        name: str | None = None,
+        config: StepConfig | None = None,
+    ) -> Any:
+        """Run ``func`` once, checkpoint its JSON result, retry per ``config``."""
+        base = self._qualify(_step_name(name, func))
+        strategy = (config.retry_strategy if config else None) or RetryPresets.default()
+        attempt = 1
+        while True:
+            label = base if attempt == 1 else f"{base} (attempt {attempt})"
+
+            def run_attempt(label: str = label, attempt: int = attempt) -> dict[str, Any]:
+                try:
+                    value = func(StepContext(logger=self.logger, attempt=attempt))
+                except Exception as exc:
+                    decision = strategy(exc, attempt)
+                    return {
+                        "e": _error_fields(exc),
+                        "retry": bool(decision.should_retry),
+                        "delay": max(1, decision.delay_seconds),
+                    }
+                _check_json(label, value)
+                return {"v": value}
+
+            outcome: dict[str, Any] = DBOS.run_step(
+                {"name": label, "retries_allowed": False}, run_attempt
+            )
+            if "v" in outcome:
+                return outcome["v"]
+            err = outcome["e"]
+            if not outcome["retry"]:
+                raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
+            DBOS.sleep(float(outcome["delay"]))
+            attempt += 1
+
+    # -- waits -----------------------------------------------------------------
+
+    def wait(self, duration: Duration, name: str | None = None) -> None:
+        """Durable sleep: survives restarts and ends at the original deadline."""
+        seconds = duration.to_seconds()
+        if seconds < 1:
+            raise ValidationError("duration must be at least 1 second")
+        DBOS.sleep(float(seconds))
+
+    def wait_for_condition(
+        self,
+        check: Callable[[Any, WaitForConditionCheckContext], Any],
+        config: WaitForConditionConfig[Any],
+        name: str | None = None,
+    ) -> Any:
+        """Poll ``check`` (each poll a step) until the strategy says stop."""
+        if check is None:
+            raise ValidationError("`check` is required for wait_for_condition")
+        if not config:
+            raise ValidationError("`config` is required for wait_for_condition")
+        base = _step_name(name, check)
+        state = json.loads(json.dumps(config.initial_state))
+        attempt = 1
+        while True:
+
+            def poll(_: StepContext, state: Any = state, attempt: int = attempt) -> Any:
+                return check(state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt))
+
+            state = self.step(poll, name=f"{base} #{attempt}", config=StepConfig(RetryPresets.none()))
+            decision = config.wait_strategy(state, attempt)
+            if not decision.should_continue:
+                return state
+            DBOS.sleep(float(max(1, decision.delay_seconds)))
+            attempt += 1
+
+    def wait_for_callback(
+        self,
+        submitter: Callable[[str, WaitForCallbackContext], None],
+        name: str | None = None,
+        config: WaitForCallbackConfig | None = None,
+    ) -> Any:
+        """Run ``submitter(callback_id)`` as a step, then wait durably for the answer.
+
+        The answer arrives through ``Engine.send_callback(callback_id, ...)``.
+        """
+        base = self._qualify(_step_name(name, submitter))
+        callback_id = f"{self.run_id}:{base}"
+
+        def submit(_: StepContext) -> None:
+            submitter(callback_id, WaitForCallbackContext(logger=self.logger))
+
+        self.step(submit, name=f"{_step_name(name, submitter)} submit")
+        timeout = config.timeout_seconds if config and config.timeout_seconds else 86400 * 365
+        message = DBOS.recv(topic=callback_id, timeout_seconds=float(timeout))
+        if message is None:
+            raise CallbackTimeoutError(f"callback {callback_id} timed out after {timeout} s")
+        if isinstance(message, dict) and message.get("status") == "FAILED":
+            raise CallbackExternalError(str(message.get("error", "callback failed")))
+        return message.get("result") if isinstance(message, dict) else message
+
+    # -- composition -----------------------------------------------------------
+
+    def run_in_child_context(
+        self,
+        func: Callable[[Any], Any],
+        name: str | None = None,
+        config: Any = None,
+    ) -> Any:
+        """Run ``func`` with a child context whose step names are prefixed."""
+        child = self._child(_step_name(name, func))
+        try:
+            return func(child)
+        except (StepError, ChildContextError, CallbackTimeoutError, CallbackExternalError):
+            raise
+        except Exception as exc:
+            raise ChildContextError(str(exc), error_type=type(exc).__name__) from exc
+
+    def map(
+        self,
+        inputs: Sequence[Any],
+        func: Callable[[Any, Any, int, Sequence[Any]], Any],
+        name: str | None = None,
+        config: MapConfig | None = None,
+    ) -> BatchResult[Any]:
+        base = _step_name(name, func)
+        branches = [
+            (f"{base}[{i}]", lambda ctx, i=i, item=item: func(ctx, item, i, inputs))
+            for i, item in enumerate(inputs)
+        ]
+        return self._batch(branches, config.completion_config if config else None)
+
+    def parallel(
+        self,
+        functions: Sequence[Callable[[Any], Any]],
+        name: str | None = None,
+        config: ParallelConfig | None = None,
+    ) -> BatchResult[Any]:
+        base = name or "parallel"
+        branches = [
+            (f"{base}[{getattr(fn, 'name', None) or i}]", fn) for i, fn in enumerate(functions)
+        ]
+        return self._batch(branches, config.completion_config if config else None)
+
+    def _batch(
+        self,
+        branches: list[tuple[str, Callable[[Any], Any]]],
+        completion: CompletionConfig | None,
+    ) -> BatchResult[Any]:
+        completion = completion or CompletionConfig.all_successful()
+        if completion.should_complete is not None:
+            raise ValidationError("custom should_complete predicates are not supported by cfnops")
+        total = len(branches)
+        items: list[BatchItem[Any]] = []
+        succeeded = failed = 0
+        reason = CompletionReason.ALL_COMPLETED
+        for index, (label, fn) in enumerate(branches):
+            try:
+                result = self.run_in_child_context(fn, name=label)
+                items.append(BatchItem(index, BatchItemStatus.SUCCEEDED, result))
+                succeeded += 1
+            except Exception as exc:
+                items.append(BatchItem(index, BatchItemStatus.FAILED, None, ErrorObject.from_exception(exc)))
+                failed += 1
+            if completion.min_successful is not None and succeeded >= completion.min_successful:
+                reason = CompletionReason.MIN_SUCCESSFUL_REACHED
+                break
+            if failed and _tolerance_exceeded(completion, failed, total):
+                reason = CompletionReason.FAILURE_TOLERANCE_EXCEEDED
+                break
+        return BatchResult(items, reason)
+
+
+def _tolerance_exceeded(completion: CompletionConfig, failed: int, total: int) -> bool:
+    count = completion.tolerated_failure_count
+    pct = completion.tolerated_failure_percentage
+    if count is None and pct is None:
+        return True  # the SDK's fail-fast default
+    if count is not None and failed > count:
+        return True
+    return pct is not None and total > 0 and failed * 100.0 / total > pct

@@ -1,0 +1,70 @@
+"""How cfnops configures DBOS: database engine, JSON serialisation, versions.
+
+SQLite runs in WAL mode with ``synchronous=NORMAL``. Measured on this machine:
+DBOS's default rollback journal costs ~6.6 ms per checkpointed step; WAL with
+NORMAL costs ~2.4 ms. WAL with NORMAL loses no committed transaction when a
+process is killed (only an OS crash or power loss can drop the last commits),
+which is the failure model cfnops promises to survive.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from dbos import DBOSConfig
+from dbos._serialization import DBOSPortableJSONSerializer
+
+from cfnops._version import __version__
+
+APP_NAME = "cfnops"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite:")
+
+
+def sqlalchemy_url(url: str) -> str:
+    """Our URL → SQLAlchemy's (psycopg 3 for PostgreSQL)."""
+    if url.startswith("postgresql://"):
+        return "postgresql+psycopg://" + url[len("postgresql://") :]
+    return url
+
+
+def make_engine(url: str, *, pool_size: int = 20) -> sa.Engine:
+    """A SQLAlchemy engine for the durable database (creating the SQLite folder)."""
+    if is_sqlite(url):
+        path = url[len("sqlite:///") :]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, pool_size=pool_size, max_overflow=pool_size)
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            # As DBOS's own SQLite engine does (IMMEDIATE writers, busy timeout,
+            # foreign keys), plus WAL and NORMAL sync: see the module docstring.
+            dbapi_conn.isolation_level = "IMMEDIATE"
+            dbapi_conn.execute("PRAGMA busy_timeout=30000")
+            dbapi_conn.execute("PRAGMA foreign_keys=ON")
+            dbapi_conn.execute("PRAGMA journal_mode=WAL")
+            dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+
+        return engine
+    return sa.create_engine(sqlalchemy_url(url), pool_size=pool_size, max_overflow=pool_size)
+
+
+def dbos_config(url: str, executor_id: str, engine: sa.Engine | None) -> DBOSConfig:
+    config: DBOSConfig = {
+        "name": APP_NAME,
+        "system_database_url": url,
+        # Pinned so that editing code does not orphan runs; see docs/durable.md.
+        "application_version": __version__,
+        "executor_id": executor_id,
+        "serializer": DBOSPortableJSONSerializer(),
+        "log_level": "WARNING",
+        "notification_listener_polling_interval_sec": 0.1,
+    }
+    if engine is not None:
+        config["system_database_engine"] = engine
+    return config

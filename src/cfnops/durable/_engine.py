@@ -1,0 +1,258 @@
+"""The durable engine: DBOS lifecycle, starting runs, recovery across processes.
+
+One :class:`Engine` per process (DBOS is a process-wide singleton). Every run is
+the DBOS workflow ``cfnops.run(workflow_name, event)``, which looks the workflow
+up in the registry and calls it with a :class:`DbosDurableContext`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from dbos import DBOS, SetWorkflowID
+from dbos._utils import INTERNAL_QUEUE_NAME
+
+from cfnops._version import __version__
+from cfnops.config import Settings
+from cfnops.durable._context import DbosDurableContext, _check_json
+from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine
+from cfnops.durable._leases import LeaseTable, new_executor_id
+from cfnops.durable._registry import get_workflow, import_modules, registered
+from cfnops.durable.errors import RunCancelled, RunFailed, UnknownRun
+
+_log = logging.getLogger("cfnops.durable")
+
+RUN_WORKFLOW = "cfnops.run"
+DEFAULT_QUEUE = "cfnops"
+
+
+@DBOS.workflow(name=RUN_WORKFLOW)
+def _run(workflow: str, event: Any) -> Any:
+    fn = get_workflow(workflow)
+    run_id = DBOS.workflow_id or ""
+    return fn(event, DbosDurableContext(run_id))
+
+
+@dataclass(frozen=True)
+class RunHandle:
+    """A started (or already existing) run."""
+
+    run_id: str
+    workflow: str
+    existed: bool = False
+
+
+class Engine:
+    """Starts, executes and recovers runs on the configured database."""
+
+    _current: ClassVar[Engine | None] = None
+    _class_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, settings: Settings, *, worker: bool = False) -> None:
+        self.settings = settings
+        self.worker = worker
+        self.executor_id = new_executor_id()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._leases: LeaseTable | None = None
+        self._warned: set[str] = set()
+        self._queues: dict[str, Any] = {}
+
+    # -- lifecycle -------------------------------------------------------------
+
+    @classmethod
+    def start_process(cls, settings: Settings, *, worker: bool = False) -> Engine:
+        """Launch the process-wide engine (or return the one already running)."""
+        with cls._class_lock:
+            if cls._current is None:
+                engine = cls(settings, worker=worker)
+                engine._launch()
+                cls._current = engine
+            return cls._current
+
+    @classmethod
+    def current(cls) -> Engine | None:
+        return cls._current
+
+    def _launch(self) -> None:
+        import_modules(self.settings.worker.workflow_modules)
+        url = self.settings.database_url
+        sys_engine = make_engine(url) if is_sqlite(url) else None
+        lease_engine = sys_engine or make_engine(url, pool_size=2)
+        self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
+        self._leases.register(self.executor_id, __version__)
+        DBOS(config=dbos_config(url, self.executor_id, sys_engine))
+        if not self.worker:
+            # Plain commands execute their own runs and recovered ones, but leave
+            # queued work to `cfnops worker`.
+            DBOS.listen_queues([])
+        DBOS.launch()
+        if self.worker:
+            self.queue(DEFAULT_QUEUE, worker_concurrency=self.settings.worker.concurrency)
+        self.recover()
+        self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
+
+    def shutdown(self, grace_seconds: float = 5.0) -> None:
+        """Stop executing; runs still in flight are recovered by the next process."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        if self._leases is not None:
+            self._leases.mark_stopped(self.executor_id)
+        DBOS.destroy(workflow_completion_timeout_sec=int(grace_seconds))
+        with Engine._class_lock:
+            if Engine._current is self:
+                Engine._current = None
+
+    def _spawn(self, target: Any, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _heartbeat_loop(self) -> None:
+        assert self._leases is not None
+        beat = self.settings.worker.heartbeat_seconds
+        sweep_every = self.settings.worker.recovery_interval_seconds
+        last_sweep = time.monotonic()
+        while not self._stop.wait(beat):
+            try:
+                self._leases.heartbeat(self.executor_id)
+                if time.monotonic() - last_sweep >= sweep_every:
+                    self.recover()
+                    last_sweep = time.monotonic()
+            except Exception:  # keep beating through transient database errors
+                _log.warning("heartbeat failed", exc_info=True)
+
+    # -- queues ----------------------------------------------------------------
+
+    def queue(
+        self,
+        name: str,
+        *,
+        worker_concurrency: int | None = None,
+        global_concurrency: int | None = None,
+    ) -> Any:
+        """Register (or fetch) a DBOS queue; limits apply per executor / globally."""
+        found = self._queues.get(name)
+        if found is None:
+            found = DBOS.register_queue(
+                name,
+                worker_concurrency=worker_concurrency,
+                global_concurrency=global_concurrency,
+                polling_interval_sec=0.2,
+                on_conflict="always_update" if self.worker else "never_update",
+            )
+            self._queues[name] = found
+        return found
+
+    # -- runs ------------------------------------------------------------------
+
+    def start(
+        self,
+        workflow: str,
+        event: Any,
+        *,
+        run_id: str | None = None,
+        queue: str | None = None,
+    ) -> RunHandle:
+        """Start ``workflow`` on ``event``; the same ``run_id`` again returns the same run.
+
+        With ``queue`` the run is enqueued for ``cfnops worker`` processes; without
+        it, this process executes it in a background thread.
+        """
+        get_workflow(workflow)
+        _check_json("input", event)
+        run_id = run_id or f"{workflow}-{uuid.uuid4().hex[:12]}"
+        if DBOS.get_workflow_status(run_id) is not None:
+            return RunHandle(run_id, workflow, existed=True)
+        with SetWorkflowID(run_id):
+            if queue is not None:
+                self.queue(queue).enqueue(_run, workflow, event)
+            else:
+                DBOS.start_workflow(_run, workflow, event)
+        return RunHandle(run_id, workflow)
+
+    def result(self, run_id: str, timeout: float | None = None) -> Any:
+        """Wait for the run to end; its output, or :class:`RunFailed`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            status = DBOS.get_workflow_status(run_id)
+            if status is None:
+                raise UnknownRun(run_id)
+            if status.status == "SUCCESS":
+                return DBOS.retrieve_workflow(run_id).get_result()
+            if status.status in ("ERROR", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"):
+                raise RunFailed(run_id, str(status.error))
+            if status.status == "CANCELLED":
+                raise RunCancelled(run_id)
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"run {run_id} still {status.status} after {timeout} s")
+            time.sleep(0.05)
+
+    def send_callback(self, callback_id: str, result: Any = None, *, failed: bool = False) -> None:
+        """Answer a ``wait_for_callback`` (callback ids are ``<run id>:<name>``)."""
+        run_id = callback_id.split(":", 1)[0]
+        message = {"status": "FAILED" if failed else "SUCCEEDED", "result": result}
+        if failed:
+            message["error"] = result
+        DBOS.send(run_id, message, topic=callback_id)
+
+    # -- recovery --------------------------------------------------------------
+
+    def recover(self) -> list[str]:
+        """Re-enqueue every pending run whose executor is dead; return their ids."""
+        assert self._leases is not None
+        live = self._leases.live_ids() | {self.executor_id}
+        pending = DBOS.list_workflows(status="PENDING", load_input=True, load_output=False)
+        known = set(registered())
+        recovered: list[str] = []
+        dead: set[str] = set()
+        sys_db = DBOS._sys_db  # noqa: SLF001 - DBOS exposes recovery only per executor
+        for wf in pending:
+            owner = wf.executor_id or "local"
+            if owner in live:
+                continue
+            if wf.app_version != __version__:
+                self._warn_incompatible(wf.workflow_id, str(wf.app_version))
+                continue
+            args = (wf.input or {}).get("args", ()) if isinstance(wf.input, dict) else ()
+            name = args[0] if args else None
+            if name not in known:
+                self._warn_unregistered(wf.workflow_id, str(name))
+                continue
+            if sys_db.reenqueue_for_recovery(wf.workflow_id, [owner], INTERNAL_QUEUE_NAME):
+                recovered.append(wf.workflow_id)
+                dead.add(owner)
+        if recovered:
+            _log.info("recovered %d run(s) from dead executors: %s", len(recovered), recovered)
+        # A pending run whose executor has no row counts as dead too, so dead rows
+        # can go once their runs are re-enqueued.
+        self._leases.forget([r.executor_id for r in self._leases.rows() if r.executor_id not in live])
+        return recovered
+
+    def _warn_incompatible(self, run_id: str, version: str) -> None:
+        if run_id not in self._warned:
+            self._warned.add(run_id)
+            _log.warning(
+                "run %s was recorded by cfnops %s; this is cfnops %s and will not resume it "
+                "(finish it with cfnops %s, or cancel it and start again)",
+                run_id,
+                version,
+                __version__,
+                version,
+            )
+
+    def _warn_unregistered(self, run_id: str, name: str) -> None:
+        if run_id not in self._warned:
+            self._warned.add(run_id)
+            _log.warning(
+                "run %s needs workflow %r, which this process has not registered; "
+                "add its module to worker.workflow_modules",
+                run_id,
+                name,
+            )

@@ -1,0 +1,201 @@
+"""Run records, read without executing anything (``cfnops runs``).
+
+Uses a DBOS client on the durable database: listing, showing, cancelling and
+resuming runs never dequeues or executes work in the calling process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from dbos import DBOSClient
+from dbos._serialization import DBOSPortableJSONSerializer
+
+from cfnops._version import __version__
+from cfnops.config import Settings
+from cfnops.durable._dbos_setup import make_engine
+from cfnops.durable._engine import RUN_WORKFLOW
+from cfnops.durable.errors import UnknownRun
+
+# DBOS status names → the names cfnops shows.
+_STATUS = {
+    "PENDING": "RUNNING",
+    "ENQUEUED": "QUEUED",
+    "SUCCESS": "SUCCEEDED",
+    "ERROR": "FAILED",
+    "CANCELLED": "CANCELLED",
+    "MAX_RECOVERY_ATTEMPTS_EXCEEDED": "FAILED",
+    "DELAYED": "QUEUED",
+}
+STATUSES = ("RUNNING", "QUEUED", "SUCCEEDED", "FAILED", "CANCELLED")
+
+
+def _dt(epoch_ms: int | None) -> datetime | None:
+    return None if epoch_ms is None else datetime.fromtimestamp(epoch_ms / 1000, tz=UTC)
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One checkpointed operation of a run."""
+
+    index: int
+    name: str
+    kind: str  # step | wait | message | child
+    started: datetime | None
+    ended: datetime | None
+    result: Any = None
+    error: str | None = None
+
+    @property
+    def duration_ms(self) -> float | None:
+        if self.started is None or self.ended is None:
+            return None
+        return (self.ended - self.started).total_seconds() * 1000
+
+    def summary(self, width: int = 80) -> str:
+        if self.error:
+            text = f"error: {self.error}"
+        elif self.kind == "wait" and isinstance(self.result, int | float):
+            until = datetime.fromtimestamp(float(self.result), tz=UTC)
+            text = f"until {until.isoformat(timespec='seconds')}"
+        else:
+            text = repr(self.result) if not isinstance(self.result, str) else self.result
+        return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run as recorded: what it was asked, what it did, how it ended."""
+
+    run_id: str
+    workflow: str
+    status: str
+    input: Any
+    output: Any
+    error: str | None
+    created: datetime | None
+    updated: datetime | None
+    version: str | None
+    executor: str | None
+    queue: str | None
+
+    @property
+    def compatible(self) -> bool:
+        return self.version in (None, __version__)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "workflow": self.workflow,
+            "status": self.status,
+            "input": self.input,
+            "output": self.output,
+            "error": self.error,
+            "created": self.created.isoformat() if self.created else None,
+            "updated": self.updated.isoformat() if self.updated else None,
+            "version": self.version,
+            "executor": self.executor,
+            "queue": self.queue,
+        }
+
+
+def _unwrap_step(raw: Any) -> tuple[Any, str | None]:
+    if isinstance(raw, dict) and "v" in raw and len(raw) == 1:
+        return raw["v"], None
+    if isinstance(raw, dict) and "e" in raw:
+        err = raw["e"]
+        return None, f"{err.get('type')}: {err.get('message')}"
+    return raw, None
+
+
+class RunStore:
+    """Reads and controls runs through a DBOS client (no execution here)."""
+
+    def __init__(self, settings: Settings) -> None:
+        url = settings.database_url
+        self._engine = make_engine(url, pool_size=2)
+        self._client = DBOSClient(
+            system_database_engine=self._engine, serializer=DBOSPortableJSONSerializer()
+        )
+
+    def close(self) -> None:
+        self._client.destroy()
+        self._engine.dispose()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _record(self, wf: Any) -> RunRecord:
+        args = (wf.input or {}).get("args", ()) if isinstance(wf.input, dict) else ()
+        workflow = args[0] if wf.name == RUN_WORKFLOW and args else wf.name
+        event = args[1] if len(args) > 1 else None
+        return RunRecord(
+            run_id=wf.workflow_id,
+            workflow=str(workflow),
+            status=_STATUS.get(wf.status, wf.status),
+            input=event,
+            output=wf.output,
+            error=None if wf.error is None else str(wf.error),
+            created=_dt(wf.created_at),
+            updated=_dt(wf.updated_at),
+            version=wf.app_version,
+            executor=wf.executor_id,
+            queue=wf.queue_name,
+        )
+
+    def list(
+        self, *, status: str | None = None, workflow: str | None = None, limit: int = 50
+    ) -> list[RunRecord]:
+        dbos_status = [k for k, v in _STATUS.items() if v == status] if status else None
+        found = self._client.list_workflows(
+            status=dbos_status, limit=None if workflow else limit, sort_desc=True
+        )
+        records = [self._record(wf) for wf in found]
+        if workflow:
+            records = [r for r in records if r.workflow == workflow][:limit]
+        return records
+
+    def get(self, run_id: str) -> RunRecord:
+        found = self._client.list_workflows(workflow_ids=[run_id])
+        if not found:
+            raise UnknownRun(run_id)
+        return self._record(found[0])
+
+    def steps(self, run_id: str) -> list[StepRecord]:
+        out: list[StepRecord] = []
+        for raw in self._client.list_workflow_steps(run_id) or []:
+            name = str(raw["function_name"])
+            kind = "wait" if name == "DBOS.sleep" else "message" if name.startswith("DBOS.") else "step"
+            if raw.get("child_workflow_id"):
+                kind = "child"
+            result, error = _unwrap_step(raw.get("output"))
+            if raw.get("error") is not None:
+                error = str(raw["error"])
+            out.append(
+                StepRecord(
+                    index=int(raw["function_id"]),
+                    name="wait" if kind == "wait" else name,
+                    kind=kind,
+                    started=_dt(raw.get("started_at_epoch_ms")),
+                    ended=_dt(raw.get("completed_at_epoch_ms")),
+                    result=result,
+                    error=error,
+                )
+            )
+        return out
+
+    def cancel(self, run_id: str) -> RunRecord:
+        self.get(run_id)
+        self._client.cancel_workflow(run_id)
+        return self.get(run_id)
+
+    def resume(self, run_id: str) -> RunRecord:
+        """Make a cancelled or failed run eligible again (finished steps are kept)."""
+        self.get(run_id)
+        self._client.resume_workflow(run_id)
+        return self.get(run_id)

@@ -1,0 +1,70 @@
+"""Errors of the durable engine."""
+
+from __future__ import annotations
+
+from cfnops.errors import CfnopsError, OperationFailed, UsageError
+
+
+class DurableError(CfnopsError):
+    """Base class for durable-engine errors."""
+
+
+class UnknownWorkflow(UsageError):
+    """No workflow is registered under the name a run asks for."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        listed = ", ".join(sorted(known)) or "none"
+        super().__init__(
+            f"workflow {name!r} is not registered in this process (registered: {listed})",
+            hint="import the module that defines it: add it to worker.workflow_modules "
+            "(CFNOPS_WORKER__WORKFLOW_MODULES) and run 'cfnops runs resume RUN_ID'",
+        )
+        self.name = name
+
+
+class UnknownRun(UsageError):
+    """No run has the given id."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no run with id {run_id!r}", hint="list runs with 'cfnops runs list'")
+        self.run_id = run_id
+
+
+class StepResultNotJson(DurableError):
+    """A step returned a value that cannot be stored as JSON."""
+
+    def __init__(self, step: str, type_name: str, detail: str) -> None:
+        super().__init__(
+            f"step {step!r} returned a {type_name}, which is not JSON-serialisable ({detail})",
+            hint="return plain data from steps: dict, list, str, int, float, bool or None",
+        )
+        self.step = step
+
+
+class RunFailed(OperationFailed):
+    """A run ended in error; carries the recorded error text."""
+
+    def __init__(self, run_id: str, error: str) -> None:
+        super().__init__(f"run {run_id} failed: {error}", hint=f"see 'cfnops runs show {run_id}'")
+        self.run_id = run_id
+        self.error = error
+
+
+class RunCancelled(OperationFailed):
+    """A run was cancelled before it finished."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"run {run_id} was cancelled")
+        self.run_id = run_id
+
+
+class IncompatibleRun(UsageError):
+    """A run was recorded by another cfnops version and cannot be resumed by this one."""
+
+    def __init__(self, run_id: str, recorded: str, current: str) -> None:
+        super().__init__(
+            f"run {run_id} was recorded by cfnops {recorded}; this is cfnops {current}, "
+            "which will not resume it (its steps may no longer line up)",
+            hint=f"finish it with cfnops {recorded}, or 'cfnops runs cancel {run_id}' and "
+            "start it again",
+        )
