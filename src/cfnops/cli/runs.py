@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from cfnops.cli._state import CliState, state
-from cfnops.durable import Engine
+from cfnops.durable import DEFAULT_QUEUE, Engine
 from cfnops.durable._records import STATUSES, RunRecord, RunStore, StepRecord
 from cfnops.errors import UsageError
 
@@ -86,6 +86,49 @@ def show(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run
         st.emit_json(data)
         return
     _render_detail(st, record, steps)
+
+
+def _parse_input(text: str) -> Any:
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise UsageError(f"cannot read input file {text[1:]!r}: {exc.strerror}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"--input is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}",
+            hint="pass a JSON document or @FILE",
+        ) from exc
+
+
+@runs_app.command("start")
+def start(
+    ctx: typer.Context,
+    workflow: Annotated[str, typer.Argument(help="Registered workflow name.")],
+    input_: Annotated[str, typer.Option("--input", help="JSON input, or @FILE.")] = "{}",
+    run_id: Annotated[
+        str | None, typer.Option(help="Run id; starting an existing id returns that run.")
+    ] = None,
+    wait: Annotated[bool, typer.Option(help="Execute here and wait for the end.")] = True,
+) -> None:
+    """Start a registered workflow (idempotent by run id) and, by default, wait for it."""
+    st = state(ctx)
+    event = _parse_input(input_)
+    engine = Engine.start_process(st.settings)
+    try:
+        handle = engine.start(workflow, event, run_id=run_id, queue=None if wait else DEFAULT_QUEUE)
+        output = engine.result(handle.run_id) if wait else None
+    finally:
+        engine.shutdown()
+    if st.output_format == "json":
+        st.emit_json({"runId": handle.run_id, "existed": handle.existed, "output": output})
+    elif wait:
+        st.console.print(f"{handle.run_id}: SUCCEEDED {json.dumps(output)}", soft_wrap=True)
+    else:
+        st.console.print(f"{handle.run_id}: queued for a worker")
 
 
 @runs_app.command("cancel")

@@ -1,0 +1,126 @@
+"""In-process behaviour of the durable engine (one DBOS engine for the module)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from durable_test_workflows import count
+
+from cfnops.durable import Engine, RunFailed, UnknownWorkflow
+from cfnops.durable._records import RunStore
+
+
+def _run_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def test_steps_run_exactly_once_and_rerun_returns_the_same_run(engine: Engine, tmp_path: Path) -> None:
+    log = str(tmp_path / "log")
+    run_id = _run_id("once")
+    event = {"log": log, "wait_seconds": 1}
+    first = engine.start("test.three-steps", event, run_id=run_id)
+    assert engine.result(first.run_id, timeout=30) == {"results": ["one", "two", "three"]}
+    again = engine.start("test.three-steps", event, run_id=run_id)
+    assert again.existed and again.run_id == run_id
+    assert engine.result(run_id, timeout=30) == {"results": ["one", "two", "three"]}
+    assert [count(log, s) for s in ("step1", "step2-end", "step3")] == [1, 1, 1]
+
+
+def test_step_retries_follow_the_strategy_and_are_recorded(engine: Engine, tmp_path: Path) -> None:
+    log = str(tmp_path / "log")
+    run_id = _run_id("flaky")
+    engine.start("test.flaky", {"log": log, "fail_times": 2, "max_attempts": 3}, run_id=run_id)
+    assert engine.result(run_id, timeout=30) == 3
+    assert count(log, "attempt") == 3
+    with RunStore(engine.settings) as store:
+        names = [s.name for s in store.steps(run_id)]
+    assert names == ["flaky", "wait", "flaky (attempt 2)", "wait", "flaky (attempt 3)"]
+
+
+def test_step_failure_after_retries_fails_the_run(engine: Engine, tmp_path: Path) -> None:
+    run_id = _run_id("fails")
+    engine.start("test.flaky", {"log": str(tmp_path / "log"), "fail_times": 5, "max_attempts": 2}, run_id=run_id)
+    with pytest.raises(RunFailed, match="boom 2"):
+        engine.result(run_id, timeout=30)
+    with RunStore(engine.settings) as store:
+        record = store.get(run_id)
+        steps = store.steps(run_id)
+    assert record.status == "FAILED"
+    assert steps[-1].error is not None and "RuntimeError: boom 2" in steps[-1].error
+
+
+def test_non_json_step_result_fails_naming_the_step(engine: Engine) -> None:
+    run_id = _run_id("notjson")
+    engine.start("test.not-json", {}, run_id=run_id)
+    with pytest.raises(RunFailed, match="returns-a-set.*not JSON-serialisable"):
+        engine.result(run_id, timeout=30)
+
+
+def test_unknown_workflow_and_non_json_input_are_refused(engine: Engine) -> None:
+    with pytest.raises(UnknownWorkflow, match="nope"):
+        engine.start("nope", {})
+    with pytest.raises(Exception, match="not JSON-serialisable"):
+        engine.start("test.three-steps", {"log": object()})
+
+
+def test_map_and_parallel_results(engine: Engine) -> None:
+    run_id = _run_id("fanout")
+    engine.start("test.fanout", {"items": [1, 2, 3]}, run_id=run_id)
+    assert engine.result(run_id, timeout=30) == {"mapped": [2, 4, 6], "parallel": ["a", "b"]}
+    with RunStore(engine.settings) as store:
+        names = [s.name for s in store.steps(run_id)]
+    assert names[:2] == ["doubles[0]/double", "doubles[1]/double"]
+    assert names[-1] == "letters[1]/b"
+
+
+def test_callback_waits_durably_for_an_answer(engine: Engine, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    run_id = _run_id("callback")
+    engine.start("test.callback", {"log": str(log)}, run_id=run_id)
+    deadline = time.monotonic() + 10
+    while not (log.exists() and log.read_text()):
+        assert time.monotonic() < deadline, "the submitter never ran"
+        time.sleep(0.05)
+    callback_id = log.read_text().split()[0].split("=", 1)[1]
+    assert callback_id.startswith(run_id + ":")
+    with RunStore(engine.settings) as store:
+        assert store.get(run_id).status == "RUNNING"
+    engine.send_callback(callback_id, {"approved": True, "by": "ops"})
+    assert engine.result(run_id, timeout=30) == {"answer": {"approved": True, "by": "ops"}}
+
+
+def test_cancel_then_resume_keeps_finished_steps(engine: Engine, tmp_path: Path) -> None:
+    log = str(tmp_path / "log")
+    run_id = _run_id("cancel")
+    engine.start("test.three-steps", {"log": log, "wait_seconds": 3}, run_id=run_id)
+    deadline = time.monotonic() + 10
+    while count(log, "step1") == 0:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    with RunStore(engine.settings) as store:
+        assert store.cancel(run_id).status == "CANCELLED"
+        store.resume(run_id)
+    assert engine.result(run_id, timeout=30) == {"results": ["one", "two", "three"]}
+    assert count(log, "step1") == 1
+
+
+def test_concurrent_starts_of_one_id_make_one_run(engine: Engine, tmp_path: Path) -> None:
+    log = str(tmp_path / "log")
+    run_id = _run_id("race")
+    barrier = threading.Barrier(4)
+
+    def go() -> None:
+        barrier.wait()
+        engine.start("test.three-steps", {"log": log, "wait_seconds": 1}, run_id=run_id)
+
+    threads = [threading.Thread(target=go) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    engine.result(run_id, timeout=30)
+    assert count(log, "step1") == 1
