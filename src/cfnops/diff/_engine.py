@@ -1,0 +1,184 @@
+"""``diff_templates``: the pure entry point, from two parsed templates to a TemplateDiff."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from cfnops.diff._foreach import expand_section, has_foreach
+from cfnops.diff._model import (
+    Change,
+    EntryDiff,
+    Impact,
+    ParameterValue,
+    ResourceDiff,
+    TemplateDiff,
+)
+from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, transform
+from cfnops.diff._propagate import Explainer, propagate
+from cfnops.diff._resources import (
+    Draft,
+    compare_attributes,
+    compare_properties,
+    deletion_impact,
+    properties_of,
+    type_of,
+)
+from cfnops.schemas import CUSTOM_RESOURCE_TYPE, SchemaTable, load_table
+
+NAMED_SECTIONS = ("Parameters", "Outputs", "Conditions", "Mappings", "Metadata")
+CUSTOM_RESOURCE_NOTE = (
+    "update — the handler decides the PhysicalResourceId; a new one deletes the old resource"
+)
+
+
+def _section(template: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = template.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def _entries(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff, ...]:
+    out: list[EntryDiff] = []
+    for name in sorted(set(old) | set(new), key=str):
+        if name in old and name in new:
+            if canon(old[name]) == canon(new[name]):
+                continue
+            change = Change.MODIFIED
+        else:
+            change = Change.ADDED if name in new else Change.REMOVED
+        out.append(EntryDiff(str(name), change, plain(old.get(name)), plain(new.get(name))))
+    return tuple(out)
+
+
+def _other_sections(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff, ...]:
+    skip = {"Resources", *NAMED_SECTIONS}
+    out: list[EntryDiff] = []
+    for key in sorted((set(old) | set(new)) - skip, key=str):
+        if key in old and key in new:
+            same = (
+                transform(old[key]) == transform(new[key])
+                if key == "Transform"
+                else canon(old[key]) == canon(new[key])
+            )
+            if same:
+                continue
+            change = Change.MODIFIED
+        else:
+            change = Change.ADDED if key in new else Change.REMOVED
+        out.append(EntryDiff(str(key), change, plain(old.get(key)), plain(new.get(key))))
+    return tuple(out)
+
+
+def _is_custom(type_name: str) -> bool:
+    return type_name.startswith("Custom::") or type_name == CUSTOM_RESOURCE_TYPE
+
+
+def _resources(
+    old: Mapping[str, Any], new: Mapping[str, Any], table: SchemaTable
+) -> tuple[ResourceDiff, ...]:
+    drafts: dict[str, Draft] = {}
+    out: dict[str, ResourceDiff] = {}
+    for rid in new:
+        if rid not in old:
+            out[str(rid)] = ResourceDiff(
+                str(rid), type_of(new[rid]), Impact.WILL_CREATE, "only in the new template"
+            )
+            continue
+        old_res, new_res = old[rid], new[rid]
+        new_type, old_type = type_of(new_res), type_of(old_res)
+        behaviour = table.get(new_type)
+        draft = Draft(str(rid), new_type, behaviour, old_type=old_type)
+        if not draft.type_changed:
+            draft.props = compare_properties(
+                behaviour, properties_of(old_res), properties_of(new_res)
+            )
+        draft.other = compare_attributes(old_res, new_res)
+        drafts[str(rid)] = draft
+    for rid in old:
+        if rid not in new:
+            impact, reason = deletion_impact(old[rid])
+            out[str(rid)] = ResourceDiff(str(rid), type_of(old[rid]), impact, reason)
+    propagate(drafts, {str(k): v for k, v in new.items()})
+    explain = Explainer(drafts)
+    for rid, draft in drafts.items():
+        impact = draft.impact
+        if impact is Impact.NO_CHANGE:
+            continue
+        props = tuple(
+            replace(p, reason=explain.property_reason(p))
+            for _, p in sorted(draft.props.items())
+        )
+        notes: tuple[str, ...] = ()
+        if impact.replaces:
+            reason = explain.resource_reason(rid)
+        elif draft.behaviour is None and props:
+            reason = f"{rid} is updated in place ({draft.type}: unknown schema)"
+        else:
+            reason = f"{rid} is updated in place"
+        if _is_custom(draft.type) and impact is Impact.WILL_UPDATE and props:
+            notes = (CUSTOM_RESOURCE_NOTE,)
+        out[rid] = ResourceDiff(
+            logical_id=rid,
+            type=draft.type,
+            impact=impact,
+            reason=reason,
+            old_type=draft.old_type if draft.type_changed else None,
+            properties=props,
+            other=tuple(draft.other),
+            notes=notes,
+        )
+    return tuple(out[k] for k in sorted(out))
+
+
+def prepare(template: Any, *, expand_foreach: bool = True) -> dict[str, Any]:
+    """A template as a mapping, with ``Fn::ForEach`` loops expanded when asked."""
+    if not isinstance(template, Mapping):
+        return {}
+    prepared = dict(template)
+    if expand_foreach:
+        for key in ("Resources", "Outputs", "Conditions"):
+            if has_foreach(prepared.get(key)):
+                prepared[key] = expand_section(prepared[key])
+    return prepared
+
+
+def diff_templates(
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    *,
+    table: SchemaTable | None = None,
+    region: str = "us-east-1",
+    expand_foreach: bool = True,
+    parameter_values: tuple[ParameterValue, ...] = (),
+    _check_mangling: bool = True,
+) -> TemplateDiff:
+    """Every difference between ``old`` (deployed) and ``new``, with replacement analysis.
+
+    >>> d = diff_templates({"Resources": {"B": {"Type": "AWS::S3::Bucket",
+    ...     "Properties": {"BucketName": "a"}}}}, {"Resources": {"B": {
+    ...     "Type": "AWS::S3::Bucket", "Properties": {"BucketName": "b"}}}})
+    >>> d.resource("B").impact
+    <Impact.WILL_REPLACE: 'WILL_REPLACE'>
+    """
+    table = table or load_table(region)
+    o, n = prepare(old, expand_foreach=expand_foreach), prepare(new, expand_foreach=expand_foreach)
+    result = TemplateDiff(
+        resources=_resources(_section(o, "Resources"), _section(n, "Resources"), table),
+        parameters=_entries(_section(o, "Parameters"), _section(n, "Parameters")),
+        outputs=_entries(_section(o, "Outputs"), _section(n, "Outputs")),
+        conditions=_entries(_section(o, "Conditions"), _section(n, "Conditions")),
+        mappings=_entries(_section(o, "Mappings"), _section(n, "Mappings")),
+        metadata=_entries(_section(o, "Metadata"), _section(n, "Metadata")),
+        sections=_other_sections(o, n),
+        parameter_values=tuple(p for p in parameter_values if p.old != p.new),
+        schema_region=table.region,
+        schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})",
+    )
+    if _check_mangling and not result.is_empty and has_non_ascii(n):
+        again = diff_templates(
+            o, mangle(n), table=table, expand_foreach=False, _check_mangling=False
+        )
+        if again.is_empty:
+            result = replace(result, mangled_equivalent=True)
+    return result

@@ -1,0 +1,181 @@
+"""The diff model: frozen values, no behaviour beyond small queries.
+
+Impact names follow ``ResourceImpact`` of ``@aws-cdk/cloudformation-diff`` so a
+report reads the same as ``cdk diff``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Impact(str, Enum):
+    """What deploying the new template does to a resource (or to one property)."""
+
+    NO_CHANGE = "NO_CHANGE"
+    WILL_UPDATE = "WILL_UPDATE"
+    MAY_REPLACE = "MAY_REPLACE"
+    WILL_REPLACE = "WILL_REPLACE"
+    WILL_CREATE = "WILL_CREATE"
+    WILL_DESTROY = "WILL_DESTROY"
+    WILL_ORPHAN = "WILL_ORPHAN"
+
+    @property
+    def rank(self) -> int:
+        """Severity for "worst of": NO_CHANGE < WILL_UPDATE < MAY_REPLACE < WILL_REPLACE."""
+        return _RANK[self]
+
+    @property
+    def replaces(self) -> bool:
+        """True for MAY_REPLACE and WILL_REPLACE: the physical id may change."""
+        return self in (Impact.MAY_REPLACE, Impact.WILL_REPLACE)
+
+
+_RANK = {
+    Impact.NO_CHANGE: 0,
+    Impact.WILL_UPDATE: 1,
+    Impact.MAY_REPLACE: 2,
+    Impact.WILL_REPLACE: 3,
+    Impact.WILL_CREATE: 1,
+    Impact.WILL_ORPHAN: 1,
+    Impact.WILL_DESTROY: 4,
+}
+
+
+def worst(*impacts: Impact) -> Impact:
+    """The most severe of ``impacts`` (``NO_CHANGE`` for none)."""
+    found = Impact.NO_CHANGE
+    for impact in impacts:
+        if impact.rank > found.rank:
+            found = impact
+    return found
+
+
+class Change(str, Enum):
+    """How a named template entry (parameter, output, section ...) changed."""
+
+    ADDED = "ADDED"
+    REMOVED = "REMOVED"
+    MODIFIED = "MODIFIED"
+
+
+@dataclass(frozen=True)
+class PropertyDiff:
+    """One top-level property of a resource that changed or is affected.
+
+    ``old``/``new`` are the template values (``None`` when absent, see
+    ``change``). ``change`` is ``None`` when the text is identical and the
+    property is only affected through a reference (``propagated_from``).
+    ``path`` is the create-only schema path that decided the impact, if any.
+    """
+
+    name: str
+    impact: Impact
+    reason: str
+    old: Any = None
+    new: Any = None
+    change: Change | None = Change.MODIFIED
+    path: str | None = None
+    propagated_from: str | None = None
+
+
+@dataclass(frozen=True)
+class AttributeDiff:
+    """A changed resource attribute outside ``Properties`` (DependsOn, Metadata ...)."""
+
+    name: str
+    change: Change
+    old: Any = None
+    new: Any = None
+
+
+@dataclass(frozen=True)
+class ResourceDiff:
+    """A resource that differs between the templates.
+
+    ``reason`` explains the resource-level impact, following propagation
+    chains ("Queue is replaced because QueueName refers to Bucket, which is
+    replaced because BucketName is create-only"). ``notes`` carries fixed
+    caveats (custom resources); ``annotations`` is free for other analyses
+    (guard findings) to attach text to a resource, see :func:`annotate`.
+    """
+
+    logical_id: str
+    type: str
+    impact: Impact
+    reason: str = ""
+    old_type: str | None = None
+    properties: tuple[PropertyDiff, ...] = ()
+    other: tuple[AttributeDiff, ...] = ()
+    notes: tuple[str, ...] = ()
+    annotations: tuple[str, ...] = ()
+
+    def property(self, name: str) -> PropertyDiff | None:
+        return next((p for p in self.properties if p.name == name), None)
+
+
+@dataclass(frozen=True)
+class EntryDiff:
+    """A changed named entry of a template section (``Outputs/BucketArn`` ...)."""
+
+    name: str
+    change: Change
+    old: Any = None
+    new: Any = None
+
+
+@dataclass(frozen=True)
+class ParameterValue:
+    """A parameter's deployed value against the value the deploy would use."""
+
+    name: str
+    old: str | None
+    new: str | None
+
+
+@dataclass(frozen=True)
+class TemplateDiff:
+    """Every difference between two templates, with replacement analysis.
+
+    ``sections`` holds the top-level keys outside the named sections
+    (AWSTemplateFormatVersion, Description, Transform, Rules, unknown keys).
+    """
+
+    resources: tuple[ResourceDiff, ...] = ()
+    parameters: tuple[EntryDiff, ...] = ()
+    outputs: tuple[EntryDiff, ...] = ()
+    conditions: tuple[EntryDiff, ...] = ()
+    mappings: tuple[EntryDiff, ...] = ()
+    metadata: tuple[EntryDiff, ...] = ()
+    sections: tuple[EntryDiff, ...] = ()
+    mangled_equivalent: bool = False
+    parameter_values: tuple[ParameterValue, ...] = ()
+    schema_region: str = "us-east-1"
+    schema_source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def difference_count(self) -> int:
+        """Changed resources + outputs + parameters + conditions + mappings + metadata
+        keys + other top-level keys (the count ``cdk diff`` prints)."""
+        return (
+            len(self.resources)
+            + len(self.outputs)
+            + len(self.parameters)
+            + len(self.conditions)
+            + len(self.mappings)
+            + len(self.metadata)
+            + len(self.sections)
+        )
+
+    @property
+    def is_empty(self) -> bool:
+        return self.difference_count == 0
+
+    def resource(self, logical_id: str) -> ResourceDiff | None:
+        return next((r for r in self.resources if r.logical_id == logical_id), None)
+
+    def count(self, *impacts: Impact) -> int:
+        return sum(1 for r in self.resources if r.impact in impacts)

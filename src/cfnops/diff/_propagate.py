@@ -1,0 +1,131 @@
+"""Replacement propagation to a fixpoint, and the "because" chains that explain it.
+
+A resource that is WILL_REPLACE or MAY_REPLACE gets a new physical id and new
+attribute values, so every reference to it changes value. A reference in a
+create-only location turns the referring property into the target's impact
+(WILL_REPLACE stays WILL_REPLACE, MAY_REPLACE stays MAY_REPLACE); in a
+conditionally create-only location it is MAY_REPLACE; from a mutable location
+it is not reported (the update is implied, as in ``cdk diff``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+from typing import Any
+
+from cfnops.diff._model import Impact, PropertyDiff
+from cfnops.diff._normalise import plain
+from cfnops.diff._refs import references
+from cfnops.diff._resources import Draft, properties_of, sensitivity
+
+_MAX_CHAIN = 8
+
+Dependent = tuple[str, str, bool, str]  # referrer id, property, strict?, schema path
+
+
+def _index(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> dict[str, list[Dependent]]:
+    index: dict[str, list[Dependent]] = defaultdict(list)
+    for rid, draft in drafts.items():
+        if draft.type_changed or draft.behaviour is None:
+            continue
+        seen: set[tuple[str, str]] = set()
+        for name, value in properties_of(new_resources[rid]).items():
+            for target, location in references(value, (name,)):
+                if target == rid or target not in drafts or (target, name) in seen:
+                    continue
+                found = sensitivity(draft.behaviour, location)
+                if found is not None:
+                    seen.add((target, name))
+                    index[target].append((rid, name, found[0], found[1]))
+    return index
+
+
+def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
+    """Upgrade referring properties of ``drafts`` in place until nothing changes."""
+    index = _index(drafts, new_resources)
+    queue = [rid for rid, d in drafts.items() if d.impact.replaces]
+    while queue:
+        target = queue.pop()
+        level = drafts[target].impact
+        for rid, name, strict, path in index.get(target, ()):
+            impact = Impact.WILL_REPLACE if strict and level is Impact.WILL_REPLACE else (
+                Impact.MAY_REPLACE
+            )
+            draft = drafts[rid]
+            existing = draft.props.get(name)
+            if existing is not None and existing.impact.rank >= impact.rank:
+                continue
+            before = draft.impact
+            if existing is None:
+                value = plain(properties_of(new_resources[rid]).get(name))
+                entry = PropertyDiff(
+                    name=name, impact=impact, reason="", old=value, new=value, change=None,
+                    path=path, propagated_from=target,
+                )
+            else:
+                entry = replace(existing, impact=impact, path=path, propagated_from=target)
+            draft.props[name] = entry
+            after = draft.impact
+            if after.replaces and after.rank > before.rank:
+                queue.append(rid)
+
+
+class Explainer:
+    """Builds the "because" text of replaced resources, following propagation chains."""
+
+    def __init__(self, drafts: dict[str, Draft]) -> None:
+        self._drafts = drafts
+        self._memo: dict[str, str] = {}
+
+    @staticmethod
+    def verb(impact: Impact) -> str:
+        return "is replaced" if impact is Impact.WILL_REPLACE else "may be replaced"
+
+    def decisive(self, rid: str) -> PropertyDiff | None:
+        draft = self._drafts[rid]
+        best: PropertyDiff | None = None
+        for prop in draft.props.values():
+            if best is None or prop.impact.rank > best.impact.rank:
+                best = prop
+        return best
+
+    def cause(self, rid: str, depth: int = 0) -> str:
+        """Why ``rid`` is (or may be) replaced, without its own name."""
+        if rid in self._memo:
+            return self._memo[rid]
+        draft = self._drafts[rid]
+        if draft.type_changed:
+            text = f"its type changes from {draft.old_type} to {draft.type}"
+        else:
+            prop = self.decisive(rid)
+            text = "it changed" if prop is None else self.property_cause(prop, depth)
+        if depth == 0:
+            self._memo[rid] = text
+        return text
+
+    def property_cause(self, prop: PropertyDiff, depth: int = 0) -> str:
+        if prop.propagated_from is not None:
+            target = prop.propagated_from
+            if depth >= _MAX_CHAIN:
+                return f"{prop.name} refers to {target}, which is replaced (chain shortened)"
+            verb = self.verb(self._drafts[target].impact)
+            return f"{prop.name} refers to {target}, which {verb} because " + self.cause(
+                target, depth + 1
+            )
+        if prop.path and prop.path != f"/properties/{prop.name}":
+            kind = "create-only" if prop.impact is Impact.WILL_REPLACE else "conditionally create-only"
+            return f"{prop.name} changes at {kind} path {prop.path}"
+        if prop.impact is Impact.WILL_REPLACE:
+            return f"{prop.name} is create-only"
+        return f"{prop.name} is conditionally create-only"
+
+    def resource_reason(self, rid: str) -> str:
+        impact = self._drafts[rid].impact
+        return f"{rid} {self.verb(impact)} because {self.cause(rid)}"
+
+    def property_reason(self, prop: PropertyDiff) -> str:
+        if prop.propagated_from is None:
+            return prop.reason
+        text = self.property_cause(prop)
+        return text[len(prop.name) + 1 :] if text.startswith(prop.name + " ") else text

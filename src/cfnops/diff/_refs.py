@@ -1,0 +1,96 @@
+"""Which logical ids a value refers to, and where in the value the reference sits.
+
+References: ``Ref``, ``Fn::GetAtt`` (``"A.B"`` or ``["A", "B"]``), and
+``Fn::Sub`` — ``${X}`` / ``${X.Attr}`` in the string, any reference inside the
+variable map; ``${!X}`` is a literal and a map variable shadows a resource of
+the same name (AWS docs: "Fn::Sub", intrinsic-function-reference-sub.html).
+
+The *location* of a reference is the schema path (below ``/properties``,
+array items as ``*``) of the innermost plain value holding it. ``Fn::If``
+branches keep the location of the ``Fn::If`` itself (either branch becomes
+the value); inside any other intrinsic the location stops growing, since the
+function's result replaces the whole sub-tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from cfnops.diff._normalise import SchemaPath, getatt_parts, intrinsic_name
+
+_SUB_VAR = re.compile(r"\$\{([^}]*)\}")
+
+
+def sub_names(text: str, shadowed: frozenset[str] = frozenset()) -> Iterator[str]:
+    """Logical ids named by ``${X}`` / ``${X.Attr}`` in a ``Fn::Sub`` string."""
+    for match in _SUB_VAR.finditer(text):
+        body = match.group(1).strip()
+        if not body or body.startswith("!"):
+            continue
+        if body in shadowed:
+            continue
+        head = body.split(".", 1)[0]
+        if head in shadowed or head.startswith("AWS::"):
+            continue
+        yield head
+
+
+def references(value: Any, path: SchemaPath = ()) -> Iterator[tuple[str, SchemaPath]]:
+    """Yield ``(logical_id, location)`` for every reference inside ``value``."""
+    yield from _walk(value, path, grow=True)
+
+
+def _walk(value: Any, path: SchemaPath, grow: bool) -> Iterator[tuple[str, SchemaPath]]:
+    if isinstance(value, Mapping):
+        name = intrinsic_name(value)
+        if name is None:
+            for key, sub in value.items():
+                yield from _walk(sub, (*path, str(key)) if grow else path, grow)
+            return
+        arg = value[name]
+        if name == "Ref":
+            if isinstance(arg, str):
+                if not arg.startswith("AWS::"):
+                    yield arg, path
+            else:
+                yield from _walk(arg, path, False)
+        elif name == "Fn::GetAtt":
+            parts = getatt_parts(arg)
+            if parts is not None and isinstance(parts[0], str):
+                yield parts[0], path
+                if not isinstance(parts[1], str):
+                    yield from _walk(parts[1], path, False)
+            else:
+                yield from _walk(arg, path, False)
+        elif name == "Fn::Sub":
+            yield from _sub(arg, path)
+        elif name == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
+            yield from _walk(arg[1], path, grow)
+            yield from _walk(arg[2], path, grow)
+        else:
+            yield from _walk(arg, path, False)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item, (*path, "*") if grow else path, grow)
+
+
+def _sub(arg: Any, path: SchemaPath) -> Iterator[tuple[str, SchemaPath]]:
+    if isinstance(arg, str):
+        for target in sub_names(arg):
+            yield target, path
+        return
+    if isinstance(arg, list) and len(arg) == 2:
+        text, variables = arg
+        shadowed: frozenset[str] = frozenset()
+        if isinstance(variables, Mapping):
+            shadowed = frozenset(str(k) for k in variables)
+        if isinstance(text, str):
+            for target in sub_names(text, shadowed):
+                yield target, path
+        else:
+            yield from _walk(text, path, False)
+        yield from _walk(variables, path, False)
+        return
+    yield from _walk(arg, path, False)
