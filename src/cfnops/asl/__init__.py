@@ -1,0 +1,49 @@
+"""Amazon States Language: validation and semantics as plain data in, plain data out.
+
+>>> from cfnops.asl import Interpreter
+>>> Interpreter({"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": 1, "End": True}}}).run({}).output
+1
+"""
+
+from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
+from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
+from cfnops.asl._history import HistoryEvent, HistoryRecorder
+from cfnops.asl._interpreter import ExecutionResult, Interpreter, run_branch
+from cfnops.asl._ports import (
+    BranchExecutor,
+    Clock,
+    Recorder,
+    SystemClock,
+    TaskContext,
+    TaskInvoker,
+    ThreadBranchExecutor,
+)
+from cfnops.asl._validate import check_definition, validate
+from cfnops.asl.errors import Finding, InvalidDefinition, StatesFailure, TaskFailure
+
+__all__ = [
+    "BranchExecutor",
+    "CancelToken",
+    "Clock",
+    "Execution",
+    "ExecutionInfo",
+    "ExecutionResult",
+    "FakeInvoker",
+    "Finding",
+    "HistoryEvent",
+    "HistoryRecorder",
+    "Interpreter",
+    "InvalidDefinition",
+    "LambdaError",
+    "Recorder",
+    "StatesFailure",
+    "SystemClock",
+    "TaskContext",
+    "TaskFailure",
+    "TaskInvoker",
+    "ThreadBranchExecutor",
+    "check_definition",
+    "lambda_stand_in",
+    "run_branch",
+    "validate",
+]

@@ -1,0 +1,180 @@
+"""The public entry points: :class:`Interpreter` (one execution) and :func:`run_branch`."""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfnops.asl import _map, _states, _task  # noqa: F401 - registers the state handlers
+from cfnops.asl._dataflow import Scope
+from cfnops.asl._engine import Aborted, Branch, CancelToken, Execution, ExecutionInfo, dumps_event
+from cfnops.asl._fake import FakeInvoker
+from cfnops.asl._history import HistoryEvent, HistoryRecorder
+from cfnops.asl._ports import BranchExecutor, Clock, Recorder, SystemClock, TaskInvoker
+from cfnops.asl._ports import ThreadBranchExecutor
+from cfnops.asl._timestamps import format_timestamp
+from cfnops.asl.errors import StatesFailure
+
+__all__ = ["ExecutionResult", "Interpreter", "run_branch"]
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """How an execution ended: ``status`` is SUCCEEDED, FAILED, TIMED_OUT or ABORTED."""
+
+    status: str
+    output: Any = None
+    error: str | None = None
+    cause: str | None = None
+    events: tuple[HistoryEvent, ...] = field(default=(), repr=False)
+
+
+class Interpreter:
+    """Runs a (validated) state machine definition through the given ports.
+
+    >>> Interpreter({"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}}).run({})
+    ExecutionResult(status='SUCCEEDED', output={}, error=None, cause=None)
+    """
+
+    def __init__(
+        self,
+        definition: Mapping[str, Any],
+        *,
+        invoker: TaskInvoker | None = None,
+        clock: Clock | None = None,
+        branch_executor: BranchExecutor | None = None,
+        state_machine_name: str = "StateMachine",
+        account: str = "111111111111",
+        region: str = "us-east-1",
+        role_arn: str | None = None,
+        validate: bool = True,
+    ) -> None:
+        if validate:
+            from cfnops.asl._validate import check_definition
+
+            check_definition(definition)
+        self.definition = definition
+        self.invoker: TaskInvoker = invoker or FakeInvoker()
+        self.clock: Clock = clock or SystemClock()
+        self.branch_executor: BranchExecutor = branch_executor or ThreadBranchExecutor()
+        self.name = state_machine_name
+        self.account = account
+        self.region = region
+        self.role_arn = role_arn or f"arn:aws:iam::{account}:role/cfnops-states"
+
+    @property
+    def state_machine_arn(self) -> str:
+        return f"arn:aws:states:{self.region}:{self.account}:stateMachine:{self.name}"
+
+    def run(
+        self,
+        execution_input: Any = None,
+        *,
+        name: str | None = None,
+        recorder: Recorder | None = None,
+        rng: random.Random | None = None,
+    ) -> ExecutionResult:
+        """Run one execution to its end and return how it ended (never raises for ASL errors)."""
+        value = {} if execution_input is None else execution_input
+        exec_name = name or str(uuid.uuid4())
+        rec = recorder or HistoryRecorder(self.clock.now)
+        info = ExecutionInfo(
+            execution_arn=f"arn:aws:states:{self.region}:{self.account}:execution:"
+            f"{self.name}:{exec_name}",
+            name=exec_name,
+            state_machine_arn=self.state_machine_arn,
+            state_machine_name=self.name,
+            role_arn=self.role_arn,
+            start_time=format_timestamp(self.clock.now()),
+            region=self.region,
+        )
+        root = CancelToken()
+        execution = Execution(
+            info=info,
+            execution_input=value,
+            invoker=self.invoker,
+            clock=self.clock,
+            recorder=rec,
+            branch_executor=self.branch_executor,
+            cancel=root,
+            rng=rng,
+            default_query_language=str(self.definition.get("QueryLanguage", "JSONPath")),
+        )
+        started = rec.record(
+            "ExecutionStarted",
+            0,
+            {"input": dumps_event(value), "inputDetails": {"truncated": False},
+             "roleArn": self.role_arn},
+        )  # fmt: skip
+        timer: threading.Timer | None = None
+        if "TimeoutSeconds" in self.definition:
+            timer = threading.Timer(float(self.definition["TimeoutSeconds"]), root.cancel,
+                                    args=("timeout",))  # fmt: skip
+            timer.daemon = True
+            timer.start()
+        branch = Branch(execution, self.definition, scope=Scope(), cancel=root,
+                        previous_event=started)  # fmt: skip
+        try:
+            output = branch.run(value)
+        except StatesFailure as failure:
+            details: dict[str, Any] = {}
+            if failure.error is not None:
+                details["error"] = failure.error
+            if failure.cause is not None:
+                details["cause"] = failure.cause
+            rec.record("ExecutionFailed", branch.last_event, details)
+            return self._result(rec, "FAILED", None, failure.error, failure.cause)
+        except Aborted:
+            if root.reason == "timeout":
+                rec.record("ExecutionTimedOut", branch.last_event, {})
+                return self._result(rec, "TIMED_OUT", None, None, None)
+            rec.record("ExecutionAborted", branch.last_event, {})
+            return self._result(rec, "ABORTED", None, None, None)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if root.reason == "timeout":
+            rec.record("ExecutionTimedOut", branch.last_event, {})
+            return self._result(rec, "TIMED_OUT", None, None, None)
+        rec.record(
+            "ExecutionSucceeded",
+            branch.last_event,
+            {"output": dumps_event(output), "outputDetails": {"truncated": False}},
+        )
+        return self._result(rec, "SUCCEEDED", output, None, None)
+
+    @staticmethod
+    def _result(
+        rec: Recorder, status: str, output: Any, error: str | None, cause: str | None
+    ) -> ExecutionResult:
+        events = tuple(rec.events) if isinstance(rec, HistoryRecorder) else ()
+        return ExecutionResult(status, output, error, cause, events)
+
+
+def run_branch(
+    execution: Execution,
+    program: Mapping[str, Any],
+    value: Any,
+    *,
+    variables: Mapping[str, Any] | None = None,
+    cancel: CancelToken | None = None,
+    previous_event: int = 0,
+) -> Any:
+    """Run one state list (a Map iteration's ItemProcessor or a Parallel branch) to its end.
+
+    The seam for a durable engine: it can run each branch as its own unit with the same
+    ports. Returns the branch output; raises :class:`StatesFailure` for an ASL error.
+    """
+    branch = Branch(
+        execution,
+        program,
+        scope=Scope(Scope(None, dict(variables or {}))),
+        cancel=cancel or CancelToken(execution.cancel),
+        previous_event=previous_event,
+        query_language=program.get("QueryLanguage"),
+    )
+    return branch.run(value)

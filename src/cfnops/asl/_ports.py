@@ -1,0 +1,118 @@
+"""Ports: the small interfaces through which the interpreter reaches the outside world.
+
+The interpreter never does I/O itself. It calls a :class:`TaskInvoker` for every Task,
+a :class:`Clock` for time and for every Wait / retry interval, a :class:`Recorder` for
+every history event and a :class:`BranchExecutor` to run Map iterations and Parallel
+branches. A durable engine swaps these for checkpointed versions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+__all__ = [
+    "BranchExecutor",
+    "Clock",
+    "Recorder",
+    "SystemClock",
+    "TaskContext",
+    "TaskInvoker",
+    "ThreadBranchExecutor",
+]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """What an invoker may need besides resource and payload."""
+
+    state_name: str
+    execution_arn: str
+    attempt: int = 0
+    heartbeat_seconds: float | None = None
+    task_token: str | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+    region: str = "us-east-1"
+
+
+class TaskInvoker(Protocol):
+    """Runs one Task: returns its JSON result or raises :class:`cfnops.asl.TaskFailure`.
+
+    ``timeout`` is the seconds left before ``States.Timeout`` (None: no limit). An
+    invoker that cannot honour it may ignore it: the interpreter enforces it as well.
+    """
+
+    def invoke(
+        self, resource: str, payload: Any, *, timeout: float | None, context: TaskContext
+    ) -> Any: ...
+
+
+class Clock(Protocol):
+    """Time source and sleeper (a durable engine turns ``sleep`` into a durable timer)."""
+
+    def now(self) -> datetime: ...
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> bool:
+        """Sleep; return False if ``cancel`` was set before the time was up."""
+        ...
+
+
+class Recorder(Protocol):
+    """Receives Step Functions history events; returns the new event's id."""
+
+    def record(self, event_type: str, previous_event_id: int, details: dict[str, Any]) -> int: ...
+
+
+class BranchExecutor(Protocol):
+    """Runs independent branch jobs (Map iterations, Parallel branches).
+
+    ``jobs`` are zero-argument callables; ``max_concurrency`` 0 means unbounded. The
+    returned futures complete in any order; the caller cancels through its own events.
+    """
+
+    def submit_all(
+        self, jobs: Sequence[Callable[[], T]], max_concurrency: int
+    ) -> list[Future[T]]: ...
+
+
+class SystemClock:
+    """Wall-clock time; sleeps are interruptible through the cancel event."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> bool:
+        if seconds <= 0:
+            return not (cancel is not None and cancel.is_set())
+        if cancel is None:
+            time.sleep(seconds)
+            return True
+        return not cancel.wait(seconds)
+
+
+class ThreadBranchExecutor:
+    """Runs branch jobs on threads, at most ``max_concurrency`` at a time (0: all at once)."""
+
+    def __init__(self, max_threads: int = 40) -> None:
+        self.max_threads = max_threads
+
+    def submit_all(self, jobs: Sequence[Callable[[], T]], max_concurrency: int) -> list[Future[T]]:
+        if len(jobs) == 1 and max_concurrency in (0, 1):
+            fut: Future[T] = Future()
+            try:
+                fut.set_result(jobs[0]())
+            except BaseException as exc:  # noqa: BLE001 - delivered through the future
+                fut.set_exception(exc)
+            return [fut]
+        limit = min(max_concurrency or len(jobs), self.max_threads, max(len(jobs), 1))
+        pool = ThreadPoolExecutor(max_workers=limit, thread_name_prefix="asl-branch")
+        futures = [pool.submit(job) for job in jobs]
+        pool.shutdown(wait=False)
+        return futures
