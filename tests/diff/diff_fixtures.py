@@ -35,8 +35,9 @@ def mismatches(expected: dict[str, Any], got: TemplateDiff) -> list[str]:
     """Every way ``got`` disagrees with a fixture's ``expected`` block."""
     out: list[str] = []
     if got.difference_count != expected["differenceCount"]:
-        out.append(f"differenceCount expected {expected['differenceCount']} got "
-                   f"{got.difference_count}")
+        out.append(
+            f"differenceCount expected {expected['differenceCount']} got {got.difference_count}"
+        )
     want_resources: dict[str, Any] = expected.get("resources") or {}
     reported = {r.logical_id: r for r in got.resources}
     for rid, want in want_resources.items():

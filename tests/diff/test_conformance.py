@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from diff_fixtures import FIXTURES, fixture_files, load_fixture, mismatches, record
 
 from cfnops.diff import diff_templates
-from diff_fixtures import FIXTURES, fixture_files, load_fixture, mismatches, record
 
 
 def _cases() -> list[object]:

@@ -8,12 +8,15 @@
 
 Pipeline: load (``parse_template``/``load_template``) → normalise → structural
 diff with impacts from :mod:`cfnops.schemas` → replacement propagation →
-renderers (``render_text``, ``render_markdown``, ``to_json``).
+renderers (``render_text``, ``render_markdown``, ``to_json``). The AWS adapter
+(deployed template, parameters, comparison change set) is :mod:`cfnops.diff.stack`.
 """
 
 from __future__ import annotations
 
+from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
+from cfnops.diff._gate import FailOn, gate
 from cfnops.diff._load import load_template, parse_template
 from cfnops.diff._model import (
     AttributeDiff,
@@ -24,16 +27,22 @@ from cfnops.diff._model import (
     PropertyDiff,
     ResourceDiff,
     TemplateDiff,
+    annotate,
     worst,
 )
+from cfnops.diff._render_json import to_json
+from cfnops.diff._render_markdown import render_markdown
+from cfnops.diff._render_text import render_text
 from cfnops.diff.errors import ChangeSetError, StackTemplateError, TemplateLoadError
 
 __all__ = [
     "CUSTOM_RESOURCE_NOTE",
     "AttributeDiff",
     "Change",
+    "ChangeSetAnswer",
     "ChangeSetError",
     "EntryDiff",
+    "FailOn",
     "Impact",
     "ParameterValue",
     "PropertyDiff",
@@ -41,8 +50,14 @@ __all__ = [
     "StackTemplateError",
     "TemplateDiff",
     "TemplateLoadError",
+    "annotate",
     "diff_templates",
+    "gate",
     "load_template",
+    "merge_change_set",
     "parse_template",
+    "render_markdown",
+    "render_text",
+    "to_json",
     "worst",
 ]

@@ -49,9 +49,7 @@ def _expand(loop: Any, depth: int) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     for item in items:
         text = str(item)
-        produced = {
-            _key(str(k), ident, text): _substitute(v, ident, text) for k, v in body.items()
-        }
+        produced = {_key(str(k), ident, text): _substitute(v, ident, text) for k, v in body.items()}
         out.update(expand_section(produced, depth + 1))
     return out
 

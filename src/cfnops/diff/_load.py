@@ -89,9 +89,7 @@ def check_template(template: Any, source: str) -> dict[str, Any]:
         )
     resources = template.get("Resources")
     if resources is not None and not isinstance(resources, Mapping):
-        raise TemplateLoadError(
-            source, "not a CloudFormation template: Resources is not a mapping"
-        )
+        raise TemplateLoadError(source, "not a CloudFormation template: Resources is not a mapping")
     return dict(template)
 
 

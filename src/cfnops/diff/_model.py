@@ -6,12 +6,12 @@ report reads the same as ``cdk diff``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 
-class Impact(str, Enum):
+class Impact(StrEnum):
     """What deploying the new template does to a resource (or to one property)."""
 
     NO_CHANGE = "NO_CHANGE"
@@ -53,7 +53,7 @@ def worst(*impacts: Impact) -> Impact:
     return found
 
 
-class Change(str, Enum):
+class Change(StrEnum):
     """How a named template entry (parameter, output, section ...) changed."""
 
     ADDED = "ADDED"
@@ -179,3 +179,20 @@ class TemplateDiff:
 
     def count(self, *impacts: Impact) -> int:
         return sum(1 for r in self.resources if r.impact in impacts)
+
+
+def annotate(
+    diff: TemplateDiff, annotations: dict[str, tuple[str, ...] | list[str]]
+) -> TemplateDiff:
+    """``diff`` with extra text attached to resources (for example guard findings).
+
+    Keys are logical ids; ids the diff does not report are ignored (an
+    annotation never turns an unchanged resource into a difference).
+    """
+    if not annotations:
+        return diff
+    resources = tuple(
+        replace(r, annotations=(*r.annotations, *annotations.get(r.logical_id, ())))
+        for r in diff.resources
+    )
+    return replace(diff, resources=resources)

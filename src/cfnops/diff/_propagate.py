@@ -49,8 +49,10 @@ def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
         target = queue.pop()
         level = drafts[target].impact
         for rid, name, strict, path in index.get(target, ()):
-            impact = Impact.WILL_REPLACE if strict and level is Impact.WILL_REPLACE else (
-                Impact.MAY_REPLACE
+            impact = (
+                Impact.WILL_REPLACE
+                if strict and level is Impact.WILL_REPLACE
+                else (Impact.MAY_REPLACE)
             )
             draft = drafts[rid]
             existing = draft.props.get(name)
@@ -60,8 +62,14 @@ def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
             if existing is None:
                 value = plain(properties_of(new_resources[rid]).get(name))
                 entry = PropertyDiff(
-                    name=name, impact=impact, reason="", old=value, new=value, change=None,
-                    path=path, propagated_from=target,
+                    name=name,
+                    impact=impact,
+                    reason="",
+                    old=value,
+                    new=value,
+                    change=None,
+                    path=path,
+                    propagated_from=target,
                 )
             else:
                 entry = replace(existing, impact=impact, path=path, propagated_from=target)
@@ -114,7 +122,9 @@ class Explainer:
                 target, depth + 1
             )
         if prop.path and prop.path != f"/properties/{prop.name}":
-            kind = "create-only" if prop.impact is Impact.WILL_REPLACE else "conditionally create-only"
+            kind = (
+                "create-only" if prop.impact is Impact.WILL_REPLACE else "conditionally create-only"
+            )
             return f"{prop.name} changes at {kind} path {prop.path}"
         if prop.impact is Impact.WILL_REPLACE:
             return f"{prop.name} is create-only"

@@ -110,9 +110,7 @@ def decide(
     return Impact.WILL_UPDATE, "updated in place", None
 
 
-def sensitivity(
-    behaviour: TypeBehaviour | None, location: SchemaPath
-) -> tuple[bool, str] | None:
+def sensitivity(behaviour: TypeBehaviour | None, location: SchemaPath) -> tuple[bool, str] | None:
     """How a reference at ``location`` reacts to its target's replacement.
 
     ``(True, path)``: a create-only location (the target's impact carries over);
@@ -120,7 +118,10 @@ def sensitivity(
     """
     if behaviour is None or not location:
         return None
-    for paths, strict in ((behaviour.create_only, True), (behaviour.conditional_create_only, False)):
+    for paths, strict in (
+        (behaviour.create_only, True),
+        (behaviour.conditional_create_only, False),
+    ):
         for path in paths:
             if path[0] == location[0] and _matches(location, path):
                 return strict, _pointer(path)

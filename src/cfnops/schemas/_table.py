@@ -91,17 +91,13 @@ class SchemaTable:
 
     def get(self, type_name: str) -> TypeBehaviour | None:
         """The behaviour of ``type_name``, or ``None`` when the table does not know it."""
-        found = self._built.get(type_name, _MISSING)
-        if found is not _MISSING:
-            return found  # type: ignore[return-value]
+        if type_name in self._built:
+            return self._built[type_name]
         key = CUSTOM_RESOURCE_TYPE if type_name.startswith("Custom::") else type_name
         raw = self._entries.get(key)
         built = None if raw is None else _behaviour(type_name, raw)
         self._built[type_name] = built
         return built
-
-
-_MISSING: Any = object()
 
 
 def _read(name: str) -> dict[str, Any]:
@@ -138,5 +134,7 @@ def load_table(region: str = BASE_REGION) -> SchemaTable:
             entries.pop(type_name, None)
         entries.update(overlay.get("changed", {}))
     src = base.get("source", {})
-    source = TableSource(cfn_lint=str(src.get("cfn_lint", "")), schema_date=str(src.get("schema_date", "")))
+    source = TableSource(
+        cfn_lint=str(src.get("cfn_lint", "")), schema_date=str(src.get("schema_date", ""))
+    )
     return SchemaTable(region, source, entries)

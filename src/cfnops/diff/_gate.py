@@ -1,0 +1,36 @@
+"""``--fail-on``: which differences make CI fail (exit code 1)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from cfnops.diff._model import Impact, ResourceDiff, TemplateDiff
+
+
+class FailOn(StrEnum):
+    """Gate levels.
+
+    * ``replace``: a resource is WILL_REPLACE, MAY_REPLACE or WILL_DESTROY
+      (every case where a physical resource may be deleted);
+    * ``destroy``: a resource is WILL_DESTROY (orphaned resources are kept);
+    * ``any``: any difference at all.
+    """
+
+    REPLACE = "replace"
+    DESTROY = "destroy"
+    ANY = "any"
+
+
+_TRIPS = {
+    FailOn.REPLACE: (Impact.WILL_REPLACE, Impact.MAY_REPLACE, Impact.WILL_DESTROY),
+    FailOn.DESTROY: (Impact.WILL_DESTROY,),
+}
+
+
+def gate(diff: TemplateDiff, level: FailOn) -> tuple[ResourceDiff, ...] | None:
+    """``None`` when the gate passes; otherwise the resources that trip it
+    (empty for ``any`` tripped by a non-resource difference)."""
+    if level is FailOn.ANY:
+        return None if diff.is_empty else tuple(diff.resources)
+    tripping = tuple(r for r in diff.resources if r.impact in _TRIPS[level])
+    return tripping or None

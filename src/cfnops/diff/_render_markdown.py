@@ -1,0 +1,87 @@
+"""Markdown rendering for pull-request comments: a summary table, then details."""
+
+from __future__ import annotations
+
+from cfnops.diff._model import EntryDiff, Impact, ResourceDiff, TemplateDiff
+from cfnops.diff._render_text import short
+
+_BADGE = {
+    Impact.WILL_REPLACE: "🔴 requires replacement",
+    Impact.MAY_REPLACE: "🟠 may cause replacement",
+    Impact.WILL_DESTROY: "🔴 destroy",
+    Impact.WILL_ORPHAN: "🟡 orphan (retained)",
+    Impact.WILL_UPDATE: "🟡 update",
+    Impact.WILL_CREATE: "🟢 create",
+}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _code(value: object) -> str:
+    return "`" + short(value).replace("`", "'") + "`"
+
+
+def _resource_details(res: ResourceDiff) -> list[str]:
+    lines = [f"- **{res.logical_id}** (`{res.type}`): {_cell(res.reason)}"]
+    for prop in res.properties:
+        change = prop.change.value.lower() if prop.change else "affected by a reference"
+        lines.append(
+            f"  - `{prop.name}` — {_BADGE.get(prop.impact, prop.impact.value)}, {change}: "
+            f"{_code(prop.old)} → {_code(prop.new)} ({_cell(prop.reason)})"
+        )
+    for attr in res.other:
+        lines.append(
+            f"  - `{attr.name}` ({attr.change.value.lower()}): "
+            f"{_code(attr.old)} → {_code(attr.new)}"
+        )
+    lines.extend(f"  - note: {_cell(n)}" for n in (*res.notes, *res.annotations))
+    return lines
+
+
+def _entries(title: str, entries: tuple[EntryDiff, ...]) -> list[str]:
+    lines = [f"#### {title}", "", "| Name | Change |", "|---|---|"]
+    lines.extend(f"| `{_cell(e.name)}` | {e.change.value} |" for e in entries)
+    return [*lines, ""]
+
+
+def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
+    """A Markdown report of ``diff``."""
+    count = diff.difference_count
+    lines = [f"### {title}: {count} difference{'s' if count != 1 else ''}", ""]
+    if diff.is_empty:
+        return "\n".join([*lines, "No differences."]) + "\n"
+    if diff.resources:
+        lines += ["| Resource | Type | Impact | Why |", "|---|---|---|---|"]
+        for res in diff.resources:
+            lines.append(
+                f"| `{res.logical_id}` | `{res.type}` | {_BADGE.get(res.impact, res.impact.value)}"
+                f" | {_cell(res.reason)} |"
+            )
+        lines += ["", "<details><summary>Property changes</summary>", ""]
+        for res in diff.resources:
+            if res.properties or res.other or res.notes or res.annotations:
+                lines += _resource_details(res)
+        lines += ["", "</details>", ""]
+    for label, entries in (
+        ("Template", diff.sections),
+        ("Parameters", diff.parameters),
+        ("Conditions", diff.conditions),
+        ("Mappings", diff.mappings),
+        ("Metadata", diff.metadata),
+        ("Outputs", diff.outputs),
+    ):
+        if entries:
+            lines += _entries(label, entries)
+    if diff.parameter_values:
+        lines += ["#### Parameter values", "", "| Name | Deployed | New |", "|---|---|---|"]
+        lines += [
+            f"| `{p.name}` | {_code(p.old)} | {_code(p.new)} |" for p in diff.parameter_values
+        ]
+        lines.append("")
+    if diff.mangled_equivalent:
+        lines.append("> Only non-ASCII characters differ (GetTemplate returns them as `?`).\n")
+    lines.extend(f"> {n}\n" for n in diff.notes)
+    lines.append(f"<sub>Update behaviour: {diff.schema_source}, region {diff.schema_region}.</sub>")
+    return "\n".join(lines) + "\n"
