@@ -1,0 +1,30 @@
+"""Custom-resource lifecycle guard: handlers whose PhysicalResourceId is unstable.
+
+``check_template(path, code_dir=None)`` finds the custom resources of a
+template, reads their Lambda handlers (inline ``ZipFile``/``InlineCode``, SAM
+``CodeUri`` or a ``--code`` folder; Python and Node.js) and reports
+:class:`Finding` values; see ``docs/guard.md``.
+"""
+
+from __future__ import annotations
+
+from cfnops.guard._engine import check_template, findings_by_resource
+from cfnops.guard._model import Finding, GuardReport, Note, RuleInfo, Severity
+from cfnops.guard._render import render_text, to_json, to_sarif
+from cfnops.guard.errors import GuardInputError
+from cfnops.guard.rules import RULES
+
+__all__ = [
+    "RULES",
+    "Finding",
+    "GuardInputError",
+    "GuardReport",
+    "Note",
+    "RuleInfo",
+    "Severity",
+    "check_template",
+    "findings_by_resource",
+    "render_text",
+    "to_json",
+    "to_sarif",
+]

@@ -1,0 +1,92 @@
+"""Run the rules over every custom resource of a template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfnops.guard._facts import HandlerFacts
+from cfnops.guard._javascript import analyze_javascript
+from cfnops.guard._model import Finding, GuardReport, Note
+from cfnops.guard._python import HandlerSyntaxError, analyze_python
+from cfnops.guard._template import (
+    CodeSource,
+    Template,
+    handler_code,
+    is_custom_resource,
+    load_template,
+    service_function,
+)
+from cfnops.guard.errors import GuardInputError
+from cfnops.guard.rules import ALL_RULES, RuleContext
+
+
+def analyze_source(source: CodeSource) -> HandlerFacts:
+    """Facts about one handler (raises HandlerSyntaxError when it does not parse)."""
+    if source.language == "python":
+        return analyze_python(source.text, source.entry)
+    return analyze_javascript(source.text, source.entry)
+
+
+def check_template(template_path: Path | str, code_dir: Path | str | None = None) -> GuardReport:
+    """Check every custom resource of a template; see ``docs/guard.md``.
+
+    >>> report = check_template("template.yaml")  # doctest: +SKIP
+    >>> [f.rule for f in report.findings]  # doctest: +SKIP
+    ['CR001']
+    """
+    path = Path(template_path)
+    code = Path(code_dir) if code_dir is not None else None
+    if code is not None and not code.is_dir():
+        raise GuardInputError(code, "--code must be a folder")
+    template = load_template(path)
+    customs = tuple(name for name, res in template.resources.items() if is_custom_resource(res))
+    findings: set[Finding] = set()
+    notes: list[Note] = []
+    analyzed: dict[str, tuple[CodeSource, HandlerFacts] | str] = {}
+    for resource in customs:
+        function, why = service_function(template, resource)
+        if function is None:
+            notes.append(Note(resource, why))
+            continue
+        if function not in analyzed:
+            analyzed[function] = _analyze(template, function, code)
+        result = analyzed[function]
+        if isinstance(result, str):
+            notes.append(Note(resource, f"function {function}: {result}"))
+            continue
+        source, facts = result
+        if not facts.entry_found:
+            notes.append(
+                Note(
+                    resource,
+                    f"function {function}: handler {source.entry!r} not found in "
+                    f"{source.file}; checked every top-level function instead",
+                )
+            )
+        ctx = RuleContext(resource=resource, function=function, source=source)
+        for _, check in ALL_RULES:
+            findings.update(check(facts, ctx))
+    return GuardReport(str(path), customs, tuple(sorted(findings)), tuple(notes))
+
+
+def _analyze(
+    template: Template, function: str, code: Path | None
+) -> tuple[CodeSource, HandlerFacts] | str:
+    source, why = handler_code(template, function, code)
+    if source is None:
+        return why
+    try:
+        return source, analyze_source(source)
+    except HandlerSyntaxError as exc:
+        line = source.file_line(exc.line) if exc.line else 0
+        return f"cannot parse the handler ({source.file}:{line}: {exc.reason})"
+
+
+def findings_by_resource(
+    template_path: Path | str, code_dir: Path | str | None = None
+) -> dict[str, list[Finding]]:
+    """Guard findings keyed by custom resource logical id (every custom resource is a key).
+
+    Meant for other tools (``cfnops diff``) that annotate custom-resource changes.
+    """
+    return check_template(template_path, code_dir).by_resource()

@@ -1,0 +1,41 @@
+"""Helpers shared by the Python and JavaScript interpreters."""
+
+from __future__ import annotations
+
+from cfnops.guard._facts import REQUEST_TYPE, Val
+
+# Calls that only log: passing the physical id to them is not "looking at" it.
+LOGGING_CALLS = frozenset(
+    {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+)
+
+
+def compare_request_type(request_type: str, left: Val, right: Val) -> bool | None:
+    """Whether ``left == right`` (or ``left in right``) holds for this request type.
+
+    None when neither side is the request's RequestType or the other side is not a
+    known string constant. Comparison ignores case (handlers often call ``.lower()``).
+    """
+    for subject, other in ((left, right), (right, left)):
+        if subject.has(REQUEST_TYPE):
+            strings = {s.lower() for s in other.strings()}
+            if strings:
+                return request_type.lower() in strings
+    return None
+
+
+def merge_envs(env: dict[str, Val], branches: list[dict[str, Val]]) -> None:
+    """Replace ``env`` with the union of the branch environments (in place)."""
+    merged: dict[str, Val] = {}
+    for branch in branches:
+        for name, value in branch.items():
+            merged[name] = merged[name] | value if name in merged else value
+    env.clear()
+    env.update(merged)
+
+
+def any_true(results: list[bool | None]) -> bool | None:
+    """Three-valued ``or``: True if any is True, False if all are False, else unknown."""
+    if True in results:
+        return True
+    return False if all(r is False for r in results) else None

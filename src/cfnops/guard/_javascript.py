@@ -1,0 +1,578 @@
+"""Node.js handlers: an abstract run of the esprima syntax tree, once per request type."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import esprima
+
+from cfnops.guard._facts import (
+    AWS,
+    CFN_RESPONSE,
+    CFN_SEND,
+    CREATE,
+    INCOMING_ID,
+    LITERAL,
+    MOD_PREFIX,
+    NONE,
+    RANDOM,
+    REQUEST_TYPE,
+    REQUEST_TYPES,
+    STR_PREFIX,
+    TIME,
+    HandlerFacts,
+    Recorder,
+    Val,
+    derived,
+    field_value,
+    is_aws_action,
+    is_destructive_name,
+    lab,
+    merge_runs,
+    name_hint,
+    union,
+)
+from cfnops.guard._flow import LOGGING_CALLS, any_true, compare_request_type, merge_envs
+from cfnops.guard._python import HandlerSyntaxError
+
+Node = Any  # esprima nodes are untyped attribute bags
+_NEXT, _BREAK, _EXIT = 0, 1, 2
+_MAX_DEPTH = 8
+_FUNCTIONS = ("FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression")
+_RANDOM_CALLS = {"randomUUID", "randomBytes", "random", "v1", "v4", "uuid", "uuidv4", "nanoid"}
+_READ_COMMANDS = ("Get", "Describe", "List", "Head", "BatchGet", "Query", "Scan")
+_CMD_PREFIX = "cmd:"
+# esprima 4 predates ES2020; on a parse error retry with optional chaining and
+# nullish coalescing spelled the ES2017 way (same data flow for this analysis).
+_MODERN = (
+    (re.compile(r"\?\.(?=[\[(])"), ""),
+    (re.compile(r"\?\.(?!\d)"), "."),
+    (re.compile(r"\?\?="), "||="),
+    (re.compile(r"\?\?"), "||"),
+)
+
+
+def parse_javascript(source: str) -> Node:
+    """Parse a script or an ES module; raise :class:`HandlerSyntaxError` if neither parses."""
+    first_error: Exception | None = None
+    for text in (source, _downlevel(source)):
+        for parse in (esprima.parseScript, esprima.parseModule):
+            try:
+                return parse(text, {"loc": True})
+            except Exception as exc:  # esprima raises its own Error class
+                first_error = first_error or exc
+    line = int(getattr(first_error, "lineNumber", 0) or 0)
+    raise HandlerSyntaxError(line, str(first_error))
+
+
+def _downlevel(source: str) -> str:
+    for pattern, replacement in _MODERN:
+        source = pattern.sub(replacement, source)
+    return source
+
+
+def analyze_javascript(source: str, entry: str) -> HandlerFacts:
+    """Facts about the Node.js handler exported as ``entry`` from ``source``."""
+    tree = parse_javascript(source)
+    runs = []
+    found = False
+    for request_type in REQUEST_TYPES:
+        run = _Run(tree, Recorder(request_type))
+        found = run.run(entry)
+        runs.append(run.rec)
+    return merge_runs("nodejs", found, False, runs)
+
+
+def _children(node: Node) -> Iterator[Node]:
+    for key, value in vars(node).items():
+        if key in ("loc", "range"):
+            continue
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if hasattr(item, "type") and isinstance(item.type, str):
+                yield item
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(_children(current))
+
+
+def _line(node: Node) -> int:
+    return int(node.loc.start.line) if getattr(node, "loc", None) else 0
+
+
+def _key(node: Node, computed: bool = False) -> str | None:
+    if node is None:
+        return None
+    if node.type == "Identifier" and not computed:
+        return str(node.name)
+    if node.type == "Literal" and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _module(name: str) -> Val:
+    if name == "cfn-response":
+        return lab(CFN_RESPONSE)
+    if name == "aws-sdk" or name.startswith("@aws-sdk/"):
+        return lab(AWS)
+    return lab(MOD_PREFIX + name.removeprefix("node:"))
+
+
+class _Run:
+    """One abstract execution of the module for one request type."""
+
+    def __init__(self, tree: Node, rec: Recorder) -> None:
+        self.tree = tree
+        self.rec = rec
+        self.rt = rec.request_type
+        self.functions: dict[str, Node] = {}
+        self.exports: dict[str, str] = {}
+        self.called: set[str] = set()
+        self.globals: dict[str, Val] = {}
+        self.stack: list[str] = []
+        self.returns: list[list[Val]] = [[]]
+        self._collect()
+
+    def _collect(self) -> None:
+        for node in _walk(self.tree):
+            if node.type == "FunctionDeclaration" and node.id is not None:
+                self.functions.setdefault(node.id.name, node)
+            elif node.type == "VariableDeclarator" and node.init is not None:
+                if node.id.type == "Identifier" and node.init.type in _FUNCTIONS:
+                    self.functions.setdefault(node.id.name, node.init)
+            elif node.type == "AssignmentExpression" and node.left.type == "MemberExpression":
+                self._collect_export(node)
+            elif node.type == "ExportSpecifier":
+                self.exports[node.exported.name] = node.local.name
+            elif node.type == "CallExpression" and node.callee.type == "Identifier":
+                self.called.add(node.callee.name)
+
+    def _collect_export(self, node: Node) -> None:
+        left, right = node.left, node.right
+        name = _key(left.property, left.computed)
+        if name == "exports" and right.type == "ObjectExpression":  # module.exports = {...}
+            for prop in right.properties:
+                key = _key(prop.key, prop.computed) if prop.type == "Property" else None
+                if key is not None:
+                    self._export(key, prop.value)
+        elif name is not None:
+            self._export(name, right)
+
+    def _export(self, name: str, value: Node) -> None:
+        if value.type in _FUNCTIONS:
+            self.functions.setdefault(name, value)
+        elif value.type == "Identifier" and value.name != name:
+            self.exports[name] = value.name
+
+    def run(self, entry: str) -> bool:
+        self.block(self.tree.body, self.globals)
+        target = self.exports.get(entry, entry)
+        if target in self.functions:
+            self.call(target, [Val(), Val(), Val()])
+            return True
+        for name in list(self.functions):
+            if name not in self.called and self.rt in name_hint(name):
+                self.call(name, [Val(), Val(), Val()])
+        return False
+
+    def call(self, name: str, args: list[Val]) -> Val:
+        fn = self.functions[name]
+        if name in self.stack or len(self.stack) >= _MAX_DEPTH:
+            return derived(args)
+        env: dict[str, Val] = {}
+        for i, param in enumerate(fn.params):
+            self.bind(param, args[i] if i < len(args) else lab(NONE), env, _line(fn))
+        self.stack.append(name)
+        self.returns.append([])
+        try:
+            if fn.body.type != "BlockStatement":
+                self.returns[-1].append(self.expr(fn.body, env))
+            elif self.block(fn.body.body, env) == _NEXT:
+                self.returns[-1].append(lab(NONE))
+            values = self.returns[-1]
+        finally:
+            self.returns.pop()
+            self.stack.pop()
+        return union(values)
+
+    def function_value(self, node: Node) -> Val:
+        name = f"<function@{_line(node)}:{node.loc.start.column}>"
+        self.functions.setdefault(name, node)
+        return Val(funcs=frozenset({name}))
+
+    # -- statements ------------------------------------------------------------------
+
+    def block(self, body: list[Node], env: dict[str, Val]) -> int:
+        for node in body:
+            status = self.stmt(node, env)
+            if status != _NEXT:
+                return status
+        return _NEXT
+
+    def stmt(self, node: Node, env: dict[str, Val]) -> int:
+        kind = node.type
+        if kind == "ExpressionStatement":
+            self.expr(node.expression, env)
+        elif kind == "VariableDeclaration":
+            for decl in node.declarations:
+                value = self.expr(decl.init, env) if decl.init is not None else lab(NONE)
+                self.bind(decl.id, value, env, _line(decl))
+        elif kind == "FunctionDeclaration" and node.id is not None:
+            env[node.id.name] = Val(funcs=frozenset({node.id.name}))
+        elif kind in ("BlockStatement", "StaticBlock"):
+            return self.block(node.body, env)
+        elif kind == "IfStatement":
+            alternate = [node.alternate] if node.alternate is not None else []
+            return self.branches(self.cond(node.test, env), [node.consequent], alternate, env)
+        elif kind == "ReturnStatement":
+            value = self.expr(node.argument, env) if node.argument is not None else lab(NONE)
+            self.returns[-1].append(value)
+            return _EXIT
+        elif kind == "ThrowStatement":
+            self.expr(node.argument, env)
+            return _EXIT
+        elif kind in ("BreakStatement", "ContinueStatement"):
+            return _BREAK
+        elif kind == "TryStatement":
+            return self.try_(node, env)
+        elif kind == "SwitchStatement":
+            return self.switch(node, env)
+        elif kind in ("ForStatement", "ForInStatement", "ForOfStatement"):
+            self.loop(node, env)
+        elif kind in ("WhileStatement", "DoWhileStatement"):
+            self.cond(node.test, env)
+            self.loop(node, env)
+        elif kind == "LabeledStatement":
+            self.stmt(node.body, env)
+        elif kind == "ImportDeclaration":
+            self.import_(node, env)
+        elif kind in ("ExportNamedDeclaration", "ExportDefaultDeclaration") and node.declaration:
+            declaration = node.declaration
+            if declaration.type.endswith(("Statement", "Declaration")):
+                return self.stmt(declaration, env)
+            self.expr(declaration, env)
+        return _NEXT
+
+    def branches(
+        self, decided: bool | None, body: list[Node], orelse: list[Node], env: dict[str, Val]
+    ) -> int:
+        if decided is True:
+            return self.block(body, env)
+        if decided is False:
+            return self.block(orelse, env)
+        left, right = dict(env), dict(env)
+        statuses = (self.block(body, left), self.block(orelse, right))
+        return self._join(env, list(zip((left, right), statuses, strict=True)))
+
+    @staticmethod
+    def _join(env: dict[str, Val], outcomes: list[tuple[dict[str, Val], int]]) -> int:
+        going = [e for e, s in outcomes if s == _NEXT]
+        merge_envs(env, going or [e for e, _ in outcomes])
+        if going:
+            return _NEXT
+        return _BREAK if any(s == _BREAK for _, s in outcomes) else _EXIT
+
+    def loop(self, node: Node, env: dict[str, Val]) -> None:
+        inner = dict(env)
+        if node.type in ("ForInStatement", "ForOfStatement"):
+            value = self.expr(node.right, env)
+            if node.left.type == "VariableDeclaration":
+                for decl in node.left.declarations:
+                    self.bind(decl.id, value, inner, _line(node))
+            else:
+                self.bind(node.left, value, inner, _line(node))
+        elif node.type == "ForStatement" and node.init is not None:
+            if node.init.type == "VariableDeclaration":
+                self.stmt(node.init, inner)
+            else:
+                self.expr(node.init, inner)
+        self.stmt(node.body, inner)
+        merge_envs(env, [env, inner])
+
+    def try_(self, node: Node, env: dict[str, Val]) -> int:
+        outcomes = [(env, self.block(node.block.body, env))]
+        if node.handler is not None:
+            inner = dict(env)
+            if node.handler.param is not None:
+                self.bind(node.handler.param, lab(LITERAL), inner, _line(node.handler))
+            outcomes.append((inner, self.block(node.handler.body.body, inner)))
+        status = self._join(env, outcomes)
+        if node.finalizer is not None:
+            final = self.block(node.finalizer.body, env)
+            status = final if final != _NEXT else status
+        return status
+
+    def switch(self, node: Node, env: dict[str, Val]) -> int:
+        subject = self.expr(node.discriminant, env)
+        starts: list[int] = []
+        default = None
+        for index, case in enumerate(node.cases):
+            if case.test is None:
+                default = index
+                continue
+            decided = compare_request_type(self.rt, subject, self.expr(case.test, env))
+            if decided is not False:
+                starts.append(index)
+            if decided is True:
+                break
+        else:
+            if default is not None:
+                starts.append(default)
+            else:
+                starts.append(len(node.cases))
+        outcomes = []
+        for start in starts:
+            inner = dict(env)
+            status = _NEXT
+            for case in node.cases[start:]:
+                status = self.block(case.consequent, inner)
+                if status != _NEXT:
+                    break
+            outcomes.append((inner, _NEXT if status == _BREAK else status))
+        return self._join(env, outcomes)
+
+    def import_(self, node: Node, env: dict[str, Val]) -> None:
+        module = _module(str(node.source.value))
+        for spec in node.specifiers:
+            if spec.type == "ImportSpecifier":
+                env[spec.local.name] = self.member(module, spec.imported.name)
+            else:
+                env[spec.local.name] = module
+
+    def bind(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        kind = target.type
+        if kind == "Identifier":
+            env[target.name] = value
+        elif kind == "ObjectPattern":
+            for prop in target.properties:
+                if prop.type == "RestElement":
+                    self.bind(prop.argument, value, env, line)
+                    continue
+                key = _key(prop.key, prop.computed)
+                self.bind(prop.value, self.member(value, key) if key else value, env, line)
+        elif kind == "ArrayPattern":
+            for element in target.elements:
+                if element is not None:
+                    self.bind(element, value, env, line)
+        elif kind == "RestElement":
+            self.bind(target.argument, value, env, line)
+        elif kind == "AssignmentPattern":
+            if value.has(NONE) or not value.labels:
+                value = Val(value.labels - {NONE}, value.funcs) | self.expr(target.right, env)
+            self.bind(target.left, value, env, line)
+        elif kind == "MemberExpression":
+            if _key(target.property, target.computed) == "PhysicalResourceId":
+                self.rec.sink("response_body", line, value, None)
+            if target.object.type == "Identifier":
+                name = target.object.name
+                env[name] = self.lookup(name, env) | value
+
+    # -- expressions -----------------------------------------------------------------
+
+    def lookup(self, name: str, env: dict[str, Val]) -> Val:
+        if name in env:
+            return env[name]
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.functions:
+            return Val(funcs=frozenset({name}))
+        return lab(NONE) if name == "undefined" else Val()
+
+    def member(self, base: Val, name: str | None) -> Val:
+        if name is None:
+            return Val(derived([base]).labels, base.funcs)
+        known = field_value(name, self.rt)
+        if known is not None:
+            return known
+        if base.has(CFN_RESPONSE):
+            return lab(CFN_SEND) if name == "send" else lab(STR_PREFIX + name)
+        if base.has(AWS):
+            return lab(AWS, _CMD_PREFIX + name) if name.endswith("Command") else lab(AWS)
+        mods = [x for x in base.labels if x.startswith(MOD_PREFIX)]
+        if mods:
+            return union(lab(f"{m}.{name}") for m in mods)
+        if base.has(REQUEST_TYPE) and name in ("toLowerCase", "toUpperCase", "trim"):
+            return base
+        return derived([base])
+
+    def cond(self, node: Node, env: dict[str, Val]) -> bool | None:
+        kind = node.type
+        if kind == "LogicalExpression" and node.operator in ("&&", "||"):
+            results = [self.cond(node.left, env), self.cond(node.right, env)]
+            if node.operator == "&&":
+                return False if False in results else (True if all(results) else None)
+            return any_true(results)
+        if kind == "UnaryExpression" and node.operator == "!":
+            inner = self.cond(node.argument, env)
+            return None if inner is None else not inner
+        if kind == "BinaryExpression" and node.operator in ("==", "===", "!=", "!=="):
+            left, right = self.expr(node.left, env), self.expr(node.right, env)
+            self.rec.use(left, _line(node))
+            self.rec.use(right, _line(node))
+            decided = compare_request_type(self.rt, left, right)
+            if decided is None:
+                return None
+            return decided if node.operator in ("==", "===") else not decided
+        if (
+            kind == "CallExpression"
+            and node.callee.type == "MemberExpression"
+            and _key(node.callee.property, node.callee.computed) == "includes"
+            and node.arguments
+        ):
+            receiver = self.expr(node.callee.object, env)
+            argument = self.expr(node.arguments[0], env)
+            if argument.has(REQUEST_TYPE):
+                return compare_request_type(self.rt, argument, receiver)
+        if kind == "Literal":
+            return bool(node.value)
+        self.rec.use(self.expr(node, env), _line(node))
+        return None
+
+    def expr(self, node: Node, env: dict[str, Val]) -> Val:
+        if node is None:
+            return Val()
+        kind = node.type
+        if kind == "Literal":
+            if node.value is None and node.regex is None:
+                return lab(NONE)
+            if isinstance(node.value, str):
+                return lab(STR_PREFIX + node.value, LITERAL)
+            return lab(LITERAL)
+        if kind == "Identifier":
+            return self.lookup(node.name, env)
+        if kind == "MemberExpression":
+            base = self.expr(node.object, env)
+            if node.computed and _key(node.property, True) is None:
+                self.expr(node.property, env)
+            return self.member(base, _key(node.property, node.computed))
+        if kind == "CallExpression":
+            return self.call_expr(node, env)
+        if kind == "NewExpression":
+            return self.new_expr(node, env)
+        if kind in _FUNCTIONS:
+            return self.function_value(node)
+        if kind == "LogicalExpression":
+            left, right = self.expr(node.left, env), self.expr(node.right, env)
+            if node.operator == "&&":
+                return left | right
+            if self.rt != CREATE and left.labels == {INCOMING_ID}:
+                return left
+            return Val(left.labels - {NONE}, left.funcs) | right
+        if kind == "ConditionalExpression":
+            decided = self.cond(node.test, env)
+            if decided is None:
+                return self.expr(node.consequent, env) | self.expr(node.alternate, env)
+            return self.expr(node.consequent if decided else node.alternate, env)
+        if kind == "BinaryExpression" and node.operator in ("==", "===", "!=", "!=="):
+            self.cond(node, env)
+            return lab(LITERAL)
+        if kind == "AssignmentExpression":
+            value = self.expr(node.right, env)
+            if node.operator != "=":
+                value = derived([self.expr(node.left, env), value])
+            self.bind(node.left, value, env, _line(node))
+            return value
+        if kind == "ObjectExpression":
+            return self.object_(node, env)
+        if kind == "ArrayExpression":
+            return union(self.expr(e, env) for e in node.elements if e is not None)
+        if kind in ("AwaitExpression", "SpreadElement"):
+            return self.expr(node.argument, env)
+        if kind == "SequenceExpression":
+            values = [self.expr(e, env) for e in node.expressions]
+            return values[-1] if values else Val()
+        if kind == "UnaryExpression" and node.operator == "!":
+            self.cond(node.argument, env)
+            return lab(LITERAL)
+        return derived(self.expr(c, env) for c in _children(node))
+
+    def object_(self, node: Node, env: dict[str, Val]) -> Val:
+        values: dict[str, Val] = {}
+        everything = []
+        for prop in node.properties:
+            if prop.type == "Property":
+                value = self.expr(prop.value, env)
+                key = _key(prop.key, prop.computed)
+                if key is not None:
+                    values[key] = value
+            else:
+                value = self.expr(prop.argument, env)
+            everything.append(value)
+        if "PhysicalResourceId" in values:
+            status = values.get("Status")
+            self.rec.sink("response_body", _line(node), values["PhysicalResourceId"], status)
+        return Val(derived(everything).labels, union(everything).funcs)
+
+    def new_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        callee = self.expr(node.callee, env)
+        args = [self.expr(a, env) for a in node.arguments]
+        self._callbacks(args, callee)
+        name = node.callee.name if node.callee.type == "Identifier" else ""
+        if name == "Date" and not node.arguments:
+            return lab(TIME)
+        if callee.has(AWS) or name.endswith("Client"):
+            return Val(callee.labels | {AWS})
+        return derived([callee, *args])
+
+    def _callbacks(self, args: list[Val], callee: Val) -> None:
+        """Run function arguments of calls we cannot follow (promise executors, callbacks)."""
+        if callee.funcs:
+            return
+        for value in args:
+            for name in sorted(value.funcs):
+                if name.startswith("<function@"):
+                    self.call(name, [Val(), Val(), Val()])
+
+    def call_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        func, line = node.callee, _line(node)
+        method = _key(func.property, func.computed) or "" if func.type == "MemberExpression" else ""
+        name = func.name if func.type == "Identifier" else method
+        if name == "require" and node.arguments and node.arguments[0].type == "Literal":
+            return _module(str(node.arguments[0].value))
+        callee = self.expr(func, env)
+        args = [self.expr(a, env) for a in node.arguments]
+        if callee.has(CFN_SEND):
+            pid = args[4] if len(args) > 4 else lab(NONE)
+            self.rec.sink("cfn_response", line, pid, args[2] if len(args) > 2 else None)
+            return Val()
+        if name not in LOGGING_CALLS:
+            for value in args:
+                self.rec.use(value, line)
+        if callee.funcs:
+            direct = func.type == "Identifier" and func.name in self.functions
+            results = [
+                self.call(f, args)
+                for f in sorted(callee.funcs)
+                if f in self.functions and (direct or self.rt in name_hint(f))
+            ]
+            return union(results)
+        self._callbacks(args, callee)
+        if name in _RANDOM_CALLS:
+            return lab(RANDOM)
+        receiver = (
+            func.object.name
+            if func.type == "MemberExpression" and (func.object.type == "Identifier")
+            else ""
+        )
+        if (receiver in ("Date", "performance") and method == "now") or name == "Date":
+            return lab(TIME)
+        if callee.has(AWS):
+            if method == "send":
+                commands = {x for a in args for x in a.labels if x.startswith(_CMD_PREFIX)}
+                if any(not c[len(_CMD_PREFIX) :].startswith(_READ_COMMANDS) for c in commands):
+                    self.rec.action(line, f"send({', '.join(sorted(commands))})")
+            elif method and is_aws_action(method):
+                self.rec.action(line, f"{method}()")
+            return lab(AWS)
+        if name and is_destructive_name(name):
+            self.rec.action(line, f"{name}()")
+        if name == "String" and len(args) == 1:
+            return args[0]
+        return derived([callee, *args])

@@ -1,0 +1,76 @@
+"""Values the guard produces: findings, notes, the report, and rule metadata."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    """How bad a finding is; any ``error`` makes ``cfnops guard`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """Metadata of one rule (used by the text, JSON and SARIF renderers)."""
+
+    id: str
+    name: str
+    summary: str
+    severity: Severity
+    help_uri: str
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem in a custom resource's handler: where, why, and what to do."""
+
+    resource: str
+    file: str
+    line: int
+    rule: str
+    severity: Severity = field(compare=False)
+    message: str = field(compare=False)
+    fix: str = field(compare=False)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "resource": self.resource,
+            "file": self.file,
+            "line": self.line,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the guard could not check (external handler, code not found, parse error)."""
+
+    resource: str
+    message: str
+
+
+@dataclass(frozen=True)
+class GuardReport:
+    """Everything ``check_template`` found for one template."""
+
+    template: str
+    custom_resources: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    notes: tuple[Note, ...]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    def by_resource(self) -> dict[str, list[Finding]]:
+        out: dict[str, list[Finding]] = {name: [] for name in self.custom_resources}
+        for finding in self.findings:
+            out.setdefault(finding.resource, []).append(finding)
+        return out

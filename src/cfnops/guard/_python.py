@@ -1,0 +1,508 @@
+"""Python handlers: an abstract run of the module with :mod:`ast`, once per request type."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from cfnops.guard._facts import (
+    AWS,
+    CFN_RESPONSE,
+    CFN_SEND,
+    CREATE,
+    CRHELPER,
+    CRHELPER_CLASS,
+    INCOMING_ID,
+    LITERAL,
+    MOD_PREFIX,
+    NONE,
+    RANDOM,
+    REQUEST_TYPE,
+    REQUEST_TYPES,
+    STR_PREFIX,
+    TIME,
+    HandlerFacts,
+    Recorder,
+    Val,
+    derived,
+    field_value,
+    is_aws_action,
+    is_destructive_name,
+    lab,
+    merge_runs,
+    name_hint,
+    union,
+)
+from cfnops.guard._flow import LOGGING_CALLS, any_true, compare_request_type, merge_envs
+
+_Func = ast.FunctionDef | ast.AsyncFunctionDef
+_MAX_DEPTH = 8
+_CRHELPER_EVENTS = {"create": "Create", "update": "Update", "delete": "Delete"}
+
+
+class HandlerSyntaxError(ValueError):
+    """The handler source does not parse."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+def analyze_python(source: str, entry: str) -> HandlerFacts:
+    """Facts about the Python handler ``entry`` defined in ``source``."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise HandlerSyntaxError(exc.lineno or 0, exc.msg) from exc
+    runs = []
+    found = False
+    uses_crhelper = False
+    for request_type in REQUEST_TYPES:
+        run = _Run(tree, Recorder(request_type))
+        found = run.run(entry)
+        uses_crhelper = uses_crhelper or run.uses_crhelper
+        runs.append(run.rec)
+    return merge_runs("python", found, uses_crhelper, runs)
+
+
+@dataclass
+class _Frame:
+    returns: list[tuple[int, Val]] = field(default_factory=list)
+
+
+def _module_val(dotted: str) -> Val:
+    labels = {MOD_PREFIX + dotted}
+    root = dotted.split(".")[0]
+    if dotted == "cfnresponse" or dotted.endswith(".cfnresponse"):
+        labels.add(CFN_RESPONSE)
+    if dotted.endswith("cfnresponse.send"):
+        labels.add(CFN_SEND)
+    if root in ("boto3", "botocore", "aioboto3", "aiobotocore"):
+        labels.add(AWS)
+    if root == "crhelper" and dotted.endswith("CfnResource"):
+        labels.add(CRHELPER_CLASS)
+    return Val(frozenset(labels))
+
+
+def _volatile_call(dotted: str) -> str | None:
+    parts = dotted.split(".")
+    root, last = parts[0], parts[-1]
+    if (root == "uuid" and last in ("uuid1", "uuid4")) or root in ("random", "secrets"):
+        return RANDOM
+    if dotted == "os.urandom":
+        return RANDOM
+    if root == "time" and last != "sleep" and len(parts) > 1:
+        return TIME
+    if root == "datetime" and last in ("now", "utcnow", "today"):
+        return TIME
+    return None
+
+
+class _Run:
+    """One abstract execution of the module for one request type."""
+
+    def __init__(self, tree: ast.Module, rec: Recorder) -> None:
+        self.tree = tree
+        self.rec = rec
+        self.rt = rec.request_type
+        self.functions: dict[str, _Func] = {}
+        self.called: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.setdefault(node.name, node)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                self.called.add(node.func.id)
+        self.globals: dict[str, Val] = {}
+        self.crhelper: dict[str, set[str]] = {}
+        self.uses_crhelper = False
+        self.stack: list[str] = []
+        self.frames: list[_Frame] = [_Frame()]
+
+    # -- entry points ---------------------------------------------------------------
+
+    def run(self, entry: str) -> bool:
+        self.block(self.tree.body, self.globals)
+        for name, kinds in self.crhelper.items():
+            if self.rt in kinds:
+                returns: list[tuple[int, Val]] = []
+                self.call(name, [Val(), Val()], {}, collect=returns)
+                for line, value in returns:
+                    self.rec.sink("crhelper_return", line, value, None)
+        if entry in self.functions:
+            self.call(entry, [Val(), Val()], {})
+            return True
+        if self.crhelper:
+            return True
+        for name, fn in self.functions.items():
+            top_level = fn in self.tree.body
+            if top_level and name not in self.called and self.rt in name_hint(name):
+                self.call(name, [Val(), Val()], {})
+        return False
+
+    def call(
+        self,
+        name: str,
+        args: list[Val],
+        kwargs: dict[str, Val],
+        collect: list[tuple[int, Val]] | None = None,
+    ) -> Val:
+        fn = self.functions[name]
+        if name in self.stack or len(self.stack) >= _MAX_DEPTH:
+            return derived(args)
+        env: dict[str, Val] = {}
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
+            if i < len(args):
+                env[param.arg] = args[i]
+            elif param.arg in kwargs:
+                env[param.arg] = kwargs[param.arg]
+            else:
+                env[param.arg] = self.expr(default, self.globals) if default else lab(NONE)
+        for param, kw_default in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
+            fallback = self.expr(kw_default, self.globals) if kw_default else lab(NONE)
+            env[param.arg] = kwargs.get(param.arg, fallback)
+        self.stack.append(name)
+        frame = _Frame()
+        self.frames.append(frame)
+        try:
+            if self.block(fn.body, env):
+                frame.returns.append((fn.body[-1].end_lineno or fn.lineno, lab(NONE)))
+        finally:
+            self.frames.pop()
+            self.stack.pop()
+        if collect is not None:
+            collect.extend(frame.returns)
+        return union(value for _, value in frame.returns)
+
+    # -- statements: each returns whether control can fall through -------------------
+
+    def block(self, body: list[ast.stmt], env: dict[str, Val]) -> bool:
+        return all(self.stmt(node, env) for node in body)
+
+    def stmt(self, node: ast.stmt, env: dict[str, Val]) -> bool:
+        if isinstance(node, ast.Expr):
+            self.expr(node.value, env)
+        elif isinstance(node, ast.Assign):
+            value = self.expr(node.value, env)
+            for target in node.targets:
+                self.bind(target, value, env, node.lineno)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            self.bind(node.target, self.expr(node.value, env), env, node.lineno)
+        elif isinstance(node, ast.AugAssign):
+            value = derived([self.expr(node.target, env), self.expr(node.value, env)])
+            self.bind(node.target, value, env, node.lineno)
+        elif isinstance(node, ast.Return):
+            value = self.expr(node.value, env) if node.value is not None else lab(NONE)
+            self.frames[-1].returns.append((node.lineno, value))
+            return False
+        elif isinstance(node, ast.Raise):
+            if node.exc is not None:
+                self.expr(node.exc, env)
+            return False
+        elif isinstance(node, ast.If):
+            return self.branches(self.cond(node.test, env), node.body, node.orelse, env)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            return self.loop(node, env)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                value = self.expr(item.context_expr, env)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, value, env, node.lineno)
+            return self.block(node.body, env)
+        elif isinstance(node, ast.Try | ast.TryStar):
+            return self.try_(node, env)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self.define(node, env)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                dotted = alias.name if alias.asname else alias.name.split(".")[0]
+                env[alias.asname or dotted] = _module_val(dotted)
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                value = _module_val(f"{node.module or ''}.{alias.name}".lstrip("."))
+                if node.module == "cfnresponse" and alias.name in ("SUCCESS", "FAILED"):
+                    value = lab(STR_PREFIX + alias.name)
+                env[alias.asname or alias.name] = value
+        elif isinstance(node, ast.Match):
+            return self.match(node, env)
+        elif isinstance(node, ast.Assert):
+            self.cond(node.test, env)
+        return True
+
+    def branches(
+        self,
+        decided: bool | None,
+        body: list[ast.stmt],
+        orelse: list[ast.stmt],
+        env: dict[str, Val],
+    ) -> bool:
+        if decided is True:
+            return self.block(body, env)
+        if decided is False:
+            return self.block(orelse, env)
+        left, right = dict(env), dict(env)
+        falls = (self.block(body, left), self.block(orelse, right))
+        merge_envs(
+            env, [e for e, f in zip((left, right), falls, strict=True) if f] or [left, right]
+        )
+        return any(falls)
+
+    def loop(self, node: ast.For | ast.AsyncFor | ast.While, env: dict[str, Val]) -> bool:
+        inner = dict(env)
+        if isinstance(node, ast.While):
+            self.cond(node.test, env)
+        else:
+            self.bind(node.target, self.expr(node.iter, env), inner, node.lineno)
+        self.block(node.body, inner)
+        merge_envs(env, [env, inner])
+        return self.block(node.orelse, env)
+
+    def try_(self, node: ast.Try | ast.TryStar, env: dict[str, Val]) -> bool:
+        falls = self.block(node.body, env) and self.block(node.orelse, env)
+        handled = [env]
+        for handler in node.handlers:
+            inner = dict(env)
+            if handler.name:
+                inner[handler.name] = lab(LITERAL)
+            if self.block(handler.body, inner):
+                falls = True
+                handled.append(inner)
+        merge_envs(env, handled)
+        return self.block(node.finalbody, env) and falls
+
+    def match(self, node: ast.Match, env: dict[str, Val]) -> bool:
+        subject = self.expr(node.subject, env)
+        outcomes: list[tuple[dict[str, Val], bool]] = []
+        for case in node.cases:
+            decided = self.pattern(case.pattern, subject)
+            if decided is False:
+                continue
+            inner = dict(env)
+            outcomes.append((inner, self.block(case.body, inner)))
+            if decided is True:
+                break
+        else:
+            outcomes.append((dict(env), True))
+        merge_envs(env, [e for e, f in outcomes if f] or [e for e, _ in outcomes])
+        return any(f for _, f in outcomes)
+
+    def pattern(self, pattern: ast.pattern, subject: Val) -> bool | None:
+        if isinstance(pattern, ast.MatchAs) and pattern.pattern is None:
+            return True
+        if isinstance(pattern, ast.MatchOr):
+            results = [self.pattern(p, subject) for p in pattern.patterns]
+            return any_true(results)
+        if isinstance(pattern, ast.MatchValue) and isinstance(pattern.value, ast.Constant):
+            return compare_request_type(
+                self.rt, subject, lab(STR_PREFIX + str(pattern.value.value))
+            )
+        return None
+
+    def define(self, node: _Func, env: dict[str, Val]) -> None:
+        env[node.name] = Val(funcs=frozenset({node.name}))
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Attribute)
+                and decorator.attr in _CRHELPER_EVENTS
+                and self.expr(decorator.value, env).has(CRHELPER)
+            ):
+                kinds = self.crhelper.setdefault(node.name, set())
+                kinds.add(_CRHELPER_EVENTS[decorator.attr])
+
+    def bind(self, target: ast.expr, value: Val, env: dict[str, Val], line: int) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self.bind(element, value, env, line)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, value, env, line)
+        elif isinstance(target, ast.Subscript | ast.Attribute):
+            key = target.attr if isinstance(target, ast.Attribute) else _const_str(target.slice)
+            if key == "PhysicalResourceId":
+                self.rec.sink("response_body", line, value, None)
+            base = target.value
+            if isinstance(base, ast.Name):
+                env[base.id] = self.lookup(base.id, env) | value
+
+    # -- expressions -----------------------------------------------------------------
+
+    def lookup(self, name: str, env: dict[str, Val]) -> Val:
+        if name in env:
+            return env[name]
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.functions:
+            return Val(funcs=frozenset({name}))
+        return Val()
+
+    def cond(self, node: ast.expr, env: dict[str, Val]) -> bool | None:
+        if isinstance(node, ast.BoolOp):
+            results = [self.cond(v, env) for v in node.values]
+            if isinstance(node.op, ast.And):
+                return False if False in results else (True if all(results) else None)
+            return any_true(results)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.cond(node.operand, env)
+            return None if inner is None else not inner
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = self.expr(node.left, env), self.expr(node.comparators[0], env)
+            self.rec.use(left, node.lineno)
+            self.rec.use(right, node.lineno)
+            op = node.ops[0]
+            negate = isinstance(op, ast.NotEq | ast.IsNot | ast.NotIn)
+            if isinstance(op, ast.In | ast.NotIn) and not left.has(REQUEST_TYPE):
+                return None
+            decided = compare_request_type(self.rt, left, right)
+            return None if decided is None else decided != negate
+        if isinstance(node, ast.Constant):
+            return bool(node.value)
+        self.rec.use(self.expr(node, env), node.lineno)
+        return None
+
+    def expr(self, node: ast.expr | None, env: dict[str, Val]) -> Val:
+        if node is None:
+            return Val()
+        if isinstance(node, ast.Constant):
+            if node.value is None:
+                return lab(NONE)
+            if isinstance(node.value, str):
+                return lab(STR_PREFIX + node.value, LITERAL)
+            return lab(LITERAL)
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id, env)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(self.expr(node.value, env), node.attr)
+        if isinstance(node, ast.Subscript):
+            base = self.expr(node.value, env)
+            key = _const_str(node.slice)
+            known = field_value(key, self.rt) if key is not None else None
+            if known is not None:
+                return known
+            self.expr(node.slice, env)
+            return Val(derived([base]).labels, base.funcs)
+        if isinstance(node, ast.Call):
+            return self.call_expr(node, env)
+        if isinstance(node, ast.BoolOp):
+            values = [self.expr(v, env) for v in node.values]
+            if isinstance(node.op, ast.Or):
+                if self.rt != CREATE and values[0].labels == {INCOMING_ID}:
+                    return values[0]  # Update/Delete requests always carry the id
+                head = union(Val(v.labels - {NONE}, v.funcs) for v in values[:-1])
+                return head | values[-1]
+            return union(values)
+        if isinstance(node, ast.IfExp):
+            decided = self.cond(node.test, env)
+            if decided is None:
+                return self.expr(node.body, env) | self.expr(node.orelse, env)
+            return self.expr(node.body if decided else node.orelse, env)
+        if isinstance(node, ast.Compare):
+            self.cond(node, env)
+            return lab(LITERAL)
+        if isinstance(node, ast.Dict):
+            return self.dict_(node, env)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            return union(self.expr(e, env) for e in node.elts)
+        if isinstance(node, ast.Await | ast.Starred):
+            return self.expr(node.value, env)
+        if isinstance(node, ast.NamedExpr):
+            value = self.expr(node.value, env)
+            self.bind(node.target, value, env, node.lineno)
+            return value
+        if isinstance(node, ast.JoinedStr):
+            return derived(self.expr(v, env) for v in node.values)
+        if isinstance(node, ast.FormattedValue):
+            return self.expr(node.value, env)
+        children = [
+            self.expr(c, env) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)
+        ]
+        return derived(children)
+
+    def attribute(self, base: Val, attr: str) -> Val:
+        known = field_value(attr, self.rt)
+        if known is not None:
+            return known
+        if base.has(CFN_RESPONSE):
+            if attr == "send":
+                return lab(CFN_SEND)
+            return lab(STR_PREFIX + attr)
+        mods = [x for x in base.labels if x.startswith(MOD_PREFIX)]
+        if mods:
+            return union(_module_val(f"{m[len(MOD_PREFIX) :]}.{attr}") for m in mods)
+        if base.has(AWS):
+            return lab(AWS)
+        if base.has(REQUEST_TYPE) and attr in ("lower", "upper", "strip", "title"):
+            return base
+        return derived([base])
+
+    def dict_(self, node: ast.Dict, env: dict[str, Val]) -> Val:
+        values = [self.expr(v, env) for v in node.values]
+        keys = [_const_str(k) if k is not None else None for k in node.keys]
+        if "PhysicalResourceId" in keys:
+            status = values[keys.index("Status")] if "Status" in keys else None
+            self.rec.sink(
+                "response_body", node.lineno, values[keys.index("PhysicalResourceId")], status
+            )
+        return Val(derived(values).labels, union(values).funcs)
+
+    def call_expr(self, node: ast.Call, env: dict[str, Val]) -> Val:
+        func, line = node.func, node.lineno
+        method = func.attr if isinstance(func, ast.Attribute) else ""
+        name = func.id if isinstance(func, ast.Name) else method
+        if method == "get" and node.args:
+            key = _const_str(node.args[0])
+            known = field_value(key, self.rt) if key is not None else None
+            if known is not None:
+                if known.has(NONE) and len(node.args) > 1:
+                    return self.expr(node.args[1], env)
+                return known
+        callee = self.expr(func, env)
+        args = [self.expr(a, env) for a in node.args]
+        kwargs = {k.arg or "**": self.expr(k.value, env) for k in node.keywords}
+        if callee.has(CFN_SEND):
+            pid = args[4] if len(args) > 4 else kwargs.get("physicalResourceId", lab(NONE))
+            status = args[2] if len(args) > 2 else kwargs.get("responseStatus")
+            self.rec.sink("cfn_response", line, pid, status)
+            return Val()
+        if name not in LOGGING_CALLS:
+            for value in (*args, *kwargs.values()):
+                self.rec.use(value, line)
+        if callee.funcs:
+            direct = isinstance(func, ast.Name) and func.id in self.functions
+            results = [
+                self.call(f, args, kwargs)
+                for f in sorted(callee.funcs)
+                if f in self.functions and (direct or self.rt in name_hint(f))
+            ]
+            return union(results)
+        if callee.has(CRHELPER_CLASS):
+            self.uses_crhelper = True
+            return lab(CRHELPER)
+        if callee.has(CRHELPER):
+            return Val()  # helper(event, context): the decorated functions run as entries
+        for label in callee.labels:
+            if label.startswith(MOD_PREFIX):
+                volatile = _volatile_call(label[len(MOD_PREFIX) :])
+                if volatile is not None:
+                    return lab(volatile) | derived(args)
+        if callee.has(AWS):
+            if (
+                method
+                and is_aws_action(method)
+                and not any(x.startswith(MOD_PREFIX) for x in callee.labels)
+            ):
+                self.rec.action(line, f"{method}()")
+            return lab(AWS)
+        if name and is_destructive_name(name):
+            self.rec.action(line, f"{name}()")
+        if isinstance(func, ast.Name) and func.id == "str" and len(args) == 1:
+            return args[0]
+        return derived([callee, *args, *kwargs.values()])
+
+
+def _const_str(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None

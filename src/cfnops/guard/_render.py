@@ -1,0 +1,112 @@
+"""Renderers: the documented JSON shape, SARIF 2.1.0, and Rich text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from cfnops._version import __version__
+from cfnops.guard._model import GuardReport, Severity
+from cfnops.guard.rules import RULES
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_INFO_URI = "https://github.com/cfnops/cfnops/blob/main/docs/guard.md"
+
+
+def to_json(report: GuardReport) -> dict[str, Any]:
+    """``{"findings": [{"rule", "severity", "resource", "file", "line", "message", "fix"}]}``."""
+    return {"findings": [finding.to_json() for finding in report.findings]}
+
+
+def _uri(file: str) -> str:
+    path = Path(file)
+    return path.as_uri() if path.is_absolute() else path.as_posix()
+
+
+def to_sarif(report: GuardReport) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run, the rules' metadata and one result per finding."""
+    index = {rule.id: i for i, rule in enumerate(RULES)}
+    rules = [
+        {
+            "id": rule.id,
+            "name": rule.name,
+            "shortDescription": {"text": rule.summary},
+            "helpUri": rule.help_uri,
+            "defaultConfiguration": {"level": rule.severity.value},
+        }
+        for rule in RULES
+    ]
+    results = [
+        {
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": f.severity.value,
+            "message": {"text": f"{f.message} Fix: {f.fix}"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(f.file)},
+                        "region": {"startLine": max(f.line, 1)},
+                    },
+                    "logicalLocations": [{"name": f.resource, "kind": "resource"}],
+                }
+            ],
+        }
+        for f in report.findings
+    ]
+    notifications = [
+        {"level": "note", "message": {"text": f"{note.resource}: {note.message}"}}
+        for note in report.notes
+    ]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "cfnops-guard",
+                        "version": __version__,
+                        "informationUri": _INFO_URI,
+                        "rules": rules,
+                    }
+                },
+                "invocations": [
+                    {"executionSuccessful": True, "toolExecutionNotifications": notifications}
+                ],
+                "results": results,
+            }
+        ],
+    }
+
+
+def render_text(report: GuardReport, console: Console) -> None:
+    """Findings as a table plus why/fix lines; readable without colour."""
+    if not report.custom_resources:
+        console.print(f"{report.template}: no custom resources.")
+    elif not report.findings:
+        console.print(
+            f"{report.template}: {len(report.custom_resources)} custom resource(s), no findings."
+        )
+    for finding in report.findings:
+        style = "bold red" if finding.severity is Severity.ERROR else "yellow"
+        console.print(
+            f"[{style}]{finding.severity.value.upper()}[/] {finding.rule} "
+            f"[bold]{finding.resource}[/] {finding.file}:{finding.line}",
+            soft_wrap=True,
+        )
+        console.print(f"  why: {finding.message}", markup=False, soft_wrap=True)
+        console.print(f"  fix: {finding.fix}", markup=False, soft_wrap=True)
+    if report.notes:
+        table = Table(title="not checked", show_edge=False)
+        table.add_column("resource")
+        table.add_column("note")
+        for note in report.notes:
+            table.add_row(note.resource, note.message)
+        console.print(table)
+    errors = sum(f.severity is Severity.ERROR for f in report.findings)
+    if report.findings:
+        console.print(f"{errors} error(s), {len(report.findings) - errors} warning(s).")

@@ -1,0 +1,234 @@
+"""Template side: load it, find custom resources, their functions and the handler source.
+
+Templates are decoded with cfn-lint's decoder (JSON, and YAML with the short-form
+tags), which keeps line numbers on every mapping and string.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cfnlint.decode import decode_str
+
+from cfnops.guard.errors import GuardInputError
+
+CUSTOM_TYPES = ("AWS::CloudFormation::CustomResource",)
+FUNCTION_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
+_FOLLOW_TYPES = ("AWS::Lambda::Version", "AWS::Lambda::Alias")
+_SUB_VARIABLE = re.compile(r"\$\{([^}!][^}]*)\}")
+
+
+@dataclass(frozen=True)
+class Template:
+    path: Path
+    text: str
+    body: Mapping[str, Any]
+
+    @property
+    def resources(self) -> Mapping[str, Any]:
+        resources = self.body.get("Resources")
+        return resources if isinstance(resources, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class CodeSource:
+    """Handler source text and where its lines are in the files the user has."""
+
+    text: str
+    file: str
+    language: str  # "python" | "nodejs"
+    entry: str  # the handler function's name
+    line_map: tuple[int, ...] = ()  # code line (1-based) -> file line; empty: identity
+
+    def file_line(self, code_line: int) -> int:
+        if not self.line_map:
+            return code_line
+        index = min(max(code_line, 1), len(self.line_map)) - 1
+        return self.line_map[index]
+
+
+def load_template(path: Path) -> Template:
+    """Read and decode a template; raise :class:`GuardInputError` (exit 2) when unusable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise GuardInputError(path, "file not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GuardInputError(path, f"cannot read it ({exc})") from exc
+    body, matches = decode_str(text)
+    if matches:
+        first = matches[0]
+        where = f"{first.linenumber}:{first.columnnumber}"
+        raise GuardInputError(path, f"{where}: {first.message}", line=first.linenumber)
+    if not isinstance(body, Mapping) or not isinstance(body.get("Resources"), Mapping):
+        raise GuardInputError(path, "not a CloudFormation template (no Resources mapping)")
+    return Template(path, text, body)
+
+
+def is_custom_resource(resource: Any) -> bool:
+    if not isinstance(resource, Mapping):
+        return False
+    kind = resource.get("Type")
+    return isinstance(kind, str) and (kind.startswith("Custom::") or kind in CUSTOM_TYPES)
+
+
+def _properties(resource: Any) -> Mapping[str, Any]:
+    props = resource.get("Properties") if isinstance(resource, Mapping) else None
+    return props if isinstance(props, Mapping) else {}
+
+
+def _referenced(value: Any) -> list[str]:
+    """Logical ids a ServiceToken value refers to (Ref, GetAtt, Sub, Join, If)."""
+    if isinstance(value, Mapping) and len(value) == 1:
+        ((name, arg),) = value.items()
+        if name == "Ref" and isinstance(arg, str):
+            return [arg]
+        if name == "Fn::GetAtt":
+            target = arg.split(".")[0] if isinstance(arg, str) else arg[0] if arg else None
+            return [target] if isinstance(target, str) else []
+        if name == "Fn::Sub":
+            text = arg if isinstance(arg, str) else arg[0] if arg else ""
+            return [m.split(".")[0] for m in _SUB_VARIABLE.findall(str(text))]
+        return [x for item in (arg if isinstance(arg, list) else [arg]) for x in _referenced(item)]
+    if isinstance(value, list):
+        return [x for item in value for x in _referenced(item)]
+    return []
+
+
+def service_function(template: Template, logical_id: str) -> tuple[str | None, str]:
+    """The logical id of the Lambda function behind a custom resource, or (None, why not)."""
+    token = _properties(template.resources[logical_id]).get("ServiceToken")
+    if token is None:
+        return None, "it has no ServiceToken"
+    seen: set[str] = set()
+    queue = _referenced(token)
+    while queue:
+        target = queue.pop(0)
+        resource = template.resources.get(target)
+        if target in seen or not isinstance(resource, Mapping):
+            continue
+        seen.add(target)
+        kind = resource.get("Type")
+        if kind in FUNCTION_TYPES:
+            return target, ""
+        if kind in _FOLLOW_TYPES:
+            queue.extend(_referenced(_properties(resource).get("FunctionName")))
+        elif kind == "AWS::SNS::Topic":
+            return None, f"its ServiceToken is the SNS topic {target}"
+    return None, "handler not in template (its ServiceToken is an external ARN or a parameter)"
+
+
+def _function_settings(template: Template, function_id: str) -> dict[str, Any]:
+    resource = template.resources[function_id]
+    settings: dict[str, Any] = {}
+    if resource.get("Type") == "AWS::Serverless::Function":
+        globals_ = template.body.get("Globals")
+        if isinstance(globals_, Mapping) and isinstance(globals_.get("Function"), Mapping):
+            settings.update(globals_["Function"])
+    settings.update(_properties(resource))
+    return settings
+
+
+def handler_code(
+    template: Template, function_id: str, code_dir: Path | None
+) -> tuple[CodeSource | None, str]:
+    """The handler source of a function: inline code, SAM CodeUri, or ``--code`` folder."""
+    props = _function_settings(template, function_id)
+    handler = props.get("Handler")
+    runtime = props.get("Runtime")
+    runtime = runtime if isinstance(runtime, str) else ""
+    module, _, entry = handler.rpartition(".") if isinstance(handler, str) else ("", "", "")
+    entry = entry or "handler"
+    code = props.get("Code")
+    inline = code.get("ZipFile") if isinstance(code, Mapping) else props.get("InlineCode")
+    if inline is not None:
+        text, line_map = _inline_text(template, inline)
+        language = _language(runtime, None, text)
+        return CodeSource(text, str(template.path), language, entry, line_map), ""
+    folders: list[Path] = []
+    code_uri = props.get("CodeUri")
+    if isinstance(code_uri, str) and "://" not in code_uri:
+        folders.append(template.path.parent / code_uri)
+    if code_dir is not None:
+        folders += [code_dir / function_id, code_dir]
+    if not folders:
+        return None, "handler code is not in the template: pass --code DIR"
+    module = module or "index"
+    for folder in folders:
+        for suffix in _suffixes(runtime):
+            candidate = folder / (module.replace(".", "/") + suffix)
+            if candidate.is_file():
+                text = candidate.read_text(encoding="utf-8", errors="replace")
+                language = _language(runtime, candidate.suffix, text)
+                return CodeSource(text, str(candidate), language, entry), ""
+    looked = ", ".join(str(f) for f in folders)
+    return None, f"handler module {module!r} not found (looked in {looked})"
+
+
+def _suffixes(runtime: str) -> tuple[str, ...]:
+    if runtime.startswith("python"):
+        return (".py",)
+    if runtime.startswith("nodejs"):
+        return (".js", ".mjs", ".cjs")
+    return (".py", ".js", ".mjs", ".cjs")
+
+
+def _language(runtime: str, suffix: str | None, text: str) -> str:
+    if runtime.startswith("python") or suffix == ".py":
+        return "python"
+    if runtime.startswith("nodejs") or suffix in (".js", ".mjs", ".cjs"):
+        return "nodejs"
+    python_like = re.search(r"^\s*(def |import |from \S+ import )", text, re.MULTILINE)
+    return "python" if python_like else "nodejs"
+
+
+def _mark_line(node: Any) -> int | None:
+    mark = getattr(node, "start_mark", None)
+    return int(mark.line) + 1 if mark is not None else None
+
+
+def _inline_text(template: Template, value: Any) -> tuple[str, tuple[int, ...]]:
+    """Inline code as text, with each code line's line in the template."""
+    if isinstance(value, Mapping) and len(value) == 1:
+        ((name, arg),) = value.items()
+        if name == "Fn::Sub":
+            inner = arg[0] if isinstance(arg, list) and arg else arg
+            text, lines = _inline_text(template, inner)
+            return _SUB_VARIABLE.sub("CFN_SUB", text.replace("${!", "${")), lines
+        if name == "Fn::Join" and isinstance(arg, list) and len(arg) == 2:
+            return _joined(template, value, arg)
+    if not isinstance(value, str):
+        line = _mark_line(value) or 1
+        return "", (line,)
+    start = _mark_line(value) or 1
+    mark = getattr(value, "start_mark", None)
+    count = value.count("\n") + 1
+    if mark is not None and template.text[mark.index : mark.index + 1] in ("|", ">"):
+        return str(value), tuple(start + i for i in range(1, count + 1))
+    return str(value), (start,) * count
+
+
+def _joined(template: Template, node: Any, arg: list[Any]) -> tuple[str, tuple[int, ...]]:
+    delimiter = arg[0] if isinstance(arg[0], str) else ""
+    items = arg[1] if isinstance(arg[1], list) else []
+    source_lines = template.text.splitlines()
+    cursor = (_mark_line(node) or 1) - 1
+    parts: list[str] = []
+    line_map: list[int] = []
+    for item in items:
+        text = str(item) if isinstance(item, str) else "CFN_REF"
+        probe = text.strip()[:30]
+        for offset, source in enumerate(source_lines[cursor:]):
+            if probe and probe in source:
+                cursor += offset
+                break
+        parts.append(text)
+        line_map.extend([cursor + 1] * (text.count("\n") + (1 if delimiter == "\n" else 0)))
+    joined = str(delimiter).join(parts)
+    needed = joined.count("\n") + 1
+    line_map.extend([cursor + 1] * max(0, needed - len(line_map)))
+    return joined, tuple(line_map[:needed])

@@ -1,0 +1,23 @@
+"""Errors the guard raises on purpose (bad input only).
+
+Findings about handler code are data (:class:`cfnops.guard.Finding`), never exceptions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfnops.errors import UsageError
+
+
+class GuardInputError(UsageError):
+    """The template (or a code folder) given to the guard cannot be read: exit 2."""
+
+    def __init__(self, path: Path | str, reason: str, *, line: int | None = None) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(
+            f"cannot check {where}: {reason}",
+            hint="pass a CloudFormation template (JSON or YAML) with a Resources section",
+        )
+        self.path = str(path)
+        self.line = line
