@@ -17,6 +17,11 @@ EXTENSIONS: tuple[str, ...] = (
     "cfn_fixes",
     "cfn_drift",
     "cfn_changesets",
+    "events",
+    "transitions",
+    "ssm_commands",
+    "backup",
+    "faults",
 )
 
 _lock = threading.Lock()
