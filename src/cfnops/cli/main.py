@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.worker",
     "cfnops.cli.demo",
     "cfnops.cli.sandbox",
+    "cfnops.cli.guard",
 )
 
 app = typer.Typer(
