@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cfnops.guard._facts import REQUEST_TYPE, Val
+from cfnops.guard._facts import LITERAL, REQUEST_TYPE, STR_PREFIX, Val
 
 # Calls that only log: passing the physical id to them is not "looking at" it.
 LOGGING_CALLS = frozenset(
@@ -21,7 +21,16 @@ def compare_request_type(request_type: str, left: Val, right: Val) -> bool | Non
             strings = {s.lower() for s in other.strings()}
             if strings:
                 return request_type.lower() in strings
+    # Two known string constants (e.g. a helper called with "CREATE" or "DELETE").
+    if _constant(left) and _constant(right) and len(left.strings()) == 1:
+        return next(iter(left.strings())) in right.strings()
     return None
+
+
+def _constant(value: Val) -> bool:
+    return bool(value.strings()) and all(
+        x == LITERAL or x.startswith(STR_PREFIX) for x in value.labels
+    )
 
 
 def merge_envs(env: dict[str, Val], branches: list[dict[str, Val]]) -> None:

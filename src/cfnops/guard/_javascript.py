@@ -538,6 +538,8 @@ class _Run:
             return _module(str(node.arguments[0].value))
         callee = self.expr(func, env)
         args = [self.expr(a, env) for a in node.arguments]
+        if callee.has(REQUEST_TYPE) and method in ("toLowerCase", "toUpperCase", "trim"):
+            return callee
         if callee.has(CFN_SEND):
             pid = args[4] if len(args) > 4 else lab(NONE)
             self.rec.sink("cfn_response", line, pid, args[2] if len(args) > 2 else None)

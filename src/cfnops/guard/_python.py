@@ -461,6 +461,8 @@ class _Run:
         callee = self.expr(func, env)
         args = [self.expr(a, env) for a in node.args]
         kwargs = {k.arg or "**": self.expr(k.value, env) for k in node.keywords}
+        if callee.has(REQUEST_TYPE) and method in ("lower", "upper", "strip", "title"):
+            return callee
         if callee.has(CFN_SEND):
             pid = args[4] if len(args) > 4 else kwargs.get("physicalResourceId", lab(NONE))
             status = args[2] if len(args) > 2 else kwargs.get("responseStatus")

@@ -146,6 +146,10 @@ def handler_code(
     code = props.get("Code")
     inline = code.get("ZipFile") if isinstance(code, Mapping) else props.get("InlineCode")
     if inline is not None:
+        if not isinstance(inline, str) and not (
+            isinstance(inline, Mapping) and set(inline) & {"Fn::Sub", "Fn::Join"}
+        ):
+            return None, f"inline code is not a string ({_short(inline)}); pass --code DIR"
         text, line_map = _inline_text(template, inline)
         language = _language(runtime, None, text)
         return CodeSource(text, str(template.path), language, entry, line_map), ""
@@ -167,6 +171,11 @@ def handler_code(
                 return CodeSource(text, str(candidate), language, entry), ""
     looked = ", ".join(str(f) for f in folders)
     return None, f"handler module {module!r} not found (looked in {looked})"
+
+
+def _short(value: Any) -> str:
+    text = str(dict(value) if isinstance(value, Mapping) else value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _suffixes(runtime: str) -> tuple[str, ...]:

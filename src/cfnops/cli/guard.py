@@ -1,0 +1,54 @@
+"""``cfnops guard``: custom-resource lifecycle safety for a template's handlers.
+
+Exit codes: 0 no error-severity finding, 1 at least one error-severity finding,
+2 bad input (missing or malformed template, bad flag).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfnops.cli._state import state
+from cfnops.errors import UsageError
+
+_OUTPUTS = ("text", "json", "sarif")
+
+
+def guard_command(
+    ctx: typer.Context,
+    template: Annotated[Path, typer.Argument(help="CloudFormation/SAM template (JSON or YAML).")],
+    code: Annotated[
+        Path | None,
+        typer.Option(
+            "--code",
+            help="Folder with handler code not in the template (DIR/<FunctionId>/ or DIR/).",
+        ),
+    ] = None,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="text | json | sarif.")
+    ] = None,
+) -> None:
+    """Find custom-resource handlers whose PhysicalResourceId is unstable (an update then
+    deletes the old resource) and Delete handlers that ignore the id."""
+    from cfnops.guard import check_template, render_text, to_json, to_sarif
+
+    st = state(ctx)
+    fmt = output or st.output or "text"
+    if fmt not in _OUTPUTS:
+        raise UsageError(f"--output {fmt!r}: expected text, json or sarif")
+    report = check_template(template, code)
+    if fmt == "json":
+        st.emit_json(to_json(report))
+    elif fmt == "sarif":
+        st.emit_json(to_sarif(report))
+    else:
+        render_text(report, st.console)
+    if report.has_errors:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("guard")(guard_command)
