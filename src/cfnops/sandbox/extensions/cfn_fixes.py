@@ -1,7 +1,102 @@
-"""Placeholder: filled in by the CloudFormation work."""
+"""Fixes for moto's CloudFormation met on the way (moto 5.2).
+
+- ``UpdateStack`` / ``CreateChangeSet`` with ``UsePreviousValue`` for a parameter
+  that took its ``Default`` raised ``KeyError``: previous values now come from
+  the resolved parameters, as in AWS (API reference, ``Parameter.UsePreviousValue``);
+- creates and updates get per-resource stack events, close moto's creation gaps
+  and propagate ``Fn::GetAtt``-driven updates (see :mod:`_cfn_apply`);
+- ``ChangeSetType`` defaults to ``UPDATE`` (API reference, CreateChangeSet) — done
+  in :mod:`cfn_changesets`, which owns change sets.
+"""
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
+from cfnops.sandbox.extensions._cfn_apply import after_create, after_update
+from cfnops.sandbox.extensions._cfn_deploy import deployment_of
+
+__all__ = ["install", "previous_parameter_values"]
+
+
+def previous_parameter_values(stack: Any) -> dict[str, str]:
+    """The stack's parameter values as strings (lists comma-joined), defaults included."""
+    values: dict[str, str] = {}
+    for key, value in (stack.resource_map.resolved_parameters or {}).items():
+        values[key] = ",".join(str(v) for v in value) if isinstance(value, list) else str(value)
+    values.update({k: str(v) for k, v in (stack.parameters or {}).items()})
+    return values
+
+
+def _resolve_update_parameters(
+    self: Any, instance: Any, incoming_params: list[dict[str, str]]
+) -> dict[str, str]:
+    parameters = {
+        p["ParameterKey"]: p["ParameterValue"] for p in incoming_params if "ParameterValue" in p
+    }
+    previous = (
+        previous_parameter_values(instance)
+        if hasattr(instance, "resource_map")
+        else dict(instance.parameters)
+    )
+    for p in incoming_params:
+        if p.get("UsePreviousValue", False):
+            parameters[p["ParameterKey"]] = previous[p["ParameterKey"]]
+    return parameters
+
+
+def _wrap_create_stack(original: Any) -> Any:
+    @functools.wraps(original)
+    def create_stack(self: Any, *args: Any, **kwargs: Any) -> Any:
+        stack = original(self, *args, **kwargs)
+        after_create(stack)
+        return stack
+
+    return create_stack
+
+
+def _wrap_update_stack(original: Any) -> Any:
+    @functools.wraps(original)
+    def update_stack(self: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        before = deployment_of(self.get_stack(name))
+        stack = original(self, name, *args, **kwargs)
+        after_update(stack, before)
+        return stack
+
+    return update_stack
+
+
+def _get_param_values(
+    self: Any, parameters_list: list[dict[str, str]], existing: dict[str, Any]
+) -> dict[str, Any]:
+    from moto.cloudformation.exceptions import MissingParameterError
+
+    result: dict[str, Any] = {}
+    for parameter in parameters_list:
+        key = parameter["ParameterKey"]
+        if "ParameterValue" in parameter:
+            result[key] = parameter["ParameterValue"]
+        elif parameter.get("UsePreviousValue") and key in existing:
+            result[key] = existing[key]
+        else:
+            raise MissingParameterError(key)
+    return result
+
+
+_installed = False
+
 
 def install() -> None:
-    """Patch moto (idempotent)."""
+    """Patch moto's CloudFormation backend and responses (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    from moto.cloudformation import models, responses
+
+    backend = models.CloudFormationBackend
+    backend._resolve_update_parameters = _resolve_update_parameters
+    backend.create_stack = _wrap_create_stack(backend.create_stack)
+    backend.update_stack = _wrap_update_stack(backend.update_stack)
+    responses.CloudFormationResponse._get_param_values = _get_param_values
+    _installed = True

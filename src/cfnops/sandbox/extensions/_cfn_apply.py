@@ -1,0 +1,109 @@
+"""After-deployment work shared by stack create/update and change-set execution.
+
+- per-resource stack events (moto records only the stack's own events);
+- moto's creation gaps closed by the property writers;
+- updates driven by ``Fn::GetAtt``/``Ref`` values propagated: moto re-applies only
+  resources whose template text changed, so an Auto Scaling group pointing at
+  ``!GetAtt LaunchTemplate.LatestVersionNumber`` kept the old version;
+- the deployment's expected properties recorded for drift detection.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from cfnops.sandbox.extensions._cfn_deploy import Deployment, deployment_of, record_deployment
+from cfnops.sandbox.extensions._cfn_writers import write_expected
+
+__all__ = ["add_resource_event", "after_create", "after_update"]
+
+_log = logging.getLogger(__name__)
+
+
+def add_resource_event(
+    stack: Any,
+    logical_id: str,
+    physical_id: str | None,
+    resource_type: str,
+    status: str,
+    reason: str | None = None,
+    token: str | None = None,
+) -> None:
+    """Append a per-resource stack event (``DescribeStackEvents`` lists newest first)."""
+    from moto.cloudformation.models import Event
+
+    event = Event(
+        stack_id=stack.stack_id,
+        stack_name=stack.name,
+        logical_resource_id=logical_id,
+        physical_resource_id=physical_id or "",
+        resource_type=resource_type,
+        resource_status=status,
+        resource_status_reason=reason,
+        resource_properties=None,
+    )
+    event.client_request_token = token
+    stack.events.append(event)
+
+
+def _converge(stack: Any, deployment: Deployment) -> None:
+    for res in deployment.resources.values():
+        try:
+            write_expected(stack, res)
+        except Exception as exc:  # a gap we cannot close stays visible as drift
+            _log.debug("cannot apply %s properties: %s", res.logical_id, exc)
+
+
+def _insert_resource_events(stack: Any, deployment: Deployment, verb: str, ids: list[str]) -> None:
+    # Put them before the stack's final *_COMPLETE event, as CloudFormation orders them.
+    final = (
+        stack.events.pop()
+        if stack.events and stack.events[-1].logical_resource_id == stack.name
+        else None
+    )
+    for logical_id in ids:
+        res = deployment.resources.get(logical_id)
+        if res is None:
+            continue
+        add_resource_event(stack, logical_id, "", res.resource_type, f"{verb}_IN_PROGRESS")
+        add_resource_event(
+            stack, logical_id, res.physical_id, res.resource_type, f"{verb}_COMPLETE"
+        )
+    if final is not None:
+        stack.events.append(final)
+
+
+def after_create(stack: Any) -> None:
+    """Close moto's gaps on a new stack, record its deployment, add resource events."""
+    deployment = record_deployment(stack)
+    _converge(stack, deployment)
+    deployment = record_deployment(stack)
+    _insert_resource_events(stack, deployment, "CREATE", list(deployment.resources))
+
+
+def after_update(stack: Any, before: Deployment | None) -> list[str]:
+    """Propagate value-driven updates and record the new deployment; return changed ids."""
+    deployment = record_deployment(stack)
+    changed: list[str] = []
+    for logical_id, res in deployment.resources.items():
+        old = before.resources.get(logical_id) if before else None
+        if old is None:
+            changed.append(logical_id)
+            continue
+        if old.template != res.template or old.properties != res.properties:
+            changed.append(logical_id)
+            if old.template == res.template:
+                # Same template text, new resolved values: moto skipped this one.
+                try:
+                    write_expected(stack, res)
+                except Exception as exc:
+                    _log.debug("cannot propagate to %s: %s", logical_id, exc)
+    _converge(stack, deployment)
+    deployment = record_deployment(stack)
+    _insert_resource_events(stack, deployment, "UPDATE", changed)
+    return changed
+
+
+def deployment_before(stack: Any) -> Deployment:
+    return deployment_of(stack)
