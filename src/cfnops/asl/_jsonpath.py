@@ -331,7 +331,7 @@ def _parse_bracket(text: str, i: int, full: str, steps: list[_Step]) -> int:
             k = j + 1
             buf: list[str] = []
             while k < n and text[k] != quote:
-                if text[k] == "\\" and k + 1 < n:
+                if text[k] == "\\" and k + 1 < n and text[k + 1] in (quote, "\\"):
                     k += 1
                 buf.append(text[k])
                 k += 1

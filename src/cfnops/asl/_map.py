@@ -67,6 +67,12 @@ def _path_number(
         value = resolve(path, jsonpath_env(branch, effective, ctx))
     except PathNotFound:
         raise _runtime(f"The {path_field} field refers to a missing value: {path}") from None
+    if isinstance(value, str):
+        # Step Functions parses numeric text here ("1" is accepted, "NoNumber" is not).
+        try:
+            value = int(value) if integer else float(value)
+        except ValueError:
+            pass
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if integer:
         ok = ok and float(value).is_integer()
