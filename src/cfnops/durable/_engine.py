@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dbos import DBOS, SetWorkflowID
+from dbos._dbos import _get_dbos_instance
 from dbos._utils import INTERNAL_QUEUE_NAME
 
 from cfnops._version import __version__
@@ -212,7 +213,8 @@ class Engine:
         known = set(registered())
         recovered: list[str] = []
         dead: set[str] = set()
-        sys_db = DBOS._sys_db  # noqa: SLF001 - DBOS exposes recovery only per executor
+        # DBOS exposes recovery only per executor; per run we need its system database.
+        sys_db = _get_dbos_instance()._sys_db
         for wf in pending:
             owner = wf.executor_id or "local"
             if owner in live:
