@@ -19,8 +19,13 @@ from typing import Any
 
 import pytest
 
-from cfnops.asl import FakeInvoker, Interpreter, InvalidDefinition, check_definition
-from cfnops.asl import lambda_stand_in
+from cfnops.asl import (
+    FakeInvoker,
+    Interpreter,
+    InvalidDefinition,
+    check_definition,
+    lambda_stand_in,
+)
 
 CASES_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "asl" / "cases"
 
@@ -131,7 +136,7 @@ def _run_all(paths: list[Path]) -> dict[str, tuple[dict[str, Any], Outcome | Bas
         case = json.loads(path.read_text())
         try:
             return _case_id(path), (case, run_case(case))
-        except Exception as exc:  # noqa: BLE001 - reported per case
+        except Exception as exc:
             return _case_id(path), (case, exc)
 
     with ThreadPoolExecutor(max_workers=16) as pool:

@@ -1,7 +1,8 @@
 """Amazon States Language: validation and semantics as plain data in, plain data out.
 
 >>> from cfnops.asl import Interpreter
->>> Interpreter({"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": 1, "End": True}}}).run({}).output
+>>> definition = {"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": 1, "End": True}}}
+>>> Interpreter(definition).run({}).output
 1
 """
 

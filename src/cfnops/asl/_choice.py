@@ -113,10 +113,10 @@ def evaluate_rule(rule: Mapping[str, Any], resolve: Resolve) -> bool:
                 present = True
             except PathNotFound:
                 present = False
-            return present == expected
+            return bool(present == expected)
         value = resolve(variable)
         if op in _TYPE_TESTS:
-            return _TYPE_TESTS[op](value) == expected
+            return bool(_TYPE_TESTS[op](value) == expected)
         if op.endswith("Path") and op[:-4] in _BINARY:
             return _BINARY[op[:-4]](value, resolve(expected))
         if op in _BINARY:

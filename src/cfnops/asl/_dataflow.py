@@ -140,9 +140,7 @@ def _invalid_path(text: str) -> StateError:
         bracket = parse_path(text).bracket_notation()
     except ValueError:
         bracket = text
-    return StateError(
-        "States.Runtime", f"Invalid path '{text}' : No results for path: {bracket}"
-    )
+    return StateError("States.Runtime", f"Invalid path '{text}' : No results for path: {bracket}")
 
 
 def apply_input_path(value: Any, path: str | None, env: PathEnv, *, present: bool) -> Any:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Aborted", "Branch", "CancelToken", "Execution", "ExecutionInfo", "StateOutcome"]
 
 
-class Aborted(BaseException):  # noqa: N818 - control flow, never caught by Catch
+class Aborted(BaseException):
     """The branch was cancelled (a sibling failed, or the execution timed out/stopped)."""
 
 

@@ -19,7 +19,10 @@ __all__ = ["FakeInvoker", "LambdaError", "lambda_stand_in"]
 
 Handler = Callable[[Any, TaskContext], Any]
 
-_LAMBDA_INVOKE = ("arn:aws:states:::lambda:invoke", "arn:aws:states:::lambda:invoke.waitForTaskToken")
+_LAMBDA_INVOKE = (
+    "arn:aws:states:::lambda:invoke",
+    "arn:aws:states:::lambda:invoke.waitForTaskToken",
+)
 
 
 class LambdaError(Exception):

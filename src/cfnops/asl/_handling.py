@@ -78,7 +78,9 @@ def _caught(
         if branch.query_language_of(state) == "JSONata":
             env = jsonata_env(branch, raw, ctx, errorOutput=err)
             assigned = evaluate_assign(catcher["Assign"], env) if "Assign" in catcher else None
-            output = evaluate_field(catcher["Output"], env, "Output") if "Output" in catcher else err
+            output = (
+                evaluate_field(catcher["Output"], env, "Output") if "Output" in catcher else err
+            )
             return StateOutcome(catcher["Next"], output, assigned)
         assigned = None
         if "Assign" in catcher:

@@ -14,8 +14,14 @@ from cfnops.asl._dataflow import Scope
 from cfnops.asl._engine import Aborted, Branch, CancelToken, Execution, ExecutionInfo, dumps_event
 from cfnops.asl._fake import FakeInvoker
 from cfnops.asl._history import HistoryEvent, HistoryRecorder
-from cfnops.asl._ports import BranchExecutor, Clock, Recorder, SystemClock, TaskInvoker
-from cfnops.asl._ports import ThreadBranchExecutor
+from cfnops.asl._ports import (
+    BranchExecutor,
+    Clock,
+    Recorder,
+    SystemClock,
+    TaskInvoker,
+    ThreadBranchExecutor,
+)
 from cfnops.asl._timestamps import format_timestamp
 from cfnops.asl.errors import StatesFailure
 

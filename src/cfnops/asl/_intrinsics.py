@@ -199,7 +199,7 @@ def _fail(message: str) -> StatesFailure:
 
 
 def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) or (
+    return (isinstance(v, int) and not isinstance(v, bool)) or (
         isinstance(v, float) and v.is_integer()
     )
 
@@ -275,7 +275,7 @@ def _json_equal(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b or (
+    return (type(a) is type(b) and a == b) or (
         isinstance(a, int | float) and isinstance(b, int | float) and a == b
     )
 
@@ -353,7 +353,7 @@ def _json_merge(a: Any, b: Any, deep: Any = False) -> dict[str, Any]:
 def _math_random(start: Any, end: Any, seed: Any = None) -> int:
     if not (_is_int(start) and _is_int(end)):
         raise _fail("States.MathRandom needs integer bounds")
-    rng = random.Random(seed) if seed is not None else random  # noqa: S311
+    rng = random.Random(seed) if seed is not None else random
     return rng.randint(int(start), int(end) - 1) if int(end) > int(start) else int(start)
 
 

@@ -74,7 +74,7 @@ def _hash(data: Any, algorithm: Any = "SHA-256") -> str:
 
 
 def _random(seed: Any = None) -> float:
-    return random.Random(seed).random() if seed is not None else random.random()  # noqa: S311
+    return random.Random(seed).random() if seed is not None else random.random()
 
 
 def _parse(text: Any) -> Any:

@@ -235,8 +235,11 @@ def _parse_filter(text: str) -> Any:
         steps = _parse_steps(val[1:], text) if len(val) > 1 else ()
         op: str | None = None
         lit: Any = None
-        if i + 2 < len(tokens) + 1 and i + 1 < len(tokens) and tokens[i + 1][0] == "op" and (
-            tokens[i + 1][1] not in ("&&", "||")
+        if (
+            i + 2 < len(tokens) + 1
+            and i + 1 < len(tokens)
+            and tokens[i + 1][0] == "op"
+            and (tokens[i + 1][1] not in ("&&", "||"))
         ):
             op = tokens[i + 1][1]
             if i + 2 >= len(tokens):

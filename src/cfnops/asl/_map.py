@@ -8,6 +8,7 @@ https://docs.aws.amazon.com/step-functions/latest/dg/state-parallel.html
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, wait
 from typing import Any
@@ -38,7 +39,8 @@ __all__: list[str] = []
 
 
 def _processor(state: Mapping[str, Any]) -> Mapping[str, Any]:
-    return state.get("ItemProcessor") or state["Iterator"]
+    processor: Mapping[str, Any] = state.get("ItemProcessor") or state["Iterator"]
+    return processor
 
 
 def _is_distributed(state: Mapping[str, Any]) -> bool:
@@ -69,10 +71,8 @@ def _path_number(
         raise _runtime(f"The {path_field} field refers to a missing value: {path}") from None
     if isinstance(value, str):
         # Step Functions parses numeric text here ("1" is accepted, "NoNumber" is not).
-        try:
+        with contextlib.suppress(ValueError):
             value = int(value) if integer else float(value)
-        except ValueError:
-            pass
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if integer:
         ok = ok and float(value).is_integer()
@@ -109,9 +109,7 @@ def _items(branch: Branch, state: Mapping[str, Any], effective: Any, ctx: dict[s
         try:
             items = resolve(path, jsonpath_env(branch, effective, ctx))
         except PathNotFound:
-            raise _runtime(
-                f"Invalid path '{path}' : No results for path: {path}"
-            ) from None
+            raise _runtime(f"Invalid path '{path}' : No results for path: {path}") from None
     else:
         items = effective
     if not isinstance(items, list):
@@ -347,9 +345,11 @@ def _parallel(
     def attempt(retry_count: int) -> StateOutcome:
         if jsonata:
             env = jsonata_env(branch, raw, ctx)
-            value = evaluate_field(state["Arguments"], env, "Arguments") if (
-                "Arguments" in state
-            ) else raw
+            value = (
+                evaluate_field(state["Arguments"], env, "Arguments")
+                if ("Arguments" in state)
+                else raw
+            )
         else:
             effective = apply_input_path(
                 raw, state.get("InputPath"), jsonpath_env(branch, raw, ctx),
@@ -381,4 +381,3 @@ def _parallel(
         return _finish(branch, state, raw, ctx, results, jsonata)
 
     return run_with_handling(branch, state, raw, ctx, attempt)
-

@@ -108,7 +108,7 @@ class ThreadBranchExecutor:
             fut: Future[T] = Future()
             try:
                 fut.set_result(jobs[0]())
-            except BaseException as exc:  # noqa: BLE001 - delivered through the future
+            except BaseException as exc:
                 fut.set_exception(exc)
             return [fut]
         limit = min(max_concurrency or len(jobs), self.max_threads, max(len(jobs), 1))

@@ -20,31 +20,80 @@ FIELDS: dict[str, frozenset[str]] = {
         _COMMON | _FLOW | _JSONPATH_IO | {"Parameters", "Result", "ResultPath", "Assign", "Output"}
     ),
     "Task": frozenset(
-        _COMMON | _FLOW | _JSONPATH_IO
-        | {"Resource", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch",
-           "TimeoutSeconds", "TimeoutSecondsPath", "HeartbeatSeconds", "HeartbeatSecondsPath",
-           "Credentials", "Arguments", "Output", "Assign"}
-    ),  # fmt: skip
+        _COMMON
+        | _FLOW
+        | _JSONPATH_IO
+        | {
+            "Resource",
+            "Parameters",
+            "ResultSelector",
+            "ResultPath",
+            "Retry",
+            "Catch",
+            "TimeoutSeconds",
+            "TimeoutSecondsPath",
+            "HeartbeatSeconds",
+            "HeartbeatSecondsPath",
+            "Credentials",
+            "Arguments",
+            "Output",
+            "Assign",
+        }
+    ),
     "Choice": frozenset(_COMMON | _JSONPATH_IO | {"Choices", "Default", "Assign", "Output"}),
     "Wait": frozenset(
-        _COMMON | _FLOW | _JSONPATH_IO
+        _COMMON
+        | _FLOW
+        | _JSONPATH_IO
         | {"Seconds", "Timestamp", "SecondsPath", "TimestampPath", "Assign", "Output"}
     ),
     "Succeed": frozenset(_COMMON | _JSONPATH_IO | {"Output"}),
     "Fail": frozenset(_COMMON | {"Error", "Cause", "ErrorPath", "CausePath"}),
     "Parallel": frozenset(
-        _COMMON | _FLOW | _JSONPATH_IO
-        | {"Branches", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch",
-           "Arguments", "Output", "Assign"}
-    ),  # fmt: skip
+        _COMMON
+        | _FLOW
+        | _JSONPATH_IO
+        | {
+            "Branches",
+            "Parameters",
+            "ResultSelector",
+            "ResultPath",
+            "Retry",
+            "Catch",
+            "Arguments",
+            "Output",
+            "Assign",
+        }
+    ),
     "Map": frozenset(
-        _COMMON | _FLOW | _JSONPATH_IO
-        | {"Iterator", "ItemProcessor", "ItemsPath", "Items", "ItemSelector", "Parameters",
-           "ItemReader", "ItemBatcher", "ResultWriter", "ResultSelector", "ResultPath",
-           "MaxConcurrency", "MaxConcurrencyPath", "ToleratedFailureCount",
-           "ToleratedFailureCountPath", "ToleratedFailurePercentage",
-           "ToleratedFailurePercentagePath", "Label", "Retry", "Catch", "Output", "Assign"}
-    ),  # fmt: skip
+        _COMMON
+        | _FLOW
+        | _JSONPATH_IO
+        | {
+            "Iterator",
+            "ItemProcessor",
+            "ItemsPath",
+            "Items",
+            "ItemSelector",
+            "Parameters",
+            "ItemReader",
+            "ItemBatcher",
+            "ResultWriter",
+            "ResultSelector",
+            "ResultPath",
+            "MaxConcurrency",
+            "MaxConcurrencyPath",
+            "ToleratedFailureCount",
+            "ToleratedFailureCountPath",
+            "ToleratedFailurePercentage",
+            "ToleratedFailurePercentagePath",
+            "Label",
+            "Retry",
+            "Catch",
+            "Output",
+            "Assign",
+        }
+    ),
 }
 
 STATE_TYPES = frozenset(FIELDS)

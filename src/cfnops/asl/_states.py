@@ -51,9 +51,7 @@ def jsonpath_output(
     state: Mapping[str, Any], raw: Any, result: Any, ctx: dict[str, Any], branch: Branch
 ) -> Any:
     """ResultPath then OutputPath (JSONPath mode)."""
-    out = apply_result_path(
-        raw, result, state.get("ResultPath"), present="ResultPath" in state
-    )
+    out = apply_result_path(raw, result, state.get("ResultPath"), present="ResultPath" in state)
     return apply_output_path(
         out, state.get("OutputPath"), jsonpath_env(branch, out, ctx),
         present="OutputPath" in state,
@@ -180,9 +178,10 @@ def _choice(
 def _condition(expr: Any, env: JsonataEnv, location: str) -> bool:
     value = evaluate_field(expr, env, location) if _jsonata.is_expression(expr) else expr
     if not isinstance(value, bool):
+        text = _jsonata.expression_of(expr) if isinstance(expr, str) else expr
         raise StateError(
             "States.QueryEvaluationError",
-            f"The JSONata expression '{_jsonata.expression_of(expr) if isinstance(expr, str) else expr}'"
+            f"The JSONata expression '{text}'"
             f" specified for the field '{location}' returned an unexpected result type. "
             f"Expected 'boolean', but was '{type(value).__name__}' for value: {value}",
             location,

@@ -61,7 +61,8 @@ def _seconds_field(
             value = resolve(path, jsonpath_env(branch, env_input, ctx))
         except PathNotFound:
             raise StateError(
-                "States.Runtime", f"The {name}Path parameter does not reference an input value: {path}"
+                "States.Runtime",
+                f"The {name}Path parameter does not reference an input value: {path}",
             ) from None
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise StateError(
@@ -86,15 +87,19 @@ def _task(
         actx["State"] = {**ctx["State"], "RetryCount": retry_count}
         if jsonata:
             env = jsonata_env(branch, raw, actx)
-            payload = evaluate_field(state["Arguments"], env, "Arguments") if (
-                "Arguments" in state
-            ) else raw
+            payload = (
+                evaluate_field(state["Arguments"], env, "Arguments")
+                if ("Arguments" in state)
+                else raw
+            )
             timeout = _seconds_field(branch, state, "TimeoutSeconds", raw, actx)
             heartbeat = _seconds_field(branch, state, "HeartbeatSeconds", raw, actx)
             result = _invoke(branch, name, state, payload, timeout, heartbeat, retry_count)
             env2 = jsonata_env(branch, raw, actx, result=result)
             assigned = evaluate_assign(state["Assign"], env2) if "Assign" in state else None
-            output = evaluate_field(state["Output"], env2, "Output") if "Output" in state else result
+            output = (
+                evaluate_field(state["Output"], env2, "Output") if "Output" in state else result
+            )
             return StateOutcome(_next(state), output, assigned)
         env0 = jsonpath_env(branch, raw, actx)
         effective = apply_input_path(
@@ -199,7 +204,8 @@ def _invoke(
         )
     if legacy:
         branch.emit(
-            "LambdaFunctionSucceeded", {"output": output_text, "outputDetails": {"truncated": False}}
+            "LambdaFunctionSucceeded",
+            {"output": output_text, "outputDetails": {"truncated": False}},
         )
     else:
         branch.emit(
@@ -236,7 +242,7 @@ def _call(
     def target() -> None:
         try:
             box["result"] = invoker.invoke(resource, payload, timeout=timeout, context=tctx)
-        except BaseException as exc:  # noqa: BLE001 - handed back to the waiting thread
+        except BaseException as exc:
             box["error"] = exc
         finally:
             done.set()

@@ -186,9 +186,9 @@ class _Validator:
         for a, b in (("Error", "ErrorPath"), ("Cause", "CausePath")):
             if a in state and b in state:
                 self.add(_SCHEMA, f"Only one of {a} or {b} may be set", ptr)
-            if ql == "JSONPath" and isinstance(state.get(b), str):
-                if not _valid_path_or_intrinsic(state[b]):
-                    self.add(_SCHEMA, f"The value for the field '{b}' must be a valid JSONPath "
+            value = state.get(b)
+            if ql == "JSONPath" and isinstance(value, str) and not _valid_path_or_intrinsic(value):
+                self.add(_SCHEMA, f"The value for the field '{b}' must be a valid JSONPath "
                              "or a valid intrinsic function call", f"{ptr}/{b}")  # fmt: skip
 
     def state_wait(self, state: Mapping[str, Any], ptr: str, ql: str, states: Any) -> None:
@@ -222,7 +222,7 @@ class _Validator:
             if value is not None and not _jsonata.is_expression(value) and not _is_int(value, 1):
                 self.add(_SCHEMA, "Expected a positive integer", f"{ptr}/{field}")
         t, h = state.get("TimeoutSeconds"), state.get("HeartbeatSeconds")
-        if _is_int(t, 1) and _is_int(h, 1) and h >= t:
+        if isinstance(t, int) and isinstance(h, int) and _is_int(t, 1) and h >= t:
             self.add(_SCHEMA, "HeartbeatSeconds must be smaller than TimeoutSeconds",
                      f"{ptr}/HeartbeatSeconds")  # fmt: skip
         self.handlers(state, ptr, ql, states)
@@ -246,8 +246,8 @@ class _Validator:
         else:
             self.machine(state[key], f"{ptr}/{key}", ql, top=False)
             config = state[key].get("ProcessorConfig") if isinstance(state[key], Mapping) else None
-            if isinstance(config, Mapping) and config.get("Mode") not in (None, "INLINE",
-                                                                          "DISTRIBUTED"):  # fmt: skip
+            modes = (None, "INLINE", "DISTRIBUTED")
+            if isinstance(config, Mapping) and config.get("Mode") not in modes:
                 self.add(_SCHEMA, "Value is not one of [INLINE, DISTRIBUTED]",
                          f"{ptr}/{key}/ProcessorConfig/Mode")  # fmt: skip
         for field in ("ItemSelector", "Parameters", "ResultSelector"):
@@ -293,7 +293,9 @@ class _Validator:
             if combinator in rule:
                 subs = rule[combinator]
                 if not isinstance(subs, list) or not subs:
-                    self.add(_SCHEMA, f"{combinator} needs a non-empty array", f"{ptr}/{combinator}")
+                    self.add(
+                        _SCHEMA, f"{combinator} needs a non-empty array", f"{ptr}/{combinator}"
+                    )
                     return
                 for i, sub in enumerate(subs):
                     if isinstance(sub, Mapping):
@@ -316,9 +318,12 @@ class _Validator:
         if op.endswith("Path") and not _valid_path(rule[op]):
             self.add(_SCHEMA, f"The value for the field '{op}' must be a valid JSONPath",
                      f"{ptr}/{op}")  # fmt: skip
-        elif op.startswith("Timestamp") and not op.endswith("Path"):
-            if parse_timestamp(rule[op]) is None:
-                self.add(_SCHEMA, "String does not match RFC3339 timestamp", f"{ptr}/{op}")
+        elif (
+            op.startswith("Timestamp")
+            and not op.endswith("Path")
+            and parse_timestamp(rule[op]) is None
+        ):
+            self.add(_SCHEMA, "String does not match RFC3339 timestamp", f"{ptr}/{op}")
 
     # --- retry / catch -----------------------------------------------------------------
     def handlers(self, state: Mapping[str, Any], ptr: str, ql: str, states: Any) -> None:

@@ -46,15 +46,15 @@ class InvalidDefinition(UsageError):
 
     def __init__(self, findings: Sequence[Finding]) -> None:
         self.findings = tuple(findings)
-        self.cause = "Invalid State Machine Definition: '" + ", ".join(
-            str(f) for f in self.findings
-        ) + "'"
+        self.cause = (
+            "Invalid State Machine Definition: '" + ", ".join(str(f) for f in self.findings) + "'"
+        )
         super().__init__(
             self.cause, hint="fix the definition at the JSON pointer(s) shown and validate again"
         )
 
 
-class StatesFailure(Exception):  # noqa: N818 - Step Functions calls these "errors" already
+class StatesFailure(Exception):
     """An ASL runtime error: ``error`` (e.g. ``States.Runtime``) and ``cause`` (text or None)."""
 
     def __init__(self, error: str | None, cause: str | None = None) -> None:
