@@ -18,6 +18,7 @@ from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
 from cfnops.diff._gate import FailOn, gate
 from cfnops.diff._load import load_template, parse_template
+from cfnops.diff._params import parameter_values
 from cfnops.diff._model import (
     AttributeDiff,
     Change,
@@ -55,6 +56,7 @@ __all__ = [
     "gate",
     "load_template",
     "merge_change_set",
+    "parameter_values",
     "parse_template",
     "render_markdown",
     "render_text",

@@ -15,6 +15,7 @@ from cfnops.diff._model import (
     ResourceDiff,
     TemplateDiff,
 )
+from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, transform
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._resources import (
@@ -75,7 +76,10 @@ def _is_custom(type_name: str) -> bool:
 
 
 def _resources(
-    old: Mapping[str, Any], new: Mapping[str, Any], table: SchemaTable
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    table: SchemaTable,
+    changed_params: Mapping[str, ParameterValue],
 ) -> tuple[ResourceDiff, ...]:
     drafts: dict[str, Draft] = {}
     out: dict[str, ResourceDiff] = {}
@@ -99,7 +103,9 @@ def _resources(
         if rid not in new:
             impact, reason = deletion_impact(old[rid])
             out[str(rid)] = ResourceDiff(str(rid), type_of(old[rid]), impact, reason)
-    propagate(drafts, {str(k): v for k, v in new.items()})
+    new_resources = {str(k): v for k, v in new.items()}
+    apply_parameter_changes(drafts, new_resources, changed_params)
+    propagate(drafts, new_resources)
     explain = Explainer(drafts)
     for rid, draft in drafts.items():
         impact = draft.impact
@@ -154,6 +160,11 @@ def diff_templates(
 ) -> TemplateDiff:
     """Every difference between ``old`` (deployed) and ``new``, with replacement analysis.
 
+    ``table`` (or ``region``) selects the update-behaviour data. Parameter values
+    are evaluated only when ``parameter_values`` are given (see
+    :func:`cfnops.diff.parameter_values`); ``Fn::ForEach`` loops are expanded
+    unless ``expand_foreach=False``.
+
     >>> d = diff_templates({"Resources": {"B": {"Type": "AWS::S3::Bucket",
     ...     "Properties": {"BucketName": "a"}}}}, {"Resources": {"B": {
     ...     "Type": "AWS::S3::Bucket", "Properties": {"BucketName": "b"}}}})
@@ -162,21 +173,27 @@ def diff_templates(
     """
     table = table or load_table(region)
     o, n = prepare(old, expand_foreach=expand_foreach), prepare(new, expand_foreach=expand_foreach)
+    changed = {p.name: p for p in parameter_values if p.old != p.new}
     result = TemplateDiff(
-        resources=_resources(_section(o, "Resources"), _section(n, "Resources"), table),
+        resources=_resources(_section(o, "Resources"), _section(n, "Resources"), table, changed),
         parameters=_entries(_section(o, "Parameters"), _section(n, "Parameters")),
         outputs=_entries(_section(o, "Outputs"), _section(n, "Outputs")),
         conditions=_entries(_section(o, "Conditions"), _section(n, "Conditions")),
         mappings=_entries(_section(o, "Mappings"), _section(n, "Mappings")),
         metadata=_entries(_section(o, "Metadata"), _section(n, "Metadata")),
         sections=_other_sections(o, n),
-        parameter_values=tuple(p for p in parameter_values if p.old != p.new),
+        parameter_values=tuple(changed.values()),
         schema_region=table.region,
         schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})",
     )
     if _check_mangling and not result.is_empty and has_non_ascii(n):
         again = diff_templates(
-            o, mangle(n), table=table, expand_foreach=False, _check_mangling=False
+            o,
+            mangle(n),
+            table=table,
+            expand_foreach=False,
+            parameter_values=parameter_values,
+            _check_mangling=False,
         )
         if again.is_empty:
             result = replace(result, mangled_equivalent=True)

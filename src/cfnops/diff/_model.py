@@ -68,7 +68,9 @@ class PropertyDiff:
     ``old``/``new`` are the template values (``None`` when absent, see
     ``change``). ``change`` is ``None`` when the text is identical and the
     property is only affected through a reference (``propagated_from``).
-    ``path`` is the create-only schema path that decided the impact, if any.
+    ``path`` is the create-only schema path that decided the impact, if any;
+    ``parameter`` the parameter whose changed value affects it (``--stack`` /
+    ``--parameters`` only).
     """
 
     name: str
@@ -79,6 +81,7 @@ class PropertyDiff:
     change: Change | None = Change.MODIFIED
     path: str | None = None
     propagated_from: str | None = None
+    parameter: str | None = None
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,8 @@ class Explainer:
             return f"{prop.name} refers to {target}, which {verb} because " + self.cause(
                 target, depth + 1
             )
+        if prop.parameter is not None:
+            return f"{prop.name} {prop.reason}"
         if prop.path and prop.path != f"/properties/{prop.name}":
             kind = (
                 "create-only" if prop.impact is Impact.WILL_REPLACE else "conditionally create-only"

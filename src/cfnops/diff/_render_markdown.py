@@ -26,11 +26,12 @@ def _code(value: object) -> str:
 def _resource_details(res: ResourceDiff) -> list[str]:
     lines = [f"- **{res.logical_id}** (`{res.type}`): {_cell(res.reason)}"]
     for prop in res.properties:
-        change = prop.change.value.lower() if prop.change else "affected by a reference"
-        lines.append(
-            f"  - `{prop.name}` — {_BADGE.get(prop.impact, prop.impact.value)}, {change}: "
-            f"{_code(prop.old)} → {_code(prop.new)} ({_cell(prop.reason)})"
-        )
+        badge = _BADGE.get(prop.impact, prop.impact.value)
+        if prop.change is None:
+            values = f"unchanged text {_code(prop.new)}"
+        else:
+            values = f"{prop.change.value.lower()}: {_code(prop.old)} → {_code(prop.new)}"
+        lines.append(f"  - `{prop.name}` — {badge}, {values} ({_cell(prop.reason)})")
     for attr in res.other:
         lines.append(
             f"  - `{attr.name}` ({attr.change.value.lower()}): "

@@ -16,9 +16,12 @@ from typing import Any
 
 import botocore.exceptions as bex
 
-from cfnops.diff._changeset import ChangeSetAnswer
+from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
+from cfnops.diff._engine import diff_templates
 from cfnops.diff._load import check_template, parse_template
+from cfnops.diff._model import TemplateDiff
 from cfnops.diff._normalise import plain
+from cfnops.diff._params import parameter_values
 from cfnops.diff.errors import ChangeSetError, StackTemplateError
 
 # CreateChangeSet takes TemplateBody up to 51,200 bytes (AWS docs: CloudFormation
@@ -152,3 +155,33 @@ def _read(
         if not token:
             return answers
         page = cfn.describe_change_set(StackName=stack, ChangeSetName=name, NextToken=token)
+
+
+def diff_against_stack(
+    cfn: Any,
+    stack: str,
+    new: Mapping[str, Any],
+    *,
+    parameters: Mapping[str, str] | None = None,
+    region: str | None = None,
+    change_set: bool = False,
+    sleep: Callable[[float], None] = time.sleep,
+) -> TemplateDiff:
+    """Diff ``new`` against the deployed ``stack`` (template and parameter values).
+
+    With ``change_set=True`` a change set is created, its exact ``Replacement``
+    answers merged into the report, and the change set deleted.
+    """
+    deployed = fetch_stack(cfn, stack)
+    given = dict(parameters or {})
+    values = parameter_values(deployed.template, new, given, deployed.parameters)
+    table_region = region or getattr(getattr(cfn, "meta", None), "region_name", None)
+    result = diff_templates(
+        deployed.template, new, region=table_region or "us-east-1", parameter_values=values
+    )
+    if change_set:
+        answers = change_set_answers(
+            cfn, stack, new, given, previous=deployed.parameters, sleep=sleep
+        )
+        result = merge_change_set(result, answers)
+    return result

@@ -1,0 +1,112 @@
+"""``cfnops diff``: offline template diff with replacement analysis.
+
+Exit codes: 0 done (with or without differences); 1 the ``--fail-on`` gate
+tripped, or an AWS call failed; 2 bad input (unreadable template, bad flag).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfnops.cli._state import CliState, state
+from cfnops.errors import UsageError
+
+_FORMATS = ("text", "json", "markdown")
+_FAIL_ON_HELP = (
+    "Exit 1 when: replace = a resource is WILL_REPLACE, MAY_REPLACE or WILL_DESTROY; "
+    "destroy = WILL_DESTROY; any = any difference."
+)
+
+
+def _key_values(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--parameters {item!r}: expected KEY=VALUE", hint="e.g. Env=prod")
+        out[key] = value
+    return out
+
+
+def diff(
+    ctx: typer.Context,
+    templates: Annotated[list[Path], typer.Argument(help="OLD NEW, or only NEW with --stack.")],
+    stack: Annotated[str | None, typer.Option(help="Compare NEW with this stack.")] = None,
+    parameters: Annotated[
+        list[str] | None, typer.Option("--parameters", help="KEY=VALUE for NEW (repeatable).")
+    ] = None,
+    region: Annotated[
+        str | None, typer.Option(help="Region of the update-behaviour table and the stack.")
+    ] = None,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="text|json|markdown")] = None,
+    fail_on: Annotated[str | None, typer.Option("--fail-on", help=_FAIL_ON_HELP)] = None,
+    change_set: Annotated[
+        bool, typer.Option("--change-set", help="With --stack: merge a change set's answers.")
+    ] = False,
+) -> None:
+    """Show what deploying NEW does: in-place updates, replacements (and the reference
+    chains causing them), creations, deletions and orphans."""
+    from cfnops.diff import FailOn, diff_templates, gate, load_template, parameter_values
+
+    st = state(ctx)
+    fmt = output or st.output or "text"
+    if fmt not in _FORMATS:
+        raise UsageError(f"--output {fmt!r}: expected text, json or markdown")
+    if fail_on is not None and fail_on not in {f.value for f in FailOn}:
+        raise UsageError(f"--fail-on {fail_on!r}: expected replace, destroy or any")
+    if len(templates) != (1 if stack else 2) or (change_set and not stack):
+        raise UsageError(
+            "expected OLD NEW, or --stack NAME NEW (--change-set needs --stack)",
+            hint="cfnops diff old.yaml new.yaml   |   cfnops diff --stack web new.yaml",
+        )
+    st.region = region or st.region
+    given = _key_values(parameters or [])
+    new = load_template(templates[-1])
+    if stack:
+        from cfnops.diff.stack import diff_against_stack
+
+        result = diff_against_stack(
+            st.clients.client("cloudformation"),
+            stack,
+            new,
+            parameters=given,
+            region=st.clients.region,
+            change_set=change_set,
+        )
+    else:
+        old = load_template(templates[0])
+        values = parameter_values(old, new, given) if given else ()
+        result = diff_templates(old, new, region=_table_region(st), parameter_values=values)
+    _render(st, fmt, result, title=f"Stack {stack}" if stack else "Template diff")
+    tripped = gate(result, FailOn(fail_on)) if fail_on else None
+    if tripped is not None:
+        names = ", ".join(f"{r.logical_id} ({r.impact.value})" for r in tripped) or "differences"
+        typer.echo(f"cfnops diff: --fail-on {fail_on} tripped: {names}", err=True)
+        raise typer.Exit(1)
+
+
+def _table_region(st: CliState) -> str:
+    """The table's region without building an AWS session: flag, settings, us-east-1."""
+    return st.region or st.settings.aws.region or "us-east-1"
+
+
+def _render(st: CliState, fmt: str, result: object, *, title: str) -> None:
+    from cfnops.diff import TemplateDiff, render_markdown, render_text, to_json
+
+    assert isinstance(result, TemplateDiff)
+    if fmt == "json":
+        st.emit_json(to_json(result))
+    elif fmt == "markdown":
+        typer.echo(render_markdown(result, title=title), nl=False)
+    else:
+        st.console.print(render_text(result, title=title))
+
+
+def register(app: typer.Typer) -> None:
+    app.command(
+        "diff",
+        help="Template diff with replacement analysis (exit 1 when --fail-on trips).",
+    )(diff)
