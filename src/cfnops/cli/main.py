@@ -28,6 +28,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.demo",
     "cfnops.cli.sandbox",
     "cfnops.cli.guard",
+    "cfnops.cli.diff",
 )
 
 app = typer.Typer(
