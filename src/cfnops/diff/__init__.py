@@ -18,7 +18,6 @@ from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
 from cfnops.diff._gate import FailOn, gate
 from cfnops.diff._load import load_template, parse_template
-from cfnops.diff._params import parameter_values
 from cfnops.diff._model import (
     AttributeDiff,
     Change,
@@ -31,6 +30,7 @@ from cfnops.diff._model import (
     annotate,
     worst,
 )
+from cfnops.diff._params import parameter_values
 from cfnops.diff._render_json import to_json
 from cfnops.diff._render_markdown import render_markdown
 from cfnops.diff._render_text import render_text

@@ -15,8 +15,8 @@ from cfnops.diff._model import (
     ResourceDiff,
     TemplateDiff,
 )
-from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, transform
+from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._resources import (
     Draft,

@@ -45,10 +45,7 @@ def parameter_values(
     names = sorted(str(k) for k in params) if isinstance(params, Mapping) else []
     out: list[ParameterValue] = []
     for name in names:
-        if deployed is not None:
-            before = deployed.get(name)
-        else:
-            before = _default(old, name)
+        before = deployed.get(name) if deployed is not None else _default(old, name)
         if name in given:
             after: str | None = given[name]
         elif deployed is not None and name in deployed:
