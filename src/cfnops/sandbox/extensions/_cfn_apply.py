@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from cfnops.sandbox.extensions._cfn_deploy import Deployment, deployment_of, record_deployment
+from cfnops.sandbox.extensions._cfn_deploy import Deployment, record_deployment
 from cfnops.sandbox.extensions._cfn_writers import write_expected
 
 __all__ = ["add_resource_event", "after_create", "after_update"]
@@ -47,28 +47,37 @@ def add_resource_event(
     stack.events.append(event)
 
 
-def _converge(stack: Any, deployment: Deployment) -> None:
+def _converge(stack: Any, deployment: Deployment, only: set[str] | None = None) -> None:
     for res in deployment.resources.values():
+        if only is not None and res.logical_id not in only:
+            continue
         try:
             write_expected(stack, res)
         except Exception as exc:  # a gap we cannot close stays visible as drift
             _log.debug("cannot apply %s properties: %s", res.logical_id, exc)
 
 
-def _insert_resource_events(stack: Any, deployment: Deployment, verb: str, ids: list[str]) -> None:
+def _insert_resource_events(
+    stack: Any, deployment: Deployment, verb: str, ids: list[str], token: str | None = None
+) -> None:
     # Put them before the stack's final *_COMPLETE event, as CloudFormation orders them.
+    last = stack.events[-1] if stack.events else None
     final = (
         stack.events.pop()
-        if stack.events and stack.events[-1].logical_resource_id == stack.name
+        if last is not None
+        and last.logical_resource_id == stack.name
+        and str(last.resource_status).endswith("_COMPLETE")
         else None
     )
     for logical_id in ids:
         res = deployment.resources.get(logical_id)
         if res is None:
             continue
-        add_resource_event(stack, logical_id, "", res.resource_type, f"{verb}_IN_PROGRESS")
         add_resource_event(
-            stack, logical_id, res.physical_id, res.resource_type, f"{verb}_COMPLETE"
+            stack, logical_id, "", res.resource_type, f"{verb}_IN_PROGRESS", token=token
+        )
+        add_resource_event(
+            stack, logical_id, res.physical_id, res.resource_type, f"{verb}_COMPLETE", token=token
         )
     if final is not None:
         stack.events.append(final)
@@ -82,8 +91,19 @@ def after_create(stack: Any) -> None:
     _insert_resource_events(stack, deployment, "CREATE", list(deployment.resources))
 
 
-def after_update(stack: Any, before: Deployment | None) -> list[str]:
-    """Propagate value-driven updates and record the new deployment; return changed ids."""
+def after_update(
+    stack: Any,
+    before: Deployment | None,
+    *,
+    revert_all: bool = False,
+    also_changed: tuple[str, ...] = (),
+    token: str | None = None,
+) -> list[str]:
+    """Propagate value-driven updates and record the new deployment; return changed ids.
+
+    Only changed resources get the template's values written (an ordinary update
+    leaves drift elsewhere alone); ``revert_all`` writes every resource (REVERT_DRIFT).
+    """
     deployment = record_deployment(stack)
     changed: list[str] = []
     for logical_id, res in deployment.resources.items():
@@ -99,11 +119,10 @@ def after_update(stack: Any, before: Deployment | None) -> list[str]:
                     write_expected(stack, res)
                 except Exception as exc:
                     _log.debug("cannot propagate to %s: %s", logical_id, exc)
-    _converge(stack, deployment)
+    for logical_id in also_changed:
+        if logical_id not in changed:
+            changed.append(logical_id)
+    _converge(stack, deployment, only=None if revert_all else set(changed))
     deployment = record_deployment(stack)
-    _insert_resource_events(stack, deployment, "UPDATE", changed)
+    _insert_resource_events(stack, deployment, "UPDATE", changed, token)
     return changed
-
-
-def deployment_before(stack: Any) -> Deployment:
-    return deployment_of(stack)
