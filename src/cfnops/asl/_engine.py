@@ -163,6 +163,7 @@ class Branch:
         # Set while a state runs: its name and StateEntered event id (for error messages).
         self.state_name = ""
         self.entered_id = 0
+        self.entered_prev = 0
 
     # --- events ------------------------------------------------------------------------
     def emit(self, event_type: str, details: dict[str, Any], previous: int | None = None) -> int:
@@ -191,6 +192,7 @@ class Branch:
         input_text = dumps_event(value)
         entered_time = format_timestamp(self.execution.clock.now())
         self.state_name = name
+        self.entered_prev = self.last_event
         self.entered_id = self.emit(
             f"{state_type}StateEntered",
             {"name": name, "input": input_text, "inputDetails": {"truncated": False}},
@@ -237,7 +239,7 @@ class Branch:
                     "location": exc.location or "",
                     "state": self.state_name,
                 },
-                previous=0,
+                previous=self.entered_prev,
             )
         return StatesFailure(exc.error, cause)
 

@@ -37,7 +37,7 @@ def run_with_handling(
     raw: Any,
     ctx: dict[str, Any],
     attempt: Attempt,
-    on_failure: Callable[[StatesFailure], None] | None = None,
+    on_final_failure: Callable[[StatesFailure], None] | None = None,
 ) -> StateOutcome:
     """Run ``attempt(retry_count)`` applying the state's Retry then Catch rules."""
     retriers = state.get("Retry", [])
@@ -51,14 +51,14 @@ def run_with_handling(
             failure = branch.state_failure(exc)
         except StatesFailure as exc:
             failure = exc
-        if on_failure is not None:
-            on_failure(failure)
         decision = decide_retry(retriers, failure.error, counts, branch.execution.rng)
         if decision.retrier is not None and decision.delay is not None:
             counts[decision.retrier] += 1
             retry_count += 1
             branch.sleep(decision.delay)
             continue
+        if on_final_failure is not None:
+            on_final_failure(failure)
         index = find_catcher(catchers, failure.error)
         if index is None:
             raise failure

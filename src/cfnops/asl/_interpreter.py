@@ -110,7 +110,7 @@ class Interpreter:
             rng=rng,
             default_query_language=str(self.definition.get("QueryLanguage", "JSONPath")),
         )
-        started = rec.record(
+        rec.record(
             "ExecutionStarted",
             0,
             {"input": dumps_event(value), "inputDetails": {"truncated": False},
@@ -122,8 +122,8 @@ class Interpreter:
                                     args=("timeout",))  # fmt: skip
             timer.daemon = True
             timer.start()
-        branch = Branch(execution, self.definition, scope=Scope(), cancel=root,
-                        previous_event=started)  # fmt: skip
+        # Step Functions links the first state's event to 0, not to ExecutionStarted.
+        branch = Branch(execution, self.definition, scope=Scope(), cancel=root, previous_event=0)
         try:
             output = branch.run(value)
         except StatesFailure as failure:

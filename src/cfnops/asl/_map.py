@@ -9,6 +9,7 @@ https://docs.aws.amazon.com/step-functions/latest/dg/state-parallel.html
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, wait
 from typing import Any
@@ -144,40 +145,55 @@ def _run_jobs(
     tolerated: Callable[[int, int], bool],
     has_tolerance: bool = False,
 ) -> list[Any]:
-    """Run branch jobs; fail fast unless the failure count is tolerated."""
-    futures: list[Future[Any]] = branch.execution.branch_executor.submit_all(jobs, max_concurrency)
-    results: list[Any] = [None] * len(futures)
-    failures = 0
-    first: StatesFailure | None = None
-    pending = set(futures)
-    index_of = {id(f): i for i, f in enumerate(futures)}
-    while pending:
-        done, pending_set = wait(pending, return_when="FIRST_COMPLETED")
-        pending = set(pending_set)
-        for fut in done:
-            exc = fut.exception()
-            i = index_of[id(fut)]
-            if exc is None:
-                results[i] = fut.result()
-                continue
-            if isinstance(exc, Aborted):
-                continue
-            if not isinstance(exc, StatesFailure):
+    """Run branch jobs; fail fast unless the failure count is tolerated.
+
+    A failing job cancels its siblings itself, before it returns, so that no queued
+    job starts after a failure that ends the state.
+    """
+    total = len(jobs)
+    lock = threading.Lock()
+    failures = [0]
+    decisive: list[StatesFailure] = []
+
+    def guarded(job: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            try:
+                return job()
+            except StatesFailure as exc:
+                with lock:
+                    failures[0] += 1
+                    if not decisive and not tolerated(failures[0], total):
+                        decisive.append(exc)
+                        group.cancel("aborted")
+                raise
+            except Aborted:
+                raise
+            except BaseException:
                 group.cancel("aborted")
-                raise exc
-            failures += 1
+                raise
+
+        return run
+
+    futures: list[Future[Any]] = branch.execution.branch_executor.submit_all(
+        [guarded(j) for j in jobs], max_concurrency
+    )
+    wait(futures)
+    results: list[Any] = [None] * total
+    for i, fut in enumerate(futures):
+        exc = fut.exception()
+        if exc is None:
+            results[i] = fut.result()
+        elif isinstance(exc, StatesFailure):
             results[i] = error_output(exc)
-            if first is None:
-                first = exc
-            if not tolerated(failures, len(futures)):
-                group.cancel("aborted")
-                wait(pending)
-                if has_tolerance:
-                    raise StatesFailure(
-                        "States.ExceedToleratedFailureThreshold",
-                        "The specified tolerated failure threshold was exceeded",
-                    )
-                raise exc
+        elif not isinstance(exc, Aborted):
+            raise exc
+    if decisive:
+        if has_tolerance:
+            raise StatesFailure(
+                "States.ExceedToleratedFailureThreshold",
+                "The specified tolerated failure threshold was exceeded",
+            )
+        raise decisive[0]
     if branch.cancel.cancelled:
         raise Aborted(branch.cancel.reason)
     return results
@@ -188,8 +204,12 @@ def _map(
     branch: Branch, name: str, state: Mapping[str, Any], raw: Any, ctx: dict[str, Any]
 ) -> StateOutcome:
     jsonata = branch.query_language_of(state) == "JSONata"
+    # Step Functions records MapStateFailed for a failed Map, except when the failure
+    # comes from the tolerated-failure settings (then the execution fails right away).
+    failed_event = [True]
 
     def attempt(retry_count: int) -> StateOutcome:
+        failed_event[0] = True
         if jsonata:
             effective = raw
         else:
@@ -197,25 +217,28 @@ def _map(
                 raw, state.get("InputPath"), jsonpath_env(branch, raw, ctx),
                 present="InputPath" in state,
             )  # fmt: skip
+        failed_event[0] = False
         max_conc = _path_number(branch, state, "MaxConcurrency", effective, ctx, integer=True)
+        failed_event[0] = True
+        items = _items(branch, state, effective, ctx)
+        branch.emit("MapStateStarted", {"length": len(items)})
+        failed_event[0] = False
         count = _path_number(branch, state, "ToleratedFailureCount", effective, ctx, integer=True)
         pct = _path_number(
             branch, state, "ToleratedFailurePercentage", effective, ctx, integer=False
         )
         if pct is not None and not 0 <= pct <= 100:
             raise _runtime("ToleratedFailurePercentage must be between 0 and 100.")
-        items = _items(branch, state, effective, ctx)
-        branch.emit("MapStateStarted", {"length": len(items)})
-        try:
-            results = _run_iterations(branch, name, state, effective, ctx, items, max_conc,
-                                      count, pct)  # fmt: skip
-        except StatesFailure:
-            branch.emit("MapStateFailed", {})
-            raise
+        failed_event[0] = True
+        results = _run_iterations(branch, name, state, effective, ctx, items, max_conc, count, pct)
         branch.emit("MapStateSucceeded", {})
         return _finish(branch, state, raw, ctx, results, jsonata)
 
-    return run_with_handling(branch, state, raw, ctx, attempt)
+    def on_final_failure(failure: StatesFailure) -> None:
+        if failed_event[0]:
+            branch.emit("MapStateFailed", {})
+
+    return run_with_handling(branch, state, raw, ctx, attempt, on_final_failure)
 
 
 def _tolerance(count: float | None, pct: float | None) -> Callable[[int, int], bool]:
@@ -245,14 +268,17 @@ def _run_iterations(
             {"mapRunArn": f"{info.state_machine_arn.replace(':stateMachine:', ':mapRun:')}"
                           f"/{label}:{info.name}"},
         )  # fmt: skip
-    start_event = branch.last_event
+    # Each iteration's start links to the latest event of the iterations before it.
+    cursor = [branch.last_event]
 
     def make_job(index: int) -> Callable[[], Any]:
         def job() -> Any:
+            if group.cancelled:
+                raise Aborted(group.reason)
             if distributed:
                 return _distributed_iteration(branch, processor, inputs[index], group)
             started = branch.emit(
-                "MapIterationStarted", {"index": index, "name": name}, previous=start_event
+                "MapIterationStarted", {"index": index, "name": name}, previous=cursor[0]
             )
             child = branch.child(processor, cancel=CancelToken(group), previous_event=started)
             try:
@@ -271,6 +297,7 @@ def _run_iterations(
             branch.emit(
                 "MapIterationSucceeded", {"index": index, "name": name}, previous=child.last_event
             )
+            cursor[0] = child.last_event
             return out
 
         return job
@@ -372,12 +399,11 @@ def _parallel(
             return job
 
         jobs = [make_job(p) for p in state["Branches"]]
-        try:
-            results = _run_jobs(branch, jobs, 0, group, lambda failures, total: False)
-        except StatesFailure:
-            branch.emit("ParallelStateFailed", {})
-            raise
+        results = _run_jobs(branch, jobs, 0, group, lambda failures, total: False)
         branch.emit("ParallelStateSucceeded", {})
         return _finish(branch, state, raw, ctx, results, jsonata)
 
-    return run_with_handling(branch, state, raw, ctx, attempt)
+    def on_final_failure(failure: StatesFailure) -> None:
+        branch.emit("ParallelStateFailed", {})
+
+    return run_with_handling(branch, state, raw, ctx, attempt, on_final_failure)
