@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import random
 import uuid
 from collections.abc import Callable
@@ -351,18 +352,25 @@ def _json_merge(a: Any, b: Any, deep: Any = False) -> dict[str, Any]:
 
 
 def _math_random(start: Any, end: Any, seed: Any = None) -> int:
-    if not (_is_int(start) and _is_int(end)):
-        raise _fail("States.MathRandom needs integer bounds")
-    rng = random.Random(seed) if seed is not None else random
-    return rng.randint(int(start), int(end) - 1) if int(end) > int(start) else int(start)
+    for v in (start, end):
+        if not isinstance(v, int | float) or isinstance(v, bool):
+            raise _fail("States.MathRandom needs numeric bounds")
+    low, high = _java_round(start), _java_round(end)
+    rng = random.Random(_java_round(seed)) if seed is not None else random.Random()
+    return rng.randint(low, high - 1) if high > low else low
 
 
-def _math_add(a: Any, b: Any) -> Any:
+def _java_round(value: Any) -> int:
+    """Java's Math.round: halves go up (towards positive infinity)."""
+    return math.floor(value + 0.5)
+
+
+def _math_add(a: Any, b: Any) -> int:
+    # Step Functions rounds each operand to an integer first (1.49 + 1.5 == 3).
     for v in (a, b):
         if not isinstance(v, int | float) or isinstance(v, bool):
             raise _fail("States.MathAdd needs two numbers")
-    total = a + b
-    return int(total) if isinstance(total, float) and total.is_integer() else total
+    return _java_round(a) + _java_round(b)
 
 
 def _string_split(text: Any, delimiters: Any) -> list[str]:
