@@ -47,12 +47,18 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _fast_json(text: str) -> Any | None:
+def _fast_json(text: str, source: str) -> Any | None:
     if not text.lstrip().startswith("{"):
         return None
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
-    except ValueError:  # JSONDecodeError, duplicates: let cfn-lint say where
+    except json.JSONDecodeError as exc:
+        if source.endswith(".json"):  # a .json file is JSON: YAML would accept more
+            raise TemplateLoadError(
+                source, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
+            ) from None
+        return None  # maybe a YAML flow mapping: let cfn-lint decide
+    except _DuplicateKey:  # let cfn-lint say where
         return None
 
 
@@ -95,7 +101,9 @@ def check_template(template: Any, source: str) -> dict[str, Any]:
 
 def parse_template(text: str, source: str = "<string>") -> dict[str, Any]:
     """Parse a JSON or YAML template; ``source`` names it in error messages."""
-    parsed = _fast_json(text)
+    if not text.strip():
+        raise TemplateLoadError(source, "not a CloudFormation template: the file is empty")
+    parsed = _fast_json(text, source)
     if parsed is None:
         parsed = _decode(text, source)
     return check_template(parsed, source)
