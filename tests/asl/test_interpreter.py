@@ -1,0 +1,225 @@
+"""The interpreter through its ports: fake clock, fake invoker, recorder, branches."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+import cfnops.asl as asl
+from cfnops.asl import (
+    CancelToken,
+    Execution,
+    ExecutionInfo,
+    FakeInvoker,
+    HistoryRecorder,
+    Interpreter,
+    LambdaError,
+    TaskContext,
+    ThreadBranchExecutor,
+    run_branch,
+)
+
+
+class FakeClock:
+    """Virtual time: sleeps are recorded and advance ``now`` instantly."""
+
+    def __init__(self) -> None:
+        self.current = datetime(2024, 1, 1, tzinfo=UTC)
+        self.sleeps: list[float] = []
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        return self.current
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> bool:
+        with self._lock:
+            self.sleeps.append(seconds)
+            self.current += timedelta(seconds=seconds)
+        return True
+
+
+def test_exported_members() -> None:
+    assert set(asl.__all__) == {
+        "BranchExecutor", "CancelToken", "Clock", "Execution", "ExecutionInfo",
+        "ExecutionResult", "FakeInvoker", "Finding", "HistoryEvent", "HistoryRecorder",
+        "Interpreter", "InvalidDefinition", "LambdaError", "Recorder", "StatesFailure",
+        "SystemClock", "TaskContext", "TaskFailure", "TaskInvoker", "ThreadBranchExecutor",
+        "check_definition", "lambda_stand_in", "run_branch", "validate",
+    }  # fmt: skip
+
+
+def test_pass_choice_loop_with_history() -> None:
+    d = {
+        "StartAt": "Init",
+        "States": {
+            "Init": {"Type": "Pass", "Result": {"n": 0}, "Next": "Inc"},
+            "Inc": {"Type": "Pass", "Parameters": {"n.$": "States.MathAdd($.n, 1)"},
+                    "Next": "Check"},
+            "Check": {"Type": "Choice", "Default": "Done",
+                      "Choices": [{"Variable": "$.n", "NumericLessThan": 3, "Next": "Inc"}]},
+            "Done": {"Type": "Succeed"},
+        },
+    }  # fmt: skip
+    recorder = HistoryRecorder()
+    result = Interpreter(d).run({}, recorder=recorder)
+    assert result.status == "SUCCEEDED" and result.output == {"n": 3}
+    types = [e.type for e in result.events]
+    assert types[0] == "ExecutionStarted" and types[-1] == "ExecutionSucceeded"
+    assert types.count("ChoiceStateEntered") == 3
+    assert [e.id for e in result.events] == list(range(1, len(types) + 1))
+    assert result.events[1].to_api()["stateEnteredEventDetails"]["name"] == "Init"
+
+
+def test_task_retry_sleeps_through_the_clock_then_catches() -> None:
+    invoker = FakeInvoker()
+    calls: list[int] = []
+
+    def flaky(payload: Any, ctx: TaskContext) -> Any:
+        calls.append(ctx.attempt)
+        raise LambdaError("Boom", '{"errorMessage":"x"}')
+
+    invoker.register("flaky", flaky)
+    d = {
+        "StartAt": "T",
+        "States": {
+            "T": {
+                "Type": "Task", "Resource": "arn:aws:lambda:us-east-1:1:function:flaky",
+                "Retry": [{"ErrorEquals": ["Boom"], "IntervalSeconds": 2, "MaxAttempts": 2}],
+                "Catch": [{"ErrorEquals": ["States.ALL"], "ResultPath": "$.err", "Next": "Done"}],
+                "End": True,
+            },
+            "Done": {"Type": "Pass", "End": True},
+        },
+    }  # fmt: skip
+    clock = FakeClock()
+    result = Interpreter(d, invoker=invoker, clock=clock).run({"in": 1})
+    assert result.status == "SUCCEEDED"
+    assert result.output == {"in": 1, "err": {"Error": "Boom", "Cause": '{"errorMessage": "x"}'}}
+    assert calls == [0, 1, 2]
+    assert clock.sleeps == [2.0, 4.0]
+    assert [e.type for e in result.events].count("LambdaFunctionFailed") == 3
+
+
+def test_lambda_integration_wraps_payload_and_formats_cause_compactly() -> None:
+    invoker = FakeInvoker({"echo": lambda payload, ctx: {"got": payload}})
+    d = {"StartAt": "T", "States": {"T": {
+        "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+        "Parameters": {"FunctionName": "arn:aws:lambda:us-east-1:1:function:echo",
+                       "Payload.$": "$"},
+        "ResultSelector": {"p.$": "$.Payload"}, "End": True}}}  # fmt: skip
+    result = Interpreter(d, invoker=invoker).run({"a": 1})
+    assert result.output == {"p": {"got": {"a": 1}}}
+    assert invoker.calls == {"echo": 1}
+
+
+def test_wait_uses_the_clock_and_reports_bad_seconds_path() -> None:
+    clock = FakeClock()
+    d = {"StartAt": "W", "States": {"W": {"Type": "Wait", "SecondsPath": "$.s", "End": True}}}
+    assert Interpreter(d, clock=clock).run({"s": 7}).status == "SUCCEEDED"
+    assert clock.sleeps == [7.0]
+    failed = Interpreter(d, clock=clock).run({"s": "x"})
+    assert failed.status == "FAILED" and failed.error == "States.Runtime"
+    assert failed.cause is not None and "(entered at the event id #2)" in failed.cause
+
+
+def test_map_honours_max_concurrency_and_keeps_order() -> None:
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+    gate = threading.Event()
+
+    def work(payload: Any, ctx: TaskContext) -> Any:
+        nonlocal active, peak
+        with lock:
+            active += 1
+            peak = max(peak, active)
+        gate.wait(0.01)
+        with lock:
+            active -= 1
+        return payload * 10
+
+    invoker = FakeInvoker({"work": work})
+    d = {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "MaxConcurrency": 2, "End": True,
+        "ItemProcessor": {"StartAt": "T", "States": {"T": {
+            "Type": "Task", "Resource": "arn:aws:lambda:us-east-1:1:function:work",
+            "End": True}}}}}}  # fmt: skip
+    result = Interpreter(d, invoker=invoker).run(list(range(8)))
+    assert result.output == [i * 10 for i in range(8)]
+    assert 1 <= peak <= 2
+
+
+def test_map_tolerated_failures_and_threshold() -> None:
+    d = {"StartAt": "M", "States": {"M": {
+        "Type": "Map", "ToleratedFailureCount": 1, "End": True,
+        "ItemProcessor": {"StartAt": "C", "States": {
+            "C": {"Type": "Choice", "Default": "Ok",
+                  "Choices": [{"Variable": "$", "NumericEquals": 1, "Next": "Bad"}]},
+            "Bad": {"Type": "Fail", "Error": "E", "Cause": "c"},
+            "Ok": {"Type": "Pass", "End": True}}}}}}  # fmt: skip
+    result = Interpreter(d).run([0, 1, 2])
+    assert result.output == [0, {"Error": "E", "Cause": "c"}, 2]
+    too_many = Interpreter(d).run([1, 1, 2])
+    assert too_many.error == "States.ExceedToleratedFailureThreshold"
+
+
+def test_variables_are_scoped_to_branches() -> None:
+    d = {"StartAt": "Set", "States": {
+        "Set": {"Type": "Pass", "Assign": {"outer": 1}, "Next": "P"},
+        "P": {"Type": "Parallel", "Next": "Read", "Branches": [{"StartAt": "B", "States": {
+            "B": {"Type": "Pass", "Assign": {"inner": 2},
+                  "Parameters": {"seen.$": "$outer"}, "End": True}}}]},
+        "Read": {"Type": "Pass", "Parameters": {"outer.$": "$outer", "branch.$": "$[0]"},
+                 "End": True}}}  # fmt: skip
+    result = Interpreter(d).run({})
+    assert result.output == {"outer": 1, "branch": {"seen": 1}}
+
+
+def test_jsonata_state_with_states_variable_and_sfn_functions() -> None:
+    d = {"QueryLanguage": "JSONata", "StartAt": "A", "States": {"A": {
+        "Type": "Pass", "Assign": {"total": "{% $sum($states.input.xs) %}"},
+        "Output": {"parts": "{% $partition($states.input.xs, 2) %}",
+                   "h": "{% $hash('a', 'MD5') %}"}, "Next": "B"},
+        "B": {"Type": "Pass", "Output": "{% $total %}", "End": True}}}  # fmt: skip
+    result = Interpreter(d).run({"xs": [1, 2, 3]})
+    assert result.output == 6
+    assert result.events[2].details["assignedVariables"] == {"total": "6"}
+
+
+def test_task_timeout_and_execution_timeout() -> None:
+    invoker = FakeInvoker({"slow": lambda payload, ctx: ctx.cancel.wait(30) and None})
+    task = {"StartAt": "T", "States": {"T": {
+        "Type": "Task", "Resource": "arn:aws:lambda:us-east-1:1:function:slow",
+        "TimeoutSeconds": 1, "End": True}}}  # fmt: skip
+    result = Interpreter(task, invoker=invoker).run({})
+    assert (result.status, result.error) == ("FAILED", "States.Timeout")
+    wait = {"TimeoutSeconds": 1, "StartAt": "W",
+            "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}  # fmt: skip
+    assert Interpreter(wait).run({}).status == "TIMED_OUT"
+
+
+def test_data_limit_is_enforced() -> None:
+    d = {"StartAt": "A", "States": {"A": {"Type": "Pass", "Result": "x" * 300_000, "End": True}}}
+    result = Interpreter(d).run({})
+    assert result.error == "States.DataLimitExceeded"
+
+
+def test_run_branch_is_a_standalone_seam() -> None:
+    recorder = HistoryRecorder()
+    info = ExecutionInfo("arn:e", "e", "arn:sm", "sm", "arn:role", "2024-01-01T00:00:00.000Z")
+    execution = Execution(
+        info=info, execution_input={}, invoker=FakeInvoker(), clock=FakeClock(),
+        recorder=recorder, branch_executor=ThreadBranchExecutor(), cancel=CancelToken(),
+    )  # fmt: skip
+    program = {"StartAt": "A", "States": {"A": {
+        "Type": "Pass", "Parameters": {"v.$": "$v", "x.$": "$.x"}, "End": True}}}  # fmt: skip
+    assert run_branch(execution, program, {"x": 2}, variables={"v": 1}) == {"v": 1, "x": 2}
+    assert [e.type for e in recorder.events] == ["PassStateEntered", "PassStateExited"]
+
+
+def test_invalid_definition_is_rejected_up_front() -> None:
+    with pytest.raises(asl.InvalidDefinition):
+        Interpreter({"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"}}})

@@ -1,0 +1,76 @@
+"""The Step Functions JSONPath subset: definite and indefinite paths, syntax errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cfnops.asl._jsonpath import JsonPathSyntaxError, PathNotFound, parse_path
+
+DOC: dict[str, Any] = {
+    "a": {"b": [10, 20, 30], "c-d": 1},
+    "items": [{"v": 1, "s": 0}, {"v": 2, "s": 1}, {"v": 3}],
+    "weird": {"x'y": 5},
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("$", DOC),
+        ("$.a.b[1]", 20),
+        ("$.a.b[-1]", 30),
+        ("$.a.c-d", 1),
+        ("$['a']['b'][0]", 10),
+        ("$.weird['x\\'y']", 5),
+    ],
+    ids=["root", "index", "negative-index", "dash-name", "brackets", "escaped-quote"],
+)
+def test_definite_paths_select_one_value(path: str, expected: Any) -> None:
+    parsed = parse_path(path)
+    assert parsed.definite
+    assert parsed.evaluate(DOC) == expected
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("$.items[*].v", [1, 2, 3]),
+        ("$.items[1:]", [{"v": 2, "s": 1}, {"v": 3}]),
+        ("$.items[:1].v", [1]),
+        ("$.items[?(@.s == 0)]", [{"v": 1, "s": 0}]),
+        ("$.items[?(@.v > 1 && @.s)]", [{"v": 2, "s": 1}]),
+        ("$..v", [1, 2, 3]),
+        ("$.missing[*]", []),
+    ],
+    ids=["wildcard", "slice-from", "slice-to", "filter-eq", "filter-and", "deep-scan", "miss"],
+)
+def test_indefinite_paths_return_lists(path: str, expected: Any) -> None:
+    parsed = parse_path(path)
+    assert not parsed.definite
+    assert parsed.evaluate(DOC) == expected
+
+
+def test_definite_miss_raises_path_not_found() -> None:
+    with pytest.raises(PathNotFound):
+        parse_path("$.a.nope").evaluate(DOC)
+    with pytest.raises(PathNotFound):
+        parse_path("$.a.b[7]").evaluate(DOC)
+
+
+def test_roots_context_and_variables() -> None:
+    assert parse_path("$$.Execution.Id").root == "$$"
+    var = parse_path("$myVar.field[0]")
+    assert var.is_variable and var.variable == "myVar"
+    assert var.evaluate({"field": ["x"]}) == "x"
+
+
+def test_bracket_notation_for_error_messages() -> None:
+    assert parse_path("$.a.b[2]").bracket_notation() == "$['a']['b'][2]"
+
+
+@pytest.mark.parametrize("bad", ["a.b", "$.", "$[", "$.a[?(@.x ==)]", "$.a[1:2:3:4]", ""])
+def test_syntax_errors(bad: str) -> None:
+    with pytest.raises(JsonPathSyntaxError):
+        parse_path(bad)
