@@ -362,7 +362,7 @@ def _math_random(start: Any, end: Any, seed: Any = None) -> int:
 
 def _java_round(value: Any) -> int:
     """Java's Math.round: halves go up (towards positive infinity)."""
-    return math.floor(value + 0.5)
+    return int(math.floor(value + 0.5))
 
 
 def _math_add(a: Any, b: Any) -> int:
