@@ -237,8 +237,10 @@ def plan_changes(
     modified = {
         lid
         for lid, res in new.items()
-        if lid in before.resources and before.resources[lid].template != res.template
-    } | {lid for lid in new if lid not in before.resources}
+        if lid not in before.resources
+        or before.resources[lid].template != res.template
+        or before.resources[lid].properties != res.properties
+    }
     for lid, res in new.items():
         old = before.resources.get(lid)
         if old is None:
