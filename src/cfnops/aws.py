@@ -77,9 +77,7 @@ def translate_error(exc: Exception) -> CfnopsError | None:
     if isinstance(exc, bex.ProfileNotFound):
         return AwsSetupError(str(exc), hint="check --profile and ~/.aws/config")
     if isinstance(exc, bex.NoRegionError):
-        return AwsSetupError(
-            "no AWS region configured", hint="pass --region or set AWS_REGION"
-        )
+        return AwsSetupError("no AWS region configured", hint="pass --region or set AWS_REGION")
     if isinstance(exc, bex.EndpointConnectionError | bex.ConnectTimeoutError):
         url = getattr(exc, "kwargs", {}).get("endpoint_url", "the endpoint")
         return AwsSetupError(
@@ -143,7 +141,10 @@ class AwsClients:
     def botocore_config(self) -> Config:
         return Config(
             region_name=self.region,
-            retries={"mode": self.settings.retry_mode, "total_max_attempts": self.settings.max_attempts},
+            retries={
+                "mode": self.settings.retry_mode,
+                "total_max_attempts": self.settings.max_attempts,
+            },
             user_agent_extra=f"cfnops/{__version__}",
             connect_timeout=self.settings.connect_timeout,
             read_timeout=self.settings.read_timeout,

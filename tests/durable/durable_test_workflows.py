@@ -30,7 +30,11 @@ def count(path: str, name: str) -> int:
 
 
 def times(path: str, name: str) -> list[float]:
-    return [float(line.split()[1]) for line in Path(path).read_text().splitlines() if line.split()[0] == name]
+    return [
+        float(line.split()[1])
+        for line in Path(path).read_text().splitlines()
+        if line.split()[0] == name
+    ]
 
 
 @workflow("test.three-steps")
@@ -55,7 +59,11 @@ def three_steps(event: dict[str, Any], context: DurableContext) -> dict[str, Any
 
     a = context.step(step1, name="step1")
     context.wait(Duration.from_seconds(int(event.get("wait_seconds", 1))), name="pause")
-    b = context.step(step2, name="step2", config=StepConfig(create_retry_strategy(RetryStrategyConfig(max_attempts=1))))
+    b = context.step(
+        step2,
+        name="step2",
+        config=StepConfig(create_retry_strategy(RetryStrategyConfig(max_attempts=1))),
+    )
     c = context.step(step3, name="step3")
     return {"results": [a, b, c]}
 
@@ -94,10 +102,15 @@ def fanout(event: dict[str, Any], context: DurableContext) -> Any:
     """map over items, then parallel branches, each branch a step."""
     items = event["items"]
     mapped = context.map(
-        items, lambda ctx, item, i, _all: ctx.step(lambda _: item * 2, name="double"), name="doubles"
+        items,
+        lambda ctx, item, i, _all: ctx.step(lambda _: item * 2, name="double"),
+        name="doubles",
     )
     branches = context.parallel(
-        [lambda ctx: ctx.step(lambda _: "a", name="a"), lambda ctx: ctx.step(lambda _: "b", name="b")],
+        [
+            lambda ctx: ctx.step(lambda _: "a", name="a"),
+            lambda ctx: ctx.step(lambda _: "b", name="b"),
+        ],
         name="letters",
     )
     return {"mapped": mapped.get_results(), "parallel": branches.get_results()}
@@ -107,5 +120,7 @@ def fanout(event: dict[str, Any], context: DurableContext) -> Any:
 @durable_execution
 def callback(event: dict[str, Any], context: DurableContext) -> Any:
     log = event["log"]
-    answer = context.wait_for_callback(lambda cid, _ctx: record(log, f"callback={cid}"), name="approval")
+    answer = context.wait_for_callback(
+        lambda cid, _ctx: record(log, f"callback={cid}"), name="approval"
+    )
     return {"answer": answer}

@@ -50,7 +50,9 @@ def _wait_for(predicate: Callable[[], bool], timeout: float = 30) -> None:
 
 
 def _start(db: Path, run_id: str, event: dict[str, object]) -> subprocess.Popen[str]:
-    return _cfnops(db, "runs", "start", "test.three-steps", "--run-id", run_id, "--input", json.dumps(event))
+    return _cfnops(
+        db, "runs", "start", "test.three-steps", "--run-id", run_id, "--input", json.dumps(event)
+    )
 
 
 def _kill(proc: subprocess.Popen[str]) -> None:
@@ -69,7 +71,7 @@ def test_sigkill_during_wait_then_worker_resumes_at_the_deadline(tmp_path: Path)
         _wait_for(lambda: count(log, "step3") == 1, timeout=60)
     finally:
         worker.send_signal(signal.SIGTERM)
-        out, err = worker.communicate(timeout=30)
+        _out, err = worker.communicate(timeout=30)
     assert worker.returncode == 0, err
     assert [count(log, s) for s in ("step1", "step2-start", "step2-end", "step3")] == [1, 1, 1, 1]
     step1_done, step2_began = times(log, "step1")[0], times(log, "step2-start")[0]
@@ -99,7 +101,7 @@ def test_a_live_process_keeps_its_run_while_a_worker_starts(tmp_path: Path) -> N
     _wait_for(lambda: count(log, "step1") == 1)
     worker = _cfnops(db, "worker")
     try:
-        out, err = owner.communicate(timeout=60)
+        _out, err = owner.communicate(timeout=60)
         assert owner.returncode == 0, err
     finally:
         worker.send_signal(signal.SIGTERM)

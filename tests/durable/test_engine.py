@@ -18,7 +18,9 @@ def _run_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-def test_steps_run_exactly_once_and_rerun_returns_the_same_run(engine: Engine, tmp_path: Path) -> None:
+def test_steps_run_exactly_once_and_rerun_returns_the_same_run(
+    engine: Engine, tmp_path: Path
+) -> None:
     log = str(tmp_path / "log")
     run_id = _run_id("once")
     event = {"log": log, "wait_seconds": 1}
@@ -43,7 +45,11 @@ def test_step_retries_follow_the_strategy_and_are_recorded(engine: Engine, tmp_p
 
 def test_step_failure_after_retries_fails_the_run(engine: Engine, tmp_path: Path) -> None:
     run_id = _run_id("fails")
-    engine.start("test.flaky", {"log": str(tmp_path / "log"), "fail_times": 5, "max_attempts": 2}, run_id=run_id)
+    engine.start(
+        "test.flaky",
+        {"log": str(tmp_path / "log"), "fail_times": 5, "max_attempts": 2},
+        run_id=run_id,
+    )
     with pytest.raises(RunFailed, match="boom 2"):
         engine.result(run_id, timeout=30)
     with RunStore(engine.settings) as store:
@@ -56,7 +62,7 @@ def test_step_failure_after_retries_fails_the_run(engine: Engine, tmp_path: Path
 def test_non_json_step_result_fails_naming_the_step(engine: Engine) -> None:
     run_id = _run_id("notjson")
     engine.start("test.not-json", {}, run_id=run_id)
-    with pytest.raises(RunFailed, match="returns-a-set.*not JSON-serialisable"):
+    with pytest.raises(RunFailed, match=r"returns-a-set.*not JSON-serialisable"):
         engine.result(run_id, timeout=30)
 
 

@@ -16,7 +16,6 @@ from cfnops.durable import Engine
 from cfnops.durable.samples import SAMPLE_WORKFLOW, sample
 
 
-
 def test_sample_gives_the_same_answer_on_lambda_runner_and_dbos(engine: Engine) -> None:
     event = {"text": "drift found and healed", "wait_seconds": 2, "polls": 3}
     with DurableFunctionTestRunner(handler=sample) as runner:
@@ -24,12 +23,18 @@ def test_sample_gives_the_same_answer_on_lambda_runner_and_dbos(engine: Engine) 
     assert result.status.name == "SUCCEEDED"
     on_lambda = json.loads(result.result)
     assert [op.name for op in result.operations] == [
-        "fingerprint", "count-words", "pause", "poll", "summarise"
+        "fingerprint",
+        "count-words",
+        "pause",
+        "poll",
+        "summarise",
     ]
     run = engine.start(SAMPLE_WORKFLOW, event)
-    assert engine.result(run.run_id, timeout=30) == on_lambda == {
-        "digest": on_lambda["digest"], "words": 4, "polls": 3
-    }
+    assert (
+        engine.result(run.run_id, timeout=30)
+        == on_lambda
+        == {"digest": on_lambda["digest"], "words": 4, "polls": 3}
+    )
 
 
 def test_three_steps_runs_each_step_once_under_the_sdk_runner(tmp_path: Path) -> None:

@@ -17,6 +17,12 @@ import typer
 from rich.console import Console
 
 from cfnops._version import __version__
+
+try:  # Typer >= 0.2x vendors Click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older Typer on real Click
+    from click import ClickException  # type: ignore[assignment]
+
 from cfnops.aws import translate_error
 from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
@@ -123,13 +129,9 @@ def run(argv: list[str] | None = None) -> int:
         return _exit(int(exc.exit_code or 0), argv)
     except typer.Abort:
         return _exit(130, argv)
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return _exit(ExitCode.USAGE, argv)
-        raise
+    except ClickException as exc:
+        exc.show()
+        return _exit(ExitCode.USAGE, argv)
     return _exit(result if isinstance(result, int) else ExitCode.OK, argv)
 
 

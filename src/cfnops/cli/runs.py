@@ -13,7 +13,9 @@ from cfnops.durable import DEFAULT_QUEUE, Engine
 from cfnops.durable._records import STATUSES, RunRecord, RunStore, StepRecord
 from cfnops.errors import UsageError
 
-runs_app = typer.Typer(help="Durable run records: list, show, cancel, resume.", no_args_is_help=True)
+runs_app = typer.Typer(
+    help="Durable run records: list, show, cancel, resume.", no_args_is_help=True
+)
 
 
 def _when(record: RunRecord | StepRecord, attr: str) -> str:
@@ -35,15 +37,23 @@ def list_runs(
     if status is not None and status.upper() not in STATUSES:
         raise UsageError(f"unknown status {status!r}", hint=f"use one of {', '.join(STATUSES)}")
     with RunStore(st.settings) as store:
-        records = store.list(status=status.upper() if status else None, workflow=workflow, limit=limit)
+        records = store.list_runs(
+            status=status.upper() if status else None, workflow=workflow, limit=limit
+        )
     if st.output_format == "json":
         st.emit_json([r.to_json() for r in records])
         return
     table = Table("RUN ID", "WORKFLOW", "STATUS", "CREATED (UTC)", "UPDATED (UTC)", "VERSION")
     for r in records:
         version = r.version or "-"
-        table.add_row(r.run_id, r.workflow, r.status, _when(r, "created"), _when(r, "updated"),
-                      version if r.compatible else f"{version} (incompatible)")
+        table.add_row(
+            r.run_id,
+            r.workflow,
+            r.status,
+            _when(r, "created"),
+            _when(r, "updated"),
+            version if r.compatible else f"{version} (incompatible)",
+        )
     st.console.print(table if records else "no runs")
 
 
@@ -54,7 +64,9 @@ def _render_detail(st: CliState, record: RunRecord, steps: list[StepRecord]) -> 
     console.print(f"status   {record.status}")
     console.print(f"created  {_when(record, 'created')}  updated {_when(record, 'updated')}")
     if not record.compatible:
-        console.print(f"version  {record.version} (recorded by another cfnops; this one won't resume it)")
+        console.print(
+            f"version  {record.version} (recorded by another cfnops; this one won't resume it)"
+        )
     console.print(f"input    {json.dumps(record.input)}", soft_wrap=True)
     if record.error:
         console.print(f"error    {record.error}", soft_wrap=True, markup=False)
@@ -63,7 +75,9 @@ def _render_detail(st: CliState, record: RunRecord, steps: list[StepRecord]) -> 
     table = Table("#", "STEP", "STARTED (UTC)", "ENDED (UTC)", "MS", "RESULT")
     for s in steps:
         ms = f"{s.duration_ms:.0f}" if s.duration_ms is not None else "-"
-        table.add_row(str(s.index), s.name, _when(s, "started"), _when(s, "ended"), ms, s.summary(60))
+        table.add_row(
+            str(s.index), s.name, _when(s, "started"), _when(s, "ended"), ms, s.summary(60)
+        )
     console.print(table)
 
 
@@ -77,10 +91,16 @@ def show(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run
     if st.output_format == "json":
         data: dict[str, Any] = record.to_json()
         data["steps"] = [
-            {"index": s.index, "name": s.name, "kind": s.kind,
-             "started": s.started.isoformat() if s.started else None,
-             "ended": s.ended.isoformat() if s.ended else None,
-             "durationMs": s.duration_ms, "result": s.result, "error": s.error}
+            {
+                "index": s.index,
+                "name": s.name,
+                "kind": s.kind,
+                "started": s.started.isoformat() if s.started else None,
+                "ended": s.ended.isoformat() if s.ended else None,
+                "durationMs": s.duration_ms,
+                "result": s.result,
+                "error": s.error,
+            }
             for s in steps
         ]
         st.emit_json(data)

@@ -15,13 +15,16 @@ from cfnops.durable import DEFAULT_QUEUE, Engine
 def worker(
     ctx: typer.Context,
     concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Runs executed at once by this worker (default: setting).")
+        int | None,
+        typer.Option(min=1, help="Runs executed at once by this worker (default: setting)."),
     ] = None,
     imports: Annotated[
         list[str] | None,
         typer.Option("--import", help="Import this module so its workflows can run (repeatable)."),
     ] = None,
-    grace: Annotated[float, typer.Option(help="Seconds to let steps finish on SIGTERM/SIGINT.")] = 5.0,
+    grace: Annotated[
+        float, typer.Option(help="Seconds to let steps finish on SIGTERM/SIGINT.")
+    ] = 5.0,
 ) -> None:
     """Run the durable worker in the foreground.
 

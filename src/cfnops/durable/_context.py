@@ -20,6 +20,7 @@ SDK's ``CompletionConfig``.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import traceback
@@ -169,9 +170,13 @@ class DbosDurableContext:
         while True:
 
             def poll(_: StepContext, state: Any = state, attempt: int = attempt) -> Any:
-                return check(state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt))
+                return check(
+                    state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt)
+                )
 
-            state = self.step(poll, name=f"{base} #{attempt}", config=StepConfig(RetryPresets.none()))
+            state = self.step(
+                poll, name=f"{base} #{attempt}", config=StepConfig(RetryPresets.none())
+            )
             decision = config.wait_strategy(state, attempt)
             if not decision.should_continue:
                 return state
@@ -225,11 +230,11 @@ class DbosDurableContext:
         inputs: Sequence[Any],
         func: Callable[[Any, Any, int, Sequence[Any]], Any],
         name: str | None = None,
-        config: MapConfig | None = None,
+        config: MapConfig[Any] | None = None,
     ) -> BatchResult[Any]:
         base = _step_name(name, func)
-        branches = [
-            (f"{base}[{i}]", lambda ctx, i=i, item=item: func(ctx, item, i, inputs))
+        branches: list[tuple[str, Callable[[Any], Any]]] = [
+            (f"{base}[{i}]", functools.partial(_map_branch, func, item, i, inputs))
             for i, item in enumerate(inputs)
         ]
         return self._batch(branches, config.completion_config if config else None)
@@ -251,7 +256,10 @@ class DbosDurableContext:
         branches: list[tuple[str, Callable[[Any], Any]]],
         completion: CompletionConfig | None,
     ) -> BatchResult[Any]:
-        completion = completion or CompletionConfig.all_successful()
+        # The SDK's default for map and parallel: every item must succeed.
+        completion = completion or CompletionConfig(
+            min_successful=None, tolerated_failure_count=0, tolerated_failure_percentage=0
+        )
         if completion.should_complete is not None:
             raise ValidationError("custom should_complete predicates are not supported by cfnops")
         total = len(branches)
@@ -264,7 +272,9 @@ class DbosDurableContext:
                 items.append(BatchItem(index, BatchItemStatus.SUCCEEDED, result))
                 succeeded += 1
             except Exception as exc:
-                items.append(BatchItem(index, BatchItemStatus.FAILED, None, ErrorObject.from_exception(exc)))
+                items.append(
+                    BatchItem(index, BatchItemStatus.FAILED, None, ErrorObject.from_exception(exc))
+                )
                 failed += 1
             if completion.min_successful is not None and succeeded >= completion.min_successful:
                 reason = CompletionReason.MIN_SUCCESSFUL_REACHED
@@ -273,6 +283,16 @@ class DbosDurableContext:
                 reason = CompletionReason.FAILURE_TOLERANCE_EXCEEDED
                 break
         return BatchResult(items, reason)
+
+
+def _map_branch(
+    func: Callable[[Any, Any, int, Sequence[Any]], Any],
+    item: Any,
+    index: int,
+    items: Sequence[Any],
+    ctx: Any,
+) -> Any:
+    return func(ctx, item, index, items)
 
 
 def _tolerance_exceeded(completion: CompletionConfig, failed: int, total: int) -> bool:

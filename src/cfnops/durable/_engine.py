@@ -22,6 +22,7 @@ from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.durable._context import DbosDurableContext, _check_json
 from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine
+from cfnops.durable._inputs import run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
 from cfnops.durable._registry import get_workflow, import_modules, registered
 from cfnops.durable.errors import RunCancelled, RunFailed, UnknownRun
@@ -222,7 +223,7 @@ class Engine:
             if wf.app_version != __version__:
                 self._warn_incompatible(wf.workflow_id, str(wf.app_version))
                 continue
-            args = (wf.input or {}).get("args", ()) if isinstance(wf.input, dict) else ()
+            args = run_args(wf.input)
             name = args[0] if args else None
             if name not in known:
                 self._warn_unregistered(wf.workflow_id, str(name))
@@ -234,7 +235,9 @@ class Engine:
             _log.info("recovered %d run(s) from dead executors: %s", len(recovered), recovered)
         # A pending run whose executor has no row counts as dead too, so dead rows
         # can go once their runs are re-enqueued.
-        self._leases.forget([r.executor_id for r in self._leases.rows() if r.executor_id not in live])
+        self._leases.forget(
+            [r.executor_id for r in self._leases.rows() if r.executor_id not in live]
+        )
         return recovered
 
     def _warn_incompatible(self, run_id: str, version: str) -> None:

@@ -133,7 +133,13 @@ class LeaseTable:
             result = conn.execute(sa.select(executors))
             return [
                 ExecutorRow(
-                    r.executor_id, r.hostname, r.pid, r.pid_started, r.version, r.state, r.heartbeat_at
+                    r.executor_id,
+                    r.hostname,
+                    r.pid,
+                    r.pid_started,
+                    r.version,
+                    r.state,
+                    r.heartbeat_at,
                 )
                 for r in result
             ]

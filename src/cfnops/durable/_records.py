@@ -10,13 +10,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import sqlalchemy as sa
 from dbos import DBOSClient
 from dbos._serialization import DBOSPortableJSONSerializer
 
 from cfnops._version import __version__
 from cfnops.config import Settings
-from cfnops.durable._dbos_setup import make_engine
+from cfnops.durable._dbos_setup import is_sqlite, make_engine
 from cfnops.durable._engine import RUN_WORKFLOW
+from cfnops.durable._inputs import run_args
 from cfnops.durable.errors import UnknownRun
 
 # DBOS status names → the names cfnops shows.
@@ -119,6 +121,9 @@ class RunStore:
         self._client = DBOSClient(
             system_database_engine=self._engine, serializer=DBOSPortableJSONSerializer()
         )
+        # Nothing has run yet on a fresh database: there is nothing to read either.
+        schema = None if is_sqlite(url) else "dbos"
+        self._empty = not sa.inspect(self._engine).has_table("workflow_status", schema=schema)
 
     def close(self) -> None:
         self._client.destroy()
@@ -131,7 +136,7 @@ class RunStore:
         self.close()
 
     def _record(self, wf: Any) -> RunRecord:
-        args = (wf.input or {}).get("args", ()) if isinstance(wf.input, dict) else ()
+        args: tuple[Any, ...] = tuple(run_args(wf.input))
         workflow = args[0] if wf.name == RUN_WORKFLOW and args else wf.name
         event = args[1] if len(args) > 1 else None
         return RunRecord(
@@ -148,9 +153,11 @@ class RunStore:
             queue=wf.queue_name,
         )
 
-    def list(
+    def list_runs(
         self, *, status: str | None = None, workflow: str | None = None, limit: int = 50
     ) -> list[RunRecord]:
+        if self._empty:
+            return []
         dbos_status = [k for k, v in _STATUS.items() if v == status] if status else None
         found = self._client.list_workflows(
             status=dbos_status, limit=None if workflow else limit, sort_desc=True
@@ -161,6 +168,8 @@ class RunStore:
         return records
 
     def get(self, run_id: str) -> RunRecord:
+        if self._empty:
+            raise UnknownRun(run_id)
         found = self._client.list_workflows(workflow_ids=[run_id])
         if not found:
             raise UnknownRun(run_id)
@@ -170,7 +179,13 @@ class RunStore:
         out: list[StepRecord] = []
         for raw in self._client.list_workflow_steps(run_id) or []:
             name = str(raw["function_name"])
-            kind = "wait" if name == "DBOS.sleep" else "message" if name.startswith("DBOS.") else "step"
+            kind = (
+                "wait"
+                if name == "DBOS.sleep"
+                else "message"
+                if name.startswith("DBOS.")
+                else "step"
+            )
             if raw.get("child_workflow_id"):
                 kind = "child"
             result, error = _unwrap_step(raw.get("output"))

@@ -39,7 +39,9 @@ def register_workflow(name: str, handler: Callable[..., Any]) -> Callable[..., A
     with _lock:
         existing = _workflows.get(name)
         if existing is not None and existing is not fn and _qualname(existing) != _qualname(fn):
-            raise ValueError(f"workflow name {name!r} is already registered to {_qualname(existing)}")
+            raise ValueError(
+                f"workflow name {name!r} is already registered to {_qualname(existing)}"
+            )
         _workflows[name] = fn
     return handler
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_execution, durable_step
+from aws_durable_execution_sdk_python import (
+    DurableContext,
+    StepContext,
+    durable_execution,
+    durable_step,
+)
 from aws_durable_execution_sdk_python.config import Duration
 from aws_durable_execution_sdk_python.waits import WaitForConditionConfig, WaitForConditionDecision
 
@@ -56,10 +61,13 @@ def sample(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
     context.wait(Duration.from_seconds(int(event.get("wait_seconds", 1))), name="pause")
     polled = context.wait_for_condition(
         _poll,
-        WaitForConditionConfig(wait_strategy=_until(int(event.get("polls", 2))), initial_state={"polls": 0}),
+        WaitForConditionConfig(
+            wait_strategy=_until(int(event.get("polls", 2))), initial_state={"polls": 0}
+        ),
         name="poll",
     )
     summary = context.step(
-        lambda _: {"digest": digest[:12], "words": words, "polls": polled["polls"]}, name="summarise"
+        lambda _: {"digest": digest[:12], "words": words, "polls": polled["polls"]},
+        name="summarise",
     )
     return dict(summary)

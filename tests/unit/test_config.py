@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cfnops.config import ConfigError, default_state_dir, load_settings
+from cfnops.errors import ExitCode
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in list(__import__("os").environ):
+        if key.startswith("CFNOPS_"):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_defaults_match_the_documented_values(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    s = load_settings()
+    assert s.database_url == f"sqlite:///{tmp_path / 'state' / 'cfnops' / 'cfnops.sqlite'}"
+    assert (
+        s.heal.drift_poll_seconds,
+        s.heal.changeset_poll_seconds,
+        s.heal.execute_poll_seconds,
+    ) == (30, 30, 60)
+    assert (
+        s.heal.drift_max_attempts,
+        s.heal.changeset_max_attempts,
+        s.heal.execute_max_attempts,
+    ) == (10, 10, 10)
+    assert s.aws.retry_mode == "adaptive"
+
+
+def test_state_dir_falls_back_to_local_state() -> None:
+    assert default_state_dir({}) == Path.home() / ".local" / "state" / "cfnops"
+    assert default_state_dir({"XDG_STATE_HOME": "/x"}) == Path("/x/cfnops")
+
+
+def test_argument_beats_environment_beats_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "cfnops.toml").write_text(
+        "[heal]\ndrift_poll_seconds = 5\nchangeset_poll_seconds = 6\n"
+        '[notify]\nsns_topic_arn = "arn:aws:sns:us-east-1:1:t"\n'
+    )
+    monkeypatch.setenv("CFNOPS_HEAL__DRIFT_POLL_SECONDS", "7")
+    s = load_settings()
+    assert (s.heal.drift_poll_seconds, s.heal.changeset_poll_seconds) == (7, 6)
+    assert s.notify.sns_topic_arn == "arn:aws:sns:us-east-1:1:t"
+    s = load_settings(heal={"drift_poll_seconds": 9})
+    assert s.heal.drift_poll_seconds == 9
+
+
+def test_explicit_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "other.toml"
+    path.write_text('database_url = "postgresql://ops@db:5432/cfnops"\n')
+    assert load_settings(path).database_url == "postgresql://ops@db:5432/cfnops"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "reason"),
+    [
+        (
+            "[heal]\ndrift_poll_seconds = 0\n",
+            "heal.drift_poll_seconds",
+            "greater than or equal to 1",
+        ),
+        ("[heal]\nbogus = 1\n", "heal.bogus", "unknown setting"),
+        ('database_url = "mysql://x"\n', "database_url", "sqlite:///PATH"),
+        ('[notify]\nslack_webhook_ref = "vault:x"\n', "notify.slack_webhook_ref", "ssm:"),
+        ("[heal\n", "(syntax)", ""),
+    ],
+    ids=["too-small", "unknown-key", "bad-url", "bad-secret-ref", "toml-syntax"],
+)
+def test_invalid_file_names_file_key_and_reason(
+    tmp_path: Path, text: str, key: str, reason: str
+) -> None:
+    path = tmp_path / "cfnops.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    err = info.value
+    assert err.source == str(path) and err.key == key and reason in err.reason
+    assert err.exit_code == ExitCode.USAGE
+
+
+def test_invalid_environment_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CFNOPS_WORKER__CONCURRENCY", "many")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert info.value.key == "worker.concurrency" and "environment" in info.value.source
+
+
+def test_missing_explicit_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="file not found"):
+        load_settings(tmp_path / "nope.toml")
+
+
+def test_webhook_url_is_secret() -> None:
+    s = load_settings(notify={"slack_webhook_url": "https://hooks.slack.com/services/T/B/secret"})
+    assert "secret" not in repr(s) and "secret" not in str(s.notify)
