@@ -495,6 +495,7 @@ class _Run:
 
     def object_(self, node: Node, env: dict[str, Val]) -> Val:
         values: dict[str, Val] = {}
+        lines: dict[str, int] = {}
         everything = []
         for prop in node.properties:
             if prop.type == "Property":
@@ -502,17 +503,21 @@ class _Run:
                 key = _key(prop.key, prop.computed)
                 if key is not None:
                     values[key] = value
+                    lines[key] = _line(prop)
             else:
                 value = self.expr(prop.argument, env)
             everything.append(value)
         if "PhysicalResourceId" in values:
             status = values.get("Status")
-            self.rec.sink("response_body", _line(node), values["PhysicalResourceId"], status)
+            line = lines["PhysicalResourceId"]
+            self.rec.sink("response_body", line, values["PhysicalResourceId"], status)
         return Val(derived(everything).labels, union(everything).funcs)
 
     def new_expr(self, node: Node, env: dict[str, Val]) -> Val:
         callee = self.expr(node.callee, env)
         args = [self.expr(a, env) for a in node.arguments]
+        for value in args:
+            self.rec.use(value, _line(node))
         self._callbacks(args, callee)
         name = node.callee.name if node.callee.type == "Identifier" else ""
         if name == "Date" and not node.arguments:

@@ -442,9 +442,9 @@ class _Run:
         keys = [_const_str(k) if k is not None else None for k in node.keys]
         if "PhysicalResourceId" in keys:
             status = values[keys.index("Status")] if "Status" in keys else None
-            self.rec.sink(
-                "response_body", node.lineno, values[keys.index("PhysicalResourceId")], status
-            )
+            index = keys.index("PhysicalResourceId")
+            line = node.values[index].lineno
+            self.rec.sink("response_body", line, values[index], status)
         return Val(derived(values).labels, union(values).funcs)
 
     def call_expr(self, node: ast.Call, env: dict[str, Val]) -> Val:

@@ -13,7 +13,6 @@ from cfnops.guard._model import GuardReport, Severity
 from cfnops.guard.rules import RULES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_INFO_URI = "https://github.com/cfnops/cfnops/blob/main/docs/guard.md"
 
 
 def to_json(report: GuardReport) -> dict[str, Any]:
@@ -70,7 +69,6 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
                     "driver": {
                         "name": "cfnops-guard",
                         "version": __version__,
-                        "informationUri": _INFO_URI,
                         "rules": rules,
                     }
                 },

@@ -200,25 +200,39 @@ def _mark_line(node: Any) -> int | None:
     return int(mark.line) + 1 if mark is not None else None
 
 
-def _inline_text(template: Template, value: Any) -> tuple[str, tuple[int, ...]]:
-    """Inline code as text, with each code line's line in the template."""
+def _inline_text(
+    template: Template, value: Any, parent_mark: Any = None
+) -> tuple[str, tuple[int, ...]]:
+    """Inline code as text, with each code line's line in the template.
+
+    Strings under a short-form tag (``!Sub |``) carry no mark of their own; the
+    tag's mapping mark (``parent_mark``) points at the same place.
+    """
     if isinstance(value, Mapping) and len(value) == 1:
         ((name, arg),) = value.items()
         if name == "Fn::Sub":
             inner = arg[0] if isinstance(arg, list) and arg else arg
-            text, lines = _inline_text(template, inner)
+            text, lines = _inline_text(template, inner, getattr(value, "start_mark", None))
             return _SUB_VARIABLE.sub("CFN_SUB", text.replace("${!", "${")), lines
         if name == "Fn::Join" and isinstance(arg, list) and len(arg) == 2:
             return _joined(template, value, arg)
     if not isinstance(value, str):
         line = _mark_line(value) or 1
         return "", (line,)
-    start = _mark_line(value) or 1
-    mark = getattr(value, "start_mark", None)
+    mark = getattr(value, "start_mark", None) or parent_mark
+    start = int(mark.line) + 1 if mark is not None else 1
     count = value.count("\n") + 1
-    if mark is not None and template.text[mark.index : mark.index + 1] in ("|", ">"):
+    if mark is not None and _is_block_scalar(template.text, mark.index):
         return str(value), tuple(start + i for i in range(1, count + 1))
     return str(value), (start,) * count
+
+
+def _is_block_scalar(text: str, index: int) -> bool:
+    """Whether the YAML scalar starting at ``index`` is a literal/folded block (``|``/``>``)."""
+    head = text[index : index + 200]
+    if head.startswith("!"):  # a tag such as !Sub precedes the scalar
+        head = head.split(None, 1)[1] if len(head.split(None, 1)) > 1 else ""
+    return head[:1] in ("|", ">")
 
 
 def _joined(template: Template, node: Any, arg: list[Any]) -> tuple[str, tuple[int, ...]]:
