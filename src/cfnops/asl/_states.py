@@ -248,6 +248,11 @@ def _wait(
                 f"The SecondsPath parameter cannot be parsed as a long value: {path} == "
                 f"{_jsonata_json(value)}",
             )
+        if value < 0:
+            raise StateError(
+                "States.Runtime",
+                f"The SecondsPath parameter references a negative value: {path} == {value}",
+            )
         delay = float(value)
     elif "Timestamp" in state:
         moment = parse_timestamp(state["Timestamp"])
@@ -280,11 +285,7 @@ def _wait(
 
 
 def _is_long(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    return isinstance(value, float) and value.is_integer()
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _do_wait(branch: Branch, delay: float) -> None:

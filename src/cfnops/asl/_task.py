@@ -23,7 +23,7 @@ from cfnops.asl._jsonata_fields import evaluate_assign, evaluate_field
 from cfnops.asl._jsonpath import PathNotFound
 from cfnops.asl._ports import TaskContext
 from cfnops.asl._states import _next, jsonata_env, jsonpath_env, jsonpath_output
-from cfnops.asl._values import MAX_PAYLOAD_BYTES
+from cfnops.asl._values import MAX_PAYLOAD_BYTES, dumps_compact
 from cfnops.asl.errors import StatesFailure
 
 __all__ = ["is_legacy_lambda", "resource_parts"]
@@ -62,7 +62,8 @@ def _seconds_field(
         except PathNotFound:
             raise StateError(
                 "States.Runtime",
-                f"The {name}Path parameter does not reference an input value: {path}",
+                f"The JSONPath '{path}' specified for the field '{name}Path' could not be "
+                f"found in the input '{dumps_compact(env_input)}'",
             ) from None
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise StateError(
