@@ -362,7 +362,8 @@ def _math_random(start: Any, end: Any, seed: Any = None) -> int:
 
 def _java_round(value: Any) -> int:
     """Java's Math.round: halves go up (towards positive infinity)."""
-    return int(math.floor(value + 0.5))
+    rounded: int = math.floor(value + 0.5)
+    return rounded
 
 
 def _math_add(a: Any, b: Any) -> int:
