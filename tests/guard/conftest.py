@@ -1,0 +1,10 @@
+"""Puts this folder's helpers (``guard_support``) on ``sys.path``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
