@@ -15,6 +15,7 @@ from typing import Any
 
 from cfnops.sandbox.extensions._cfn_deploy import Deployment, record_deployment
 from cfnops.sandbox.extensions._cfn_writers import write_expected
+from cfnops.sandbox.extensions._moto import moto_module
 
 __all__ = ["add_resource_event", "after_create", "after_update"]
 
@@ -31,7 +32,7 @@ def add_resource_event(
     token: str | None = None,
 ) -> None:
     """Append a per-resource stack event (``DescribeStackEvents`` lists newest first)."""
-    from moto.cloudformation.models import Event
+    Event = moto_module("moto.cloudformation.models").Event
 
     event = Event(
         stack_id=stack.stack_id,

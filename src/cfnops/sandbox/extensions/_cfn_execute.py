@@ -7,18 +7,19 @@ from typing import Any
 from cfnops.sandbox._state import current_state
 from cfnops.sandbox.extensions._cfn_apply import after_update
 from cfnops.sandbox.extensions._cfn_deploy import deployment_of, record_deployment
+from cfnops.sandbox.extensions._moto import moto_module
 
 __all__ = ["execute"]
 
 
 def _error(code: str, message: str) -> Exception:
-    from moto.cloudformation.exceptions import CloudFormationError
+    CloudFormationError = moto_module("moto.cloudformation.exceptions").CloudFormationError
 
     return CloudFormationError(code, message)  # type: ignore[no-any-return]
 
 
 def _stack_event(stack: Any, status: str, reason: str | None, token: str | None) -> None:
-    from moto.cloudformation.models import Event
+    Event = moto_module("moto.cloudformation.models").Event
 
     event = Event(
         stack_id=stack.stack_id,

@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from cfnops.sandbox.extensions._moto import moto_module
+
 __all__ = ["READERS", "read_actual"]
 
 Reader = Callable[[str, str, str], dict[str, Any] | None]
@@ -20,7 +22,10 @@ Reader = Callable[[str, str, str], dict[str, Any] | None]
 
 def _tags(tags: dict[str, str] | list[dict[str, str]] | None) -> list[dict[str, str]]:
     if isinstance(tags, list):
-        pairs = [(t.get("Key", t.get("key")), t.get("Value", t.get("value"))) for t in tags]
+        pairs = [
+            (str(t.get("Key", t.get("key", ""))), str(t.get("Value", t.get("value", ""))))
+            for t in tags
+        ]
     else:
         pairs = list((tags or {}).items())
     return [{"Key": k, "Value": v} for k, v in pairs if not k.startswith("aws:")]
@@ -31,7 +36,7 @@ def _drop_none(props: dict[str, Any]) -> dict[str, Any]:
 
 
 def _ssm_parameter(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.ssm.models import ssm_backends
+    ssm_backends = moto_module("moto.ssm.models").ssm_backends
 
     backend = ssm_backends[account][region]
     param = backend.get_parameter(physical_id)
@@ -52,7 +57,7 @@ def _ssm_parameter(account: str, region: str, physical_id: str) -> dict[str, Any
 
 
 def _sns_topic(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.sns.models import sns_backends
+    sns_backends = moto_module("moto.sns.models").sns_backends
 
     backend = sns_backends[account][region]
     topic = backend.topics.get(physical_id)
@@ -77,7 +82,7 @@ def _sns_topic(account: str, region: str, physical_id: str) -> dict[str, Any] | 
 
 
 def _sqs_queue(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.sqs.models import sqs_backends
+    sqs_backends = moto_module("moto.sqs.models").sqs_backends
 
     name = physical_id.rstrip("/").rsplit("/", 1)[-1]
     queue = sqs_backends[account][region].queues.get(name)
@@ -104,7 +109,7 @@ def _sqs_queue(account: str, region: str, physical_id: str) -> dict[str, Any] | 
 
 
 def _s3_bucket(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.s3.models import s3_backends
+    s3_backends = moto_module("moto.s3.models").s3_backends
 
     backend = s3_backends[account]["aws"]
     bucket = backend.buckets.get(physical_id)
@@ -140,7 +145,7 @@ def _rule(rule: Any, egress: bool) -> dict[str, Any]:
 
 
 def _security_group(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.ec2.models import ec2_backends
+    ec2_backends = moto_module("moto.ec2.models").ec2_backends
 
     group = ec2_backends[account][region].get_security_group_from_id(physical_id)
     if group is None:
@@ -158,7 +163,7 @@ def _security_group(account: str, region: str, physical_id: str) -> dict[str, An
 
 
 def _launch_template(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.ec2.models import ec2_backends
+    ec2_backends = moto_module("moto.ec2.models").ec2_backends
 
     template = ec2_backends[account][region].launch_templates.get(physical_id)
     if template is None:
@@ -174,7 +179,7 @@ def _launch_template(account: str, region: str, physical_id: str) -> dict[str, A
 
 
 def _autoscaling_group(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.autoscaling.models import autoscaling_backends
+    autoscaling_backends = moto_module("moto.autoscaling.models").autoscaling_backends
 
     group = autoscaling_backends[account][region].autoscaling_groups.get(physical_id)
     if group is None:
@@ -219,7 +224,7 @@ def _policy(doc: Any) -> Any:
 
 
 def _iam_role(account: str, region: str, physical_id: str) -> dict[str, Any] | None:
-    from moto.iam.models import iam_backends
+    iam_backends = moto_module("moto.iam.models").iam_backends
 
     backend = iam_backends[account]["global"]
     role = next((r for r in backend.roles.values() if r.name == physical_id), None)

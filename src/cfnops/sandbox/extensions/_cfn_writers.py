@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cfnops.sandbox.extensions._cfn_deploy import ExpectedResource
+from cfnops.sandbox.extensions._moto import moto_module
 from cfnops.sandbox.extensions.cfn_compare import _covers
 
 __all__ = ["WRITERS", "recreate", "write_expected"]
@@ -32,7 +33,7 @@ def _tag_dict(tags: Any) -> dict[str, str]:
 
 
 def _ssm_parameter(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.ssm.models import ssm_backends
+    ssm_backends = moto_module("moto.ssm.models").ssm_backends
 
     backend = ssm_backends[stack.account_id][stack.region_name]
     current = backend.get_parameter(res.physical_id)
@@ -52,7 +53,7 @@ def _ssm_parameter(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> 
 
 
 def _sns_topic(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.sns.models import sns_backends
+    sns_backends = moto_module("moto.sns.models").sns_backends
 
     topic = sns_backends[stack.account_id][stack.region_name].topics[res.physical_id]
     if "DisplayName" in props:
@@ -73,7 +74,7 @@ _SQS_INTS = (
 
 
 def _sqs_queue(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.sqs.models import sqs_backends
+    sqs_backends = moto_module("moto.sqs.models").sqs_backends
 
     name = str(res.physical_id).rstrip("/").rsplit("/", 1)[-1]
     queue = sqs_backends[stack.account_id][stack.region_name].queues[name]
@@ -92,7 +93,7 @@ def _snake(name: str) -> str:
 
 
 def _s3_bucket(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.s3.models import s3_backends
+    s3_backends = moto_module("moto.s3.models").s3_backends
 
     backend = s3_backends[stack.account_id]["aws"]
     bucket = backend.buckets[res.physical_id]
@@ -109,7 +110,7 @@ def _rule_args(rule: dict[str, Any]) -> dict[str, Any]:
     ranges: list[dict[str, str]] = []
     for key in ("CidrIp", "CidrIpv6"):
         if key in rule:
-            entry = {key: str(rule[key])}
+            entry: dict[str, str] = {key: str(rule[key])}
             if "Description" in rule:
                 entry["Description"] = str(rule["Description"])
             ranges.append(entry)
@@ -128,7 +129,7 @@ def _rule_args(rule: dict[str, Any]) -> dict[str, Any]:
 
 
 def _security_group(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.ec2.models import ec2_backends
+    ec2_backends = moto_module("moto.ec2.models").ec2_backends
 
     from cfnops.sandbox.extensions._cfn_readers import _rule
 
@@ -157,7 +158,7 @@ def _security_group(stack: Any, res: ExpectedResource, props: dict[str, Any]) ->
 
 
 def _launch_template(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.ec2.models import ec2_backends
+    ec2_backends = moto_module("moto.ec2.models").ec2_backends
 
     template = ec2_backends[stack.account_id][stack.region_name].launch_templates[res.physical_id]
     data = props.get("LaunchTemplateData")
@@ -167,8 +168,8 @@ def _launch_template(stack: Any, res: ExpectedResource, props: dict[str, Any]) -
 
 
 def _autoscaling_group(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.autoscaling.models import autoscaling_backends
-    from moto.ec2.models import ec2_backends
+    autoscaling_backends = moto_module("moto.autoscaling.models").autoscaling_backends
+    ec2_backends = moto_module("moto.ec2.models").ec2_backends
 
     group = autoscaling_backends[stack.account_id][stack.region_name].autoscaling_groups[
         res.physical_id
@@ -197,7 +198,7 @@ def _autoscaling_group(stack: Any, res: ExpectedResource, props: dict[str, Any])
 def _attach_managed(backend: Any, arn: str, role_name: str) -> None:
     if not any(p.arn == arn for p in backend.managed_policies.values()) and ":aws:policy/" in arn:
         # moto loads AWS-managed policies only on request; CloudFormation attaches them.
-        from moto.iam.models import AWSManagedPolicy
+        AWSManagedPolicy = moto_module("moto.iam.models").AWSManagedPolicy
 
         now = dt.datetime.now(dt.UTC).isoformat()
         name = arn.rsplit("/", 1)[-1]
@@ -215,7 +216,7 @@ def _attach_managed(backend: Any, arn: str, role_name: str) -> None:
 
 
 def _iam_role(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
-    from moto.iam.models import iam_backends
+    iam_backends = moto_module("moto.iam.models").iam_backends
 
     backend = iam_backends[stack.account_id]["global"]
     role = backend.get_role(res.physical_id)
@@ -270,7 +271,7 @@ def write_expected(
 
 def recreate(stack: Any, res: ExpectedResource) -> str | None:
     """Create a deleted resource again from its template entry; return the physical id."""
-    from moto.cloudformation.parsing import parse_and_create_resource
+    parse_and_create_resource = moto_module("moto.cloudformation.parsing").parse_and_create_resource
 
     resource_map = stack.resource_map
     model = parse_and_create_resource(

@@ -35,6 +35,7 @@ from cfnops.sandbox.extensions._cfn_newtemplate import (
     merge_parameters,
     resolve_template,
 )
+from cfnops.sandbox.extensions._moto import moto_module
 from cfnops.sandbox.extensions.cfn_drift import stack_drift_status
 from cfnops.sandbox.extensions.cfn_fixes import previous_parameter_values
 
@@ -79,7 +80,7 @@ def _records() -> dict[str, ChangeSetRecord]:
 
 
 def _error(code: str, message: str) -> Exception:
-    from moto.cloudformation.exceptions import CloudFormationError
+    CloudFormationError = moto_module("moto.cloudformation.exceptions").CloudFormationError
 
     return CloudFormationError(code, message)  # type: ignore[no-any-return]
 
@@ -118,9 +119,9 @@ def _plan(rec: ChangeSetRecord, stack: Any) -> None:
 
 
 def _create_update_change_set(self: Any) -> Any:
-    from moto.cloudformation.models import Stack
-    from moto.cloudformation.utils import generate_changeset_id
-    from moto.core.responses import ActionResult
+    Stack = moto_module("moto.cloudformation.models").Stack
+    generate_changeset_id = moto_module("moto.cloudformation.utils").generate_changeset_id
+    ActionResult = moto_module("moto.core.responses").ActionResult
 
     backend = self.cloudformation_backend
     stack_name = self._get_param("StackName")
@@ -232,7 +233,7 @@ def _describe(rec: ChangeSetRecord, with_values: bool) -> dict[str, Any]:
 def _wrap_describe(original: Any) -> Any:
     @functools.wraps(original)
     def describe_change_set(self: Any) -> Any:
-        from moto.core.responses import ActionResult
+        ActionResult = moto_module("moto.core.responses").ActionResult
 
         current_state().run_due()
         rec = _find(self._get_param("ChangeSetName"), self._get_param("StackName"))
@@ -247,7 +248,7 @@ def _wrap_describe(original: Any) -> Any:
 def _wrap_list(original: Any) -> Any:
     @functools.wraps(original)
     def list_change_sets(self: Any) -> Any:
-        from moto.core.responses import ActionResult
+        ActionResult = moto_module("moto.core.responses").ActionResult
 
         stack_name = self._get_param("StackName")
         stack = self.cloudformation_backend.get_stack(stack_name)
@@ -291,7 +292,7 @@ def _wrap_list(original: Any) -> Any:
 def _wrap_delete(original: Any) -> Any:
     @functools.wraps(original)
     def delete_change_set(self: Any) -> Any:
-        from moto.core.responses import EmptyResult
+        EmptyResult = moto_module("moto.core.responses").EmptyResult
 
         rec = _find(self._get_param("ChangeSetName"), self._get_param("StackName"))
         if rec is None:
@@ -313,7 +314,7 @@ def _wrap_delete(original: Any) -> Any:
 def _wrap_execute(original: Any) -> Any:
     @functools.wraps(original)
     def execute_change_set(self: Any) -> Any:
-        from moto.core.responses import EmptyResult
+        EmptyResult = moto_module("moto.core.responses").EmptyResult
 
         from cfnops.sandbox.extensions._cfn_execute import execute
 
@@ -344,7 +345,7 @@ def install() -> None:
     global _installed
     if _installed:
         return
-    from moto.cloudformation import responses
+    responses = moto_module("moto.cloudformation.responses")
 
     cls = responses.CloudFormationResponse
     cls.create_change_set = _wrap_create(cls.create_change_set)

@@ -36,6 +36,7 @@ from cfnops.sandbox.extensions._cfn_deploy import (
     record_of,
 )
 from cfnops.sandbox.extensions._cfn_readers import READERS, read_actual
+from cfnops.sandbox.extensions._moto import moto_module
 from cfnops.sandbox.extensions.cfn_compare import diff_properties
 
 __all__ = [
@@ -156,7 +157,7 @@ def _drift_event(stack: Any, detection: dict[str, Any]) -> None:
 
 
 def _validation_error(message: str) -> Exception:
-    from moto.cloudformation.exceptions import ValidationError
+    ValidationError = moto_module("moto.cloudformation.exceptions").ValidationError
 
     return ValidationError(message=message)  # type: ignore[no-any-return]
 
@@ -233,7 +234,7 @@ def _backend(response: Any) -> Any:
 
 
 def _detect_stack_drift(self: Any) -> Any:
-    from moto.core.responses import ActionResult
+    ActionResult = moto_module("moto.core.responses").ActionResult
 
     stack = _backend(self).get_stack(self._get_param("StackName"))
     logical_ids = self._get_param("LogicalResourceIds") or None
@@ -241,7 +242,7 @@ def _detect_stack_drift(self: Any) -> Any:
 
 
 def _describe_stack_drift_detection_status(self: Any) -> Any:
-    from moto.core.responses import ActionResult
+    ActionResult = moto_module("moto.core.responses").ActionResult
 
     detection_id = self._get_param("StackDriftDetectionId")
     current_state().run_due()
@@ -252,7 +253,7 @@ def _describe_stack_drift_detection_status(self: Any) -> Any:
 
 
 def _describe_stack_resource_drifts(self: Any) -> Any:
-    from moto.core.responses import ActionResult
+    ActionResult = moto_module("moto.core.responses").ActionResult
 
     stack = _backend(self).get_stack(self._get_param("StackName"))
     wanted = set(self._get_param("StackResourceDriftStatusFilters") or ())
@@ -271,7 +272,7 @@ def _describe_stack_resource_drifts(self: Any) -> Any:
 
 
 def _detect_stack_resource_drift(self: Any) -> Any:
-    from moto.core.responses import ActionResult
+    ActionResult = moto_module("moto.core.responses").ActionResult
 
     stack = _backend(self).get_stack(self._get_param("StackName"))
     _checkable(stack)
@@ -310,8 +311,8 @@ def install() -> None:
     global _installed
     if _installed:
         return
-    from moto.cloudformation import responses
-    from moto.cloudformation.models import Stack
+    responses = moto_module("moto.cloudformation.responses")
+    Stack = moto_module("moto.cloudformation.models").Stack
 
     cls = responses.CloudFormationResponse
     cls.detect_stack_drift = _detect_stack_drift

@@ -16,6 +16,7 @@ from typing import Any
 
 from cfnops.sandbox.extensions._cfn_apply import after_create, after_update
 from cfnops.sandbox.extensions._cfn_deploy import deployment_of
+from cfnops.sandbox.extensions._moto import moto_module
 
 __all__ = ["install", "previous_parameter_values"]
 
@@ -70,7 +71,7 @@ def _wrap_update_stack(original: Any) -> Any:
 def _get_param_values(
     self: Any, parameters_list: list[dict[str, str]], existing: dict[str, Any]
 ) -> dict[str, Any]:
-    from moto.cloudformation.exceptions import MissingParameterError
+    MissingParameterError = moto_module("moto.cloudformation.exceptions").MissingParameterError
 
     result: dict[str, Any] = {}
     for parameter in parameters_list:
@@ -92,7 +93,8 @@ def install() -> None:
     global _installed
     if _installed:
         return
-    from moto.cloudformation import models, responses
+    models = moto_module("moto.cloudformation.models")
+    responses = moto_module("moto.cloudformation.responses")
 
     backend = models.CloudFormationBackend
     backend._resolve_update_parameters = _resolve_update_parameters
