@@ -117,6 +117,8 @@ class WorkerSettings(_Section):
     """The durable engine and ``cfnops worker``."""
 
     concurrency: int = Field(default=8, ge=1, le=1024)
+    # Limit across every worker sharing the database (PostgreSQL); None: no limit.
+    global_concurrency: int | None = Field(default=None, ge=1)
     # Modules imported at start so their workflows can be recovered.
     workflow_modules: tuple[str, ...] = ()
     heartbeat_seconds: float = Field(default=2.0, gt=0)

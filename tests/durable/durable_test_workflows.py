@@ -124,3 +124,18 @@ def callback(event: dict[str, Any], context: DurableContext) -> Any:
         lambda cid, _ctx: record(log, f"callback={cid}"), name="approval"
     )
     return {"answer": answer}
+
+
+@workflow("test.slow")
+@durable_execution
+def slow(event: dict[str, Any], context: DurableContext) -> str:
+    """One half-second step that logs which process ran it, and when."""
+    import os
+
+    def work(_: StepContext) -> str:
+        record(event["log"], f"start:{event['n']}:{os.getpid()}")
+        time.sleep(0.5)
+        record(event["log"], f"end:{event['n']}:{os.getpid()}")
+        return str(event["n"])
+
+    return str(context.step(work, name="work"))

@@ -18,6 +18,10 @@ def worker(
         int | None,
         typer.Option(min=1, help="Runs executed at once by this worker (default: setting)."),
     ] = None,
+    global_concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="Runs executed at once by all workers sharing the database."),
+    ] = None,
     imports: Annotated[
         list[str] | None,
         typer.Option("--import", help="Import this module so its workflows can run (repeatable)."),
@@ -38,6 +42,7 @@ def worker(
     worker_cfg = base.worker.model_copy(
         update={
             "concurrency": concurrency or base.worker.concurrency,
+            "global_concurrency": global_concurrency or base.worker.global_concurrency,
             "workflow_modules": (*base.worker.workflow_modules, *(imports or [])),
         }
     )

@@ -69,7 +69,7 @@ def _step_name(name: str | None, func: Callable[..., Any]) -> str:
     return str(getattr(func, "_original_name", None) or getattr(func, "__name__", "step"))
 
 
-def _check_json(step: str, value: Any) -> None:
+def check_json(step: str, value: Any) -> None:
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -130,7 +130,7 @@ class DbosDurableContext:
                         "retry": bool(decision.should_retry),
                         "delay": max(1, decision.delay_seconds),
                     }
-                _check_json(label, value)
+                check_json(label, value)
                 return {"v": value}
 
             outcome: dict[str, Any] = DBOS.run_step(

@@ -20,7 +20,7 @@ from dbos._utils import INTERNAL_QUEUE_NAME
 
 from cfnops._version import __version__
 from cfnops.config import Settings
-from cfnops.durable._context import DbosDurableContext, _check_json
+from cfnops.durable._context import DbosDurableContext, check_json
 from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine
 from cfnops.durable._inputs import run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
@@ -95,7 +95,11 @@ class Engine:
             DBOS.listen_queues([])
         DBOS.launch()
         if self.worker:
-            self.queue(DEFAULT_QUEUE, worker_concurrency=self.settings.worker.concurrency)
+            self.queue(
+                DEFAULT_QUEUE,
+                worker_concurrency=self.settings.worker.concurrency,
+                global_concurrency=self.settings.worker.global_concurrency,
+            )
         self.recover()
         self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
 
@@ -168,7 +172,7 @@ class Engine:
         it, this process executes it in a background thread.
         """
         get_workflow(workflow)
-        _check_json("input", event)
+        check_json("input", event)
         run_id = run_id or f"{workflow}-{uuid.uuid4().hex[:12]}"
         if DBOS.get_workflow_status(run_id) is not None:
             return RunHandle(run_id, workflow, existed=True)

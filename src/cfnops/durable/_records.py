@@ -16,8 +16,9 @@ from dbos._serialization import DBOSPortableJSONSerializer
 
 from cfnops._version import __version__
 from cfnops.config import Settings
+from cfnops.durable._context import check_json
 from cfnops.durable._dbos_setup import is_sqlite, make_engine
-from cfnops.durable._engine import RUN_WORKFLOW
+from cfnops.durable._engine import DEFAULT_QUEUE, RUN_WORKFLOW
 from cfnops.durable._inputs import run_args
 from cfnops.durable.errors import UnknownRun
 
@@ -203,6 +204,23 @@ class RunStore:
                 )
             )
         return out
+
+    def enqueue(self, workflow: str, event: Any, *, run_id: str, queue: str = DEFAULT_QUEUE) -> str:
+        """Queue a run for ``cfnops worker`` processes (an existing id is returned as is)."""
+        check_json("input", event)
+        self._client.enqueue(
+            {
+                "workflow_name": RUN_WORKFLOW,
+                "queue_name": queue,
+                "workflow_id": run_id,
+                "workflow_id_reuse_policy": "return-existing",
+                "app_version": __version__,
+            },
+            workflow,
+            event,
+        )
+        self._empty = False
+        return run_id
 
     def cancel(self, run_id: str) -> RunRecord:
         self.get(run_id)
