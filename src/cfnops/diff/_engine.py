@@ -93,12 +93,14 @@ def _resources(
         new_type, old_type = type_of(new_res), type_of(old_res)
         behaviour = table.get(new_type)
         draft = Draft(str(rid), new_type, behaviour, old_type=old_type)
+        drafts[str(rid)] = draft
+        if old_res == new_res:
+            continue  # unchanged text; may still be reached by propagation
         if not draft.type_changed:
             draft.props = compare_properties(
                 behaviour, properties_of(old_res), properties_of(new_res)
             )
         draft.other = compare_attributes(old_res, new_res)
-        drafts[str(rid)] = draft
     for rid in old:
         if rid not in new:
             impact, reason = deletion_impact(old[rid])

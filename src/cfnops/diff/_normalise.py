@@ -10,12 +10,15 @@ Rules (the shared conformance README, "Equality"):
   schema declares ``insertionOrder: false`` (compared as multisets). Arrays inside
   intrinsic function arguments always compare in order.
 
-A canonical form is a nested tuple, hashable and cheap to compare.
+A canonical form is a nested tuple, hashable and cheap to compare. Templates are
+JSON-like values (``dict``/``list``/scalars, as the loader returns them); the hot
+paths test ``dict``/``list`` exactly rather than the slower ABCs.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -31,7 +34,7 @@ MISSING: Canon = ("missing",)
 
 def intrinsic_name(value: Any) -> str | None:
     """``"Ref"`` / ``"Fn::Sub"`` … when ``value`` is an intrinsic function call."""
-    if isinstance(value, Mapping) and len(value) == 1:
+    if isinstance(value, dict) and len(value) == 1:
         (key,) = value
         if key == "Ref" or key == "Condition" or (isinstance(key, str) and key.startswith("Fn::")):
             return str(key)
@@ -87,7 +90,7 @@ def canon(
     are ``*``); arrays whose path is in ``unordered`` compare as multisets.
     ``path=None`` means "inside an intrinsic": every array keeps its order.
     """
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         name = intrinsic_name(value)
         if name is not None:
             arg = value[name]
@@ -102,7 +105,7 @@ def canon(
             items.append((str(key), canon(sub, sub_path, unordered)))
         items.sort(key=lambda kv: kv[0])
         return ("d", tuple(items))
-    if isinstance(value, list | tuple):
+    if isinstance(value, list):
         item_path = None if path is None else (*path, "*")
         forms = [canon(item, item_path, unordered) for item in value]
         if path is not None and path in unordered:
@@ -134,7 +137,7 @@ def value_at(
         if path in unordered:
             forms.sort(key=repr)
         return ("l", tuple(forms))
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         if head not in value:
             return MISSING
         return value_at(value[head], tail, (*path, head), unordered)
@@ -169,13 +172,8 @@ def mangle(value: Any) -> Any:
 
 
 def has_non_ascii(value: Any) -> bool:
-    if isinstance(value, str):
-        return not value.isascii()
-    if isinstance(value, Mapping):
-        return any(has_non_ascii(k) or has_non_ascii(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(has_non_ascii(v) for v in value)
-    return False
+    """True when any key or string in ``value`` has a code point above U+007F."""
+    return not json.dumps(value, ensure_ascii=False, default=str).isascii()
 
 
 def plain(value: Any) -> Any:

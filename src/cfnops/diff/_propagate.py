@@ -43,8 +43,10 @@ def _index(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> dict[str,
 
 def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
     """Upgrade referring properties of ``drafts`` in place until nothing changes."""
-    index = _index(drafts, new_resources)
     queue = [rid for rid, d in drafts.items() if d.impact.replaces]
+    if not queue:
+        return
+    index = _index(drafts, new_resources)
     while queue:
         target = queue.pop()
         level = drafts[target].impact

@@ -15,7 +15,7 @@ function's result replaces the whole sub-tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from cfnops.diff._normalise import SchemaPath, getatt_parts, intrinsic_name
@@ -43,7 +43,7 @@ def references(value: Any, path: SchemaPath = ()) -> Iterator[tuple[str, SchemaP
 
 
 def _walk(value: Any, path: SchemaPath, grow: bool) -> Iterator[tuple[str, SchemaPath]]:
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
         name = intrinsic_name(value)
         if name is None:
             for key, sub in value.items():
@@ -84,7 +84,7 @@ def _sub(arg: Any, path: SchemaPath) -> Iterator[tuple[str, SchemaPath]]:
     if isinstance(arg, list) and len(arg) == 2:
         text, variables = arg
         shadowed: frozenset[str] = frozenset()
-        if isinstance(variables, Mapping):
+        if isinstance(variables, dict):
             shadowed = frozenset(str(k) for k in variables)
         if isinstance(text, str):
             for target in sub_names(text, shadowed):

@@ -137,6 +137,8 @@ def compare_properties(
     for name in sorted(old.keys() | new.keys()):
         in_old, in_new = name in old, name in new
         if in_old and in_new:
+            if old[name] == new[name]:  # fast path: identical text is never a difference
+                continue
             if canon(old[name], (name,), unordered) == canon(new[name], (name,), unordered):
                 continue
             change = Change.MODIFIED
@@ -170,6 +172,8 @@ def compare_attributes(old: Any, new: Any) -> list[AttributeDiff]:
     out: list[AttributeDiff] = []
     for name in ordered:
         if name in old_map and name in new_map:
+            if old_map[name] == new_map[name]:
+                continue
             if _attribute_canon(name, old_map[name]) == _attribute_canon(name, new_map[name]):
                 continue
             change = Change.MODIFIED
