@@ -60,7 +60,8 @@ def postgres_server() -> Iterator[str]:
             "-t",
             "60",
             "-o",
-            f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+            f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c max_connections=200",
             "start",
         )
     except subprocess.CalledProcessError as exc:
