@@ -50,14 +50,23 @@ def expression_of(value: str) -> str:
 
 def _partition(array: Any, size: Any) -> Any:
     if not isinstance(array, list) or not isinstance(size, int | float) or size < 1:
-        raise StatesFailure("States.QueryEvaluationError", "$partition needs an array and size")
+        raise JsonataError("$partition needs an array and a chunk size of at least 1")
     n = int(size)
     return [list(array[i : i + n]) for i in range(0, len(array), n)]
 
 
-def _range(start: Any, end: Any, step: Any) -> Any:
-    s, e, st = int(start), int(end), int(step)
-    items = list(range(s, e + (1 if st > 0 else -1), st))
+def _range(*args: Any) -> Any:
+    for i, value in enumerate(args[:4], start=1):
+        if i == 4 or not isinstance(value, int | float) or isinstance(value, bool):
+            raise JsonataError(
+                f'T0410: Argument {i} of function "range" does not match function signature'
+            )
+    if len(args) < 3:
+        return None
+    start, end, step = (int(v) for v in args)
+    if step == 0 or (step > 0 and start > end) or (step < 0 and start < end):
+        return None  # undefined, as JSONata composes it
+    items = list(range(start, end + (1 if step > 0 else -1), step))
     # JSONata collapses a one-item sequence into the item, as Step Functions shows.
     return items[0] if len(items) == 1 else items
 
@@ -68,7 +77,7 @@ _HASHES = {"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha38
 
 def _hash(data: Any, algorithm: Any = "SHA-256") -> str:
     if algorithm not in _HASHES:
-        raise StatesFailure("States.QueryEvaluationError", f"Unsupported hash: {algorithm}")
+        raise JsonataError(f"Unsupported hash algorithm: {algorithm}")
     text = data if isinstance(data, str) else json.dumps(to_json(data), separators=(",", ":"))
     return hashlib.new(_HASHES[algorithm], text.encode()).hexdigest()
 
@@ -159,8 +168,12 @@ def evaluate(expr: str, bindings: Mapping[str, Any], data: Any = None) -> Any:
         raise
     except RecursionError as exc:
         raise JsonataError("maximum recursion depth exceeded") from exc
+    except JsonataError:
+        raise
     except Exception as exc:  # jsonata-python raises JException, TypeError, ZeroDivisionError …
-        raise JsonataError(str(exc)) from exc
+        code = getattr(exc, "error", None)
+        text = f"{code}: {exc}" if isinstance(code, str) and code else str(exc)
+        raise JsonataError(text) from exc
     if callable(result) or _is_function(result):
         raise UnsupportedResult("function")
     return to_json(result)
