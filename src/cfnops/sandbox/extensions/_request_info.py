@@ -79,12 +79,12 @@ def identify(environ: dict[str, Any]) -> RequestInfo | None:
 
 
 def _rest_operation(service: str, environ: dict[str, Any]) -> str:
+    from moto.core.request import Request
     from moto.core.routing import get_service_router
-    from werkzeug.wrappers import Request
 
     _buffer_body(environ)
     try:
-        operation, _ = get_service_router(service).match(Request(dict(environ)))  # type: ignore[arg-type]
+        operation, _ = get_service_router(service).match(Request(dict(environ)))
     except Exception:  # not routable: faults configured for "*" still apply
         return ""
     finally:

@@ -201,7 +201,7 @@ def _begin_rds(job: BackupJob, cluster_name: str) -> None:
     from moto.rds.models import rds_backends
 
     rds = rds_backends[job.account][job.region]
-    snapshot_id = f"awsbackup:job-{job.job_id}"
+    snapshot_id = f"awsbackup:job-{job.job_id.lower()}"  # RDS ids are lower case
     snapshot = rds.create_db_cluster_snapshot(cluster_name, snapshot_id, snapshot_type="awsbackup")
     job.size = int(getattr(snapshot, "allocated_storage", 1) or 1) * 1024**3
     job.recovery_point_arn = (

@@ -221,24 +221,65 @@ def _events_backend(account: str, region: str) -> Any:
         return None
 
 
-def _transform(target: Mapping[str, Any], event: dict[str, Any]) -> Any:
-    from moto.events.utils import EventTemplateParser
+def _json_path(event: Any, path: str) -> Any:
+    """The value at a simple JSONPath (``$.detail.items[0].id``); ``None`` if absent."""
+    node = event
+    for part in path.lstrip("$").replace("[", ".[").split("."):
+        if not part:
+            continue
+        if part.startswith("[") and part.endswith("]") and isinstance(node, list):
+            index = int(part[1:-1])
+            node = node[index] if -len(node) <= index < len(node) else None
+        elif isinstance(node, dict):
+            node = node.get(part)
+        else:
+            return None
+    return node
 
+
+def _render_template(template: str, values: Mapping[str, Any]) -> Any:
+    """An ``InputTemplate`` with ``<name>`` replaced (quoted strings stay strings).
+
+    As in "Transforming target input" (EventBridge User Guide): inside quotes a value
+    is inserted as text, elsewhere as JSON; a template that is not JSON stays text.
+    """
+    text = template
+    for name, value in values.items():
+        as_text = value if isinstance(value, str) else json.dumps(value)
+        text = text.replace(f'"<{name}>"', json.dumps(as_text))
+        text = text.replace(f"<{name}>", json.dumps(value) if value is not None else "null")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _transform(target: Mapping[str, Any], event: dict[str, Any], rule_name: str) -> Any:
     if "Input" in target:
         return json.loads(target["Input"])
     if "InputPath" in target:
-        node: Any = event
-        for part in str(target["InputPath"]).lstrip("$").strip(".").split("."):
-            node = node.get(part) if part and isinstance(node, dict) else node
-        return node
+        return _json_path(event, str(target["InputPath"]))
     transformer = target.get("InputTransformer")
     if transformer:
-        return EventTemplateParser.parse(
-            input_template=transformer.get("InputTemplate"),
-            input_paths_map=transformer.get("InputPathsMap", {}),
-            event=event,  # type: ignore[arg-type]
-        )
+        values = {
+            name: _json_path(event, str(path))
+            for name, path in (transformer.get("InputPathsMap") or {}).items()
+        }
+        values["aws.events.event.json"] = event
+        values["aws.events.rule-name"] = rule_name
+        values["aws.events.event.ingestion-time"] = event["time"]
+        return _render_template(str(transformer.get("InputTemplate", "")), values)
     return json.loads(json.dumps(event))
+
+
+def _to_log_group(account: str, region: str, group: str, payload: Any) -> None:
+    from moto.logs.models import logs_backends
+
+    backend = logs_backends[account][region]
+    stream = str(uuid.uuid4())
+    backend.create_log_stream(group, stream)
+    message = {"timestamp": int(time.time() * 1000), "message": json.dumps(payload)}
+    backend.put_log_events(group, stream, [message])
 
 
 def _deliver_to_target(rule: Any, target: Mapping[str, Any], event: dict[str, Any]) -> None:
@@ -248,12 +289,17 @@ def _deliver_to_target(rule: Any, target: Mapping[str, Any], event: dict[str, An
     ok, error = True, None
     try:
         arn = parse_arn(arn_text)
-        payload = _transform(target, event)
+        payload = _transform(target, event, rule.name)
         if arn.service == "sqs":
-            group = target.get("SqsParameters", {}).get("MessageGroupId")
-            rule._send_to_sqs_queue(arn.resource_id, payload, group)
+            from moto.sqs.models import sqs_backends
+
+            sqs_backends[arn.account][arn.region].send_message(
+                queue_name=arn.resource_id,
+                message_body=json.dumps(payload),
+                group_id=target.get("SqsParameters", {}).get("MessageGroupId"),
+            )
         elif arn.service == "logs" and arn.resource_type == "log-group":
-            rule._send_to_cw_log_group(arn.resource_id, payload)
+            _to_log_group(arn.account, arn.region, arn.resource_id, payload)
         elif arn.service == "sns":
             from moto.sns.models import sns_backends
 

@@ -176,8 +176,12 @@ def _check_instances(account_id: str, region: str, instance_ids: list[str]) -> N
 
 def _patched_send_command(original: Any) -> Any:
     def send_command(self: Any, **kwargs: Any) -> Any:
-        _check_instances(self.account_id, self.region_name, list(kwargs.get("instance_ids") or []))
+        requested = list(kwargs.get("instance_ids") or [])
+        _check_instances(self.account_id, self.region_name, requested)
         command = original(self, **kwargs)
+        if not kwargs.get("targets"):
+            # moto adds every instance of the region when Targets is empty
+            command.instance_ids = list(dict.fromkeys(requested))
         parameters = dict(kwargs.get("parameters") or {})
         text = _command_text(parameters)
         timeout = _execution_timeout(parameters)
