@@ -49,7 +49,9 @@ def test_unreachable_state_and_missing_terminal() -> None:
 
 
 def test_fields_not_allowed_for_the_state_type() -> None:
-    d = machine(A=pass_end(Resource="arn:x"), B={"Type": "Succeed", "Next": "A"})
+    d = machine(
+        A=pass_end(Resource="arn:aws:states:::lambda:invoke"), B={"Type": "Succeed", "Next": "A"}
+    )
     got = findings(d)
     assert ("SCHEMA_VALIDATION_FAILED", "/States/A") in got
     assert ("SCHEMA_VALIDATION_FAILED", "/States/B") in got
@@ -70,9 +72,9 @@ def test_next_and_end_rules() -> None:
         ({"Type": "Wait", "Timestamp": "2016-13-05T21:29:29Z", "End": True},
          "/States/A/Timestamp"),
         ({"Type": "Wait", "End": True}, "/States/A"),
-        ({"Type": "Task", "Resource": "arn:r", "End": True,
+        ({"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": True,
           "Retry": [{"ErrorEquals": ["States.ALL", "X"]}]}, "/States/A/Retry/0/ErrorEquals"),
-        ({"Type": "Task", "Resource": "arn:r", "End": True,
+        ({"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "End": True,
           "Retry": [{"ErrorEquals": ["X"], "BackoffRate": 0.5}]}, "/States/A/Retry/0/BackoffRate"),
     ],
     ids=["input-path", "result-path", "parameters", "nested-intrinsic", "timestamp",
@@ -116,6 +118,40 @@ def test_nested_branches_are_validated_with_their_pointer() -> None:
 
 
 def test_strict_mode_adds_checks() -> None:
-    d = machine(A={"Type": "Task", "Resource": "not-an-arn", "End": True})
+    d = machine(**{"S" * 81: pass_end()})
     assert validate(d) == []
-    assert ("SCHEMA_VALIDATION_FAILED", "/States/A/Resource") in findings(d, strict=True)
+    assert ("SCHEMA_VALIDATION_FAILED", "/States/" + "S" * 81) in findings(d, strict=True)
+
+
+def test_resource_must_be_an_arn() -> None:
+    d = machine(A={"Type": "Task", "Resource": "not-an-arn", "End": True})
+    assert [str(f) for f in validate(d)] == [
+        "SCHEMA_VALIDATION_FAILED: Value is not a valid resource ARN at /States/A/Resource"
+    ]
+
+
+def test_choice_paths_are_reference_paths() -> None:
+    d = machine(
+        C={"Type": "Choice", "Default": "E",
+           "Choices": [{"Variable": "x", "NumericEqualsPath": "$.a", "Next": "E"}]},
+        E={"Type": "Succeed"},
+    )  # fmt: skip
+    assert [str(f) for f in validate(d)] == [
+        "SCHEMA_VALIDATION_FAILED: Value is not a Reference Path: Reference path didn't start "
+        "with '$' at /States/C/Choices/0/Variable"
+    ]
+
+
+def test_variable_names() -> None:
+    d = machine(A=pass_end(Assign={"states": 1, "bad-name": 2, "ok_1": 3}))
+    assert findings(d) == {
+        ("RESERVED_VARIABLE_NAME", "/States/A/Assign/states"),
+        ("INVALID_VARIABLE_NAME", "/States/A/Assign/bad-name"),
+    }
+
+
+@pytest.mark.parametrize("label", ["", "x" * 41, "label_{invalid_char}", "has space"])
+def test_map_label_rules(label: str) -> None:
+    d = machine(M={"Type": "Map", "Label": label, "End": True,
+                   "ItemProcessor": {"StartAt": "I", "States": {"I": pass_end()}}})  # fmt: skip
+    assert ("SCHEMA_VALIDATION_FAILED", "/States/M/Label") in findings(d)

@@ -8,6 +8,7 @@ the JSON pointer of the offending field, e.g. ``/States/StopHttpd/Next``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +31,10 @@ from cfnops.asl.errors import Finding, InvalidDefinition
 __all__ = ["check_definition", "validate"]
 
 _SCHEMA = "SCHEMA_VALIDATION_FAILED"
+_ARN = re.compile(r"^arn:[A-Za-z0-9-]+:[A-Za-z0-9-]+:[^:]*:[^:]*:.+$")
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Whitespace, brackets, wildcards, special and control characters are not allowed in a Label.
+_LABEL_FORBIDDEN = re.compile(r"[\s<>{}\[\]?*\"#%\\^|~`$&,;:/\x00-\x1f\x7f-\x9f]")
 _QUERY_LANGUAGES = ("JSONPath", "JSONata")
 _TERMINAL_TYPES = ("Succeed", "Fail")
 
@@ -210,8 +215,8 @@ class _Validator:
     def state_task(self, state: Mapping[str, Any], ptr: str, ql: str, states: Any) -> None:
         if not isinstance(state.get("Resource"), str):
             self.add(_SCHEMA, "These fields are required: [Resource]", ptr)
-        elif self.strict and not state["Resource"].startswith("arn:"):
-            self.add(_SCHEMA, "Resource must be an ARN", f"{ptr}/Resource")
+        elif not _ARN.match(state["Resource"]):
+            self.add(_SCHEMA, "Value is not a valid resource ARN", f"{ptr}/Resource")
         for field in ("Parameters", "ResultSelector"):
             if ql == "JSONPath" and field in state:
                 self.payload(state[field], f"{ptr}/{field}")
@@ -256,6 +261,8 @@ class _Validator:
         for a in ("MaxConcurrency", "ToleratedFailureCount", "ToleratedFailurePercentage"):
             if a in state and a + "Path" in state:
                 self.add(_SCHEMA, f"Only one of {a} or {a}Path may be set", ptr)
+        if "Label" in state:
+            self.label(state["Label"], f"{ptr}/Label")
         if self.strict and "ItemReader" in state:
             self.add(_SCHEMA, "ItemReader (S3 input) is not supported by the local engine",
                      f"{ptr}/ItemReader")  # fmt: skip
@@ -308,22 +315,29 @@ class _Validator:
         ops = [k for k in rule if k not in extra and k != "Variable"]
         if "Variable" not in rule:
             self.add(_SCHEMA, "These fields are required: [Variable]", ptr)
-        elif not _valid_path(rule["Variable"]):
-            self.add(_SCHEMA, "The value for the field 'Variable' must be a valid JSONPath",
-                     f"{ptr}/Variable")  # fmt: skip
+        else:
+            self.reference_path(rule["Variable"], f"{ptr}/Variable")
         if len(ops) != 1 or ops[0] not in COMPARISON_OPERATORS:
             self.add(_SCHEMA, "A choice rule needs exactly one comparison operator", ptr)
             return
         op = ops[0]
-        if op.endswith("Path") and not _valid_path(rule[op]):
-            self.add(_SCHEMA, f"The value for the field '{op}' must be a valid JSONPath",
-                     f"{ptr}/{op}")  # fmt: skip
+        if op.endswith("Path"):
+            self.reference_path(rule[op], f"{ptr}/{op}")
         elif (
             op.startswith("Timestamp")
             and not op.endswith("Path")
             and parse_timestamp(rule[op]) is None
         ):
             self.add(_SCHEMA, "String does not match RFC3339 timestamp", f"{ptr}/{op}")
+
+    def label(self, label: Any, ptr: str) -> None:
+        # https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html
+        if not isinstance(label, str) or not label:
+            self.add(_SCHEMA, "The Label field must be a non-empty string", ptr)
+        elif len(label) > 40:
+            self.add(_SCHEMA, "The Label field must be at most 40 characters long", ptr)
+        elif _LABEL_FORBIDDEN.search(label):
+            self.add(_SCHEMA, "The Label field contains invalid characters", ptr)
 
     # --- retry / catch -----------------------------------------------------------------
     def handlers(self, state: Mapping[str, Any], ptr: str, ql: str, states: Any) -> None:
@@ -422,10 +436,25 @@ class _Validator:
             for i, value in enumerate(template):
                 self.payload(value, f"{ptr}/{i}")
 
+    def reference_path(self, value: Any, ptr: str) -> None:
+        if not isinstance(value, str) or not value.startswith("$"):
+            self.add(_SCHEMA, "Value is not a Reference Path: Reference path didn't start with '$'",
+                     ptr)  # fmt: skip
+        elif not _valid_path(value):
+            self.add(_SCHEMA, "Value is not a Reference Path", ptr)
+
     def assign(self, assign: Any, ptr: str, ql: str) -> None:
         if not isinstance(assign, Mapping):
             self.add(_SCHEMA, "Expected an object", ptr)
             return
+        for key in assign:
+            name = key[:-2] if ql == "JSONPath" and key.endswith(".$") else key
+            if name == "states":
+                self.add("RESERVED_VARIABLE_NAME", "Cannot assign to reserved variable '$states'.",
+                         f"{ptr}/{_esc(key)}")  # fmt: skip
+            elif not _VARIABLE_NAME.match(name):
+                self.add("INVALID_VARIABLE_NAME", f"Invalid variable name '{name}': the variable "
+                         "name contains invalid characters.", f"{ptr}/{_esc(key)}")  # fmt: skip
         if ql == "JSONata":
             self.jsonata_value(assign, ptr)
         else:
