@@ -22,6 +22,7 @@ FROM_ID = "from_id"  # something computed from the incoming id
 NONE = "none"  # None / undefined / argument not given
 OTHER = "other"  # anything else (properties, literals combined, unknown calls)
 LITERAL = "literal"  # a constant written in the code
+TRUE, FALSE = "bool:true", "bool:false"  # outcome of a comparison decided for this request
 LOG_STREAM = "log_stream"
 REQUEST_ID = "request_id"
 TIME = "time"

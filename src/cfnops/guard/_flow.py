@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cfnops.guard._facts import LITERAL, REQUEST_TYPE, STR_PREFIX, Val
+from cfnops.guard._facts import FALSE, LITERAL, REQUEST_TYPE, STR_PREFIX, TRUE, Val, lab
 
 # Calls that only log: passing the physical id to them is not "looking at" it.
 LOGGING_CALLS = frozenset(
@@ -48,3 +48,17 @@ def any_true(results: list[bool | None]) -> bool | None:
     if True in results:
         return True
     return False if all(r is False for r in results) else None
+
+
+def truth_value(decided: bool | None) -> Val:
+    """The value of a comparison, remembering its outcome when it is known."""
+    if decided is None:
+        return lab(LITERAL)
+    return lab(LITERAL, TRUE if decided else FALSE)
+
+
+def truth(value: Val) -> bool | None:
+    """Whether a value stored from a decided comparison is true (None when unknown)."""
+    if value.has(TRUE) != value.has(FALSE):
+        return value.has(TRUE)
+    return None

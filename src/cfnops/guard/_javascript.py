@@ -34,7 +34,14 @@ from cfnops.guard._facts import (
     name_hint,
     union,
 )
-from cfnops.guard._flow import LOGGING_CALLS, any_true, compare_request_type, merge_envs
+from cfnops.guard._flow import (
+    LOGGING_CALLS,
+    any_true,
+    compare_request_type,
+    merge_envs,
+    truth,
+    truth_value,
+)
 from cfnops.guard._python import HandlerSyntaxError
 
 Node = Any  # esprima nodes are untyped attribute bags
@@ -64,7 +71,8 @@ def parse_javascript(source: str) -> Node:
             except Exception as exc:  # esprima raises its own Error class
                 first_error = first_error or exc
     line = int(getattr(first_error, "lineNumber", 0) or 0)
-    raise HandlerSyntaxError(line, str(first_error))
+    reason = re.sub(r"^Line \d+: ", "", str(first_error))
+    raise HandlerSyntaxError(line, reason)
 
 
 def _downlevel(source: str) -> str:
@@ -432,8 +440,9 @@ class _Run:
                 return compare_request_type(self.rt, argument, receiver)
         if kind == "Literal":
             return bool(node.value)
-        self.rec.use(self.expr(node, env), _line(node))
-        return None
+        value = self.expr(node, env)
+        self.rec.use(value, _line(node))
+        return truth(value)
 
     def expr(self, node: Node, env: dict[str, Val]) -> Val:
         if node is None:
@@ -471,8 +480,7 @@ class _Run:
                 return self.expr(node.consequent, env) | self.expr(node.alternate, env)
             return self.expr(node.consequent if decided else node.alternate, env)
         if kind == "BinaryExpression" and node.operator in ("==", "===", "!=", "!=="):
-            self.cond(node, env)
-            return lab(LITERAL)
+            return truth_value(self.cond(node, env))
         if kind == "AssignmentExpression":
             value = self.expr(node.right, env)
             if node.operator != "=":
@@ -489,8 +497,7 @@ class _Run:
             values = [self.expr(e, env) for e in node.expressions]
             return values[-1] if values else Val()
         if kind == "UnaryExpression" and node.operator == "!":
-            self.cond(node.argument, env)
-            return lab(LITERAL)
+            return truth_value(self.cond(node, env))
         return derived(self.expr(c, env) for c in _children(node))
 
     def object_(self, node: Node, env: dict[str, Val]) -> Val:

@@ -33,7 +33,14 @@ from cfnops.guard._facts import (
     name_hint,
     union,
 )
-from cfnops.guard._flow import LOGGING_CALLS, any_true, compare_request_type, merge_envs
+from cfnops.guard._flow import (
+    LOGGING_CALLS,
+    any_true,
+    compare_request_type,
+    merge_envs,
+    truth,
+    truth_value,
+)
 
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_DEPTH = 8
@@ -168,7 +175,7 @@ class _Run:
         self.frames.append(frame)
         try:
             if self.block(fn.body, env):
-                frame.returns.append((fn.body[-1].end_lineno or fn.lineno, lab(NONE)))
+                frame.returns.append((fn.lineno, lab(NONE)))  # falls off the end: None
         finally:
             self.frames.pop()
             self.stack.pop()
@@ -359,8 +366,9 @@ class _Run:
             return None if decided is None else decided != negate
         if isinstance(node, ast.Constant):
             return bool(node.value)
-        self.rec.use(self.expr(node, env), node.lineno)
-        return None
+        value = self.expr(node, env)
+        self.rec.use(value, node.lineno)
+        return truth(value)
 
     def expr(self, node: ast.expr | None, env: dict[str, Val]) -> Val:
         if node is None:
@@ -398,9 +406,10 @@ class _Run:
             if decided is None:
                 return self.expr(node.body, env) | self.expr(node.orelse, env)
             return self.expr(node.body if decided else node.orelse, env)
-        if isinstance(node, ast.Compare):
-            self.cond(node, env)
-            return lab(LITERAL)
+        if isinstance(node, ast.Compare) or (
+            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+        ):
+            return truth_value(self.cond(node, env))
         if isinstance(node, ast.Dict):
             return self.dict_(node, env)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
