@@ -219,6 +219,10 @@ def _map(
             )  # fmt: skip
         failed_event[0] = False
         max_conc = _path_number(branch, state, "MaxConcurrency", effective, ctx, integer=True)
+        if max_conc is not None and max_conc < 0:
+            raise _runtime(
+                f"Expected non-negative integer for MaxConcurrency, got '{int(max_conc)}' instead."
+            )
         failed_event[0] = True
         items = _items(branch, state, effective, ctx)
         branch.emit("MapStateStarted", {"length": len(items)})
@@ -227,6 +231,8 @@ def _map(
         pct = _path_number(
             branch, state, "ToleratedFailurePercentage", effective, ctx, integer=False
         )
+        if count is not None and count < 0:
+            raise _runtime("ToleratedFailureCount cannot be negative.")
         if pct is not None and not 0 <= pct <= 100:
             raise _runtime("ToleratedFailurePercentage must be between 0 and 100.")
         failed_event[0] = True
