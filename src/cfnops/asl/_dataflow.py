@@ -135,7 +135,8 @@ def apply_template(template: Any, env: PathEnv) -> Any:
     return template
 
 
-def _invalid_path(text: str) -> StateError:
+def invalid_path(text: str) -> StateError:
+    """The Step Functions error for a path that selects nothing (InputPath, OutputPath …)."""
     try:
         bracket = parse_path(text).bracket_notation()
     except ValueError:
@@ -152,7 +153,7 @@ def apply_input_path(value: Any, path: str | None, env: PathEnv, *, present: boo
     try:
         return resolve(path, env)
     except PathNotFound:
-        raise _invalid_path(path) from None
+        raise invalid_path(path) from None
 
 
 def apply_output_path(value: Any, path: str | None, env: PathEnv, *, present: bool) -> Any:
@@ -164,7 +165,7 @@ def apply_output_path(value: Any, path: str | None, env: PathEnv, *, present: bo
     try:
         return lookup_path(parse_path(path), PathEnv(value, env.context, env.variables))
     except PathNotFound:
-        raise _invalid_path(path) from None
+        raise invalid_path(path) from None
 
 
 def apply_result_path(state_input: Any, result: Any, path: str | None, *, present: bool) -> Any:

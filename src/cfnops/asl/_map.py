@@ -110,7 +110,10 @@ def _items(branch: Branch, state: Mapping[str, Any], effective: Any, ctx: dict[s
         try:
             items = resolve(path, jsonpath_env(branch, effective, ctx))
         except PathNotFound:
-            raise _runtime(f"Invalid path '{path}' : No results for path: {path}") from None
+            raise _runtime(
+                f"The JSONPath '{path}' specified for the field 'ItemsPath' could not be found "
+                f"in the input '{dumps_compact(effective)}'"
+            ) from None
     else:
         items = effective
     if not isinstance(items, list):

@@ -15,6 +15,7 @@ from cfnops.asl._dataflow import (
     apply_input_path,
     apply_template,
     evaluate_assign_jsonpath,
+    invalid_path,
     resolve,
 )
 from cfnops.asl._engine import Aborted, Branch, CancelToken, StateOutcome, dumps_event, handler
@@ -23,7 +24,7 @@ from cfnops.asl._jsonata_fields import evaluate_assign, evaluate_field
 from cfnops.asl._jsonpath import PathNotFound
 from cfnops.asl._ports import TaskContext
 from cfnops.asl._states import _next, jsonata_env, jsonpath_env, jsonpath_output
-from cfnops.asl._values import MAX_PAYLOAD_BYTES, dumps_compact
+from cfnops.asl._values import MAX_PAYLOAD_BYTES
 from cfnops.asl.errors import StatesFailure
 
 __all__ = ["is_legacy_lambda", "resource_parts"]
@@ -60,11 +61,7 @@ def _seconds_field(
         try:
             value = resolve(path, jsonpath_env(branch, env_input, ctx))
         except PathNotFound:
-            raise StateError(
-                "States.Runtime",
-                f"The JSONPath '{path}' specified for the field '{name}Path' could not be "
-                f"found in the input '{dumps_compact(env_input)}'",
-            ) from None
+            raise invalid_path(path) from None
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise StateError(
                 "States.Runtime",
