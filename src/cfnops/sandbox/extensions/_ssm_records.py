@@ -66,6 +66,14 @@ def _output(inv: Invocation) -> str:
     return text[:_OUTPUT_LIMIT]
 
 
+def _notification(command: Any) -> dict[str, Any]:
+    """The request's NotificationConfig; empty when none was given (moto puts "string")."""
+    config = command.notification_config or {}
+    if config.get("NotificationArn") == "string":
+        return {}
+    return dict(config)
+
+
 def _cloudwatch() -> dict[str, Any]:
     return {"CloudWatchLogGroupName": "", "CloudWatchOutputEnabled": False}
 
@@ -124,7 +132,7 @@ def list_entry(command: Any, inv: Invocation, details: bool) -> dict[str, Any]:
         "StandardErrorUrl": "",
         "CommandPlugins": [plugin] if details else [],
         "ServiceRole": command.service_role_arn,
-        "NotificationConfig": command.notification_config,
+        "NotificationConfig": _notification(command),
         "CloudWatchOutputConfig": _cloudwatch(),
     }
 
@@ -194,6 +202,7 @@ def patch(command_cls: Any, response_cls: Any, lookup: Lookup) -> None:
         found = lookup(self.command_id)
         if found is not None:
             data.update(aggregate(found))
+            data["NotificationConfig"] = _notification(self)
         return data
 
     def get_command_invocation(self: Any) -> Any:

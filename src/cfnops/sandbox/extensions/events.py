@@ -42,6 +42,7 @@ from typing import Any
 
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import current_state
+from cfnops.sandbox.extensions._event_targets import deliver
 from cfnops.sandbox.extensions._patching import replace
 from cfnops.sandbox.extensions.event_patterns import (
     InvalidEventPattern,
@@ -221,96 +222,16 @@ def _events_backend(account: str, region: str) -> Any:
         return None
 
 
-def _json_path(event: Any, path: str) -> Any:
-    """The value at a simple JSONPath (``$.detail.items[0].id``); ``None`` if absent."""
-    node = event
-    for part in path.lstrip("$").replace("[", ".[").split("."):
-        if not part:
-            continue
-        if part.startswith("[") and part.endswith("]") and isinstance(node, list):
-            index = int(part[1:-1])
-            node = node[index] if -len(node) <= index < len(node) else None
-        elif isinstance(node, dict):
-            node = node.get(part)
-        else:
-            return None
-    return node
-
-
-def _render_template(template: str, values: Mapping[str, Any]) -> Any:
-    """An ``InputTemplate`` with ``<name>`` replaced (quoted strings stay strings).
-
-    As in "Transforming target input" (EventBridge User Guide): inside quotes a value
-    is inserted as text, elsewhere as JSON; a template that is not JSON stays text.
-    """
-    text = template
-    for name, value in values.items():
-        as_text = value if isinstance(value, str) else json.dumps(value)
-        text = text.replace(f'"<{name}>"', json.dumps(as_text))
-        text = text.replace(f"<{name}>", json.dumps(value) if value is not None else "null")
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def _transform(target: Mapping[str, Any], event: dict[str, Any], rule_name: str) -> Any:
-    if "Input" in target:
-        return json.loads(target["Input"])
-    if "InputPath" in target:
-        return _json_path(event, str(target["InputPath"]))
-    transformer = target.get("InputTransformer")
-    if transformer:
-        values = {
-            name: _json_path(event, str(path))
-            for name, path in (transformer.get("InputPathsMap") or {}).items()
-        }
-        values["aws.events.event.json"] = event
-        values["aws.events.rule-name"] = rule_name
-        values["aws.events.event.ingestion-time"] = event["time"]
-        return _render_template(str(transformer.get("InputTemplate", "")), values)
-    return json.loads(json.dumps(event))
-
-
-def _to_log_group(account: str, region: str, group: str, payload: Any) -> None:
-    from moto.logs.models import logs_backends
-
-    backend = logs_backends[account][region]
-    stream = str(uuid.uuid4())
-    backend.create_log_stream(group, stream)
-    message = {"timestamp": int(time.time() * 1000), "message": json.dumps(payload)}
-    backend.put_log_events(group, stream, [message])
-
-
 def _deliver_to_target(rule: Any, target: Mapping[str, Any], event: dict[str, Any]) -> None:
-    from moto.utilities.arns import parse_arn
-
-    arn_text = str(target.get("Arn", ""))
-    ok, error = True, None
+    arn = str(target.get("Arn", ""))
     try:
-        arn = parse_arn(arn_text)
-        payload = _transform(target, event, rule.name)
-        if arn.service == "sqs":
-            from moto.sqs.models import sqs_backends
-
-            sqs_backends[arn.account][arn.region].send_message(
-                queue_name=arn.resource_id,
-                message_body=json.dumps(payload),
-                group_id=target.get("SqsParameters", {}).get("MessageGroupId"),
-            )
-        elif arn.service == "logs" and arn.resource_type == "log-group":
-            _to_log_group(arn.account, arn.region, arn.resource_id, payload)
-        elif arn.service == "sns":
-            from moto.sns.models import sns_backends
-
-            sns_backends[arn.account][arn.region].publish(message=json.dumps(payload), arn=arn_text)
-        elif arn.service == "events" and arn.resource_type == "event-bus":
-            forwarded = dict(event, account=arn.account, region=arn.region)
-            _publish(forwarded, arn.resource_id)
-        # Lambda, Step Functions and other targets: recorded, not invoked.
+        forward = deliver(target, event, rule.name)
+        if forward is not None:  # another event bus: publish there (same process)
+            _publish(forward[1], forward[0])
+        ok, error = True, None
     except Exception as exc:  # a broken target must not break PutEvents
         ok, error = False, f"{type(exc).__name__}: {exc}"
-    _record_delivery(Delivery(event["id"], arn_text, rule.name, ok, error))
+    _record_delivery(Delivery(event["id"], arn, rule.name, ok, error))
 
 
 # -- handler delivery --------------------------------------------------------
