@@ -258,3 +258,16 @@ def test_stacks_in_refused_states_and_unknown_ids(cfnops_sandbox: Sandbox) -> No
     assert "REVIEW_IN_PROGRESS" in err.value.response["Error"]["Message"]
     with pytest.raises(ClientError, match="does not exist"):
         cfn.describe_stack_drift_detection_status(StackDriftDetectionId=str(uuid.uuid4()))
+
+
+def test_write_only_properties_are_not_compared(cfnops_sandbox: Sandbox) -> None:
+    cfn, ssm = cfnops_sandbox.client("cloudformation"), cfnops_sandbox.client("ssm")
+    name = _name()
+    props = {"Name": f"/{name}", "Type": "String", "Value": "a", "Description": "d"}
+    template = {"Resources": {"P": {"Type": "AWS::SSM::Parameter", "Properties": props}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(template))
+    # Description is write-only in the registry schema: AWS cannot read it back.
+    ssm.put_parameter(Name=f"/{name}", Value="a", Description="changed", Overwrite=True)
+    drift = cfn.detect_stack_resource_drift(StackName=name, LogicalResourceId="P")
+    assert drift["StackResourceDrift"]["StackResourceDriftStatus"] == "IN_SYNC"
+    assert "Description" not in json.loads(drift["StackResourceDrift"]["ExpectedProperties"])

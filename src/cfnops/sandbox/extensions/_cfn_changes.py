@@ -24,6 +24,7 @@ from typing import Any
 from cfnops.sandbox.extensions._cfn_deploy import Deployment, ExpectedResource
 from cfnops.sandbox.extensions._cfn_readers import READERS, read_actual
 from cfnops.sandbox.extensions.cfn_compare import diff_properties, json_text
+from cfnops.sandbox.extensions.cfn_drift import comparable_properties
 
 __all__ = ["NewResource", "PlannedChange", "plan_changes"]
 
@@ -177,7 +178,9 @@ _FLIP = {"NOT_EQUAL": "Modify", "ADD": "Remove", "REMOVE": "Add"}
 def _revert_details(
     old: ExpectedResource, new: NewResource, actual: dict[str, Any], now: dt.datetime
 ) -> list[dict[str, Any]]:
-    template = {k: v for k, v in new.properties.items() if v is not UNKNOWN}
+    template = comparable_properties(
+        new.resource_type, {k: v for k, v in new.properties.items() if v is not UNKNOWN}
+    )
     details = []
     for diff in diff_properties(new.resource_type, template, actual):
         prop = diff.path.split("/")[1]
@@ -219,7 +222,9 @@ def _drift_status(stack: Any, old: ExpectedResource) -> tuple[str, dict[str, Any
     actual = read_actual(old.resource_type, stack.account_id, stack.region_name, old.physical_id)
     if actual is None:
         return "DELETED", None
-    drifted = diff_properties(old.resource_type, old.properties, actual)
+    drifted = diff_properties(
+        old.resource_type, comparable_properties(old.resource_type, old.properties), actual
+    )
     return ("MODIFIED" if drifted else "IN_SYNC"), actual
 
 

@@ -42,6 +42,7 @@ from cfnops.sandbox.extensions.cfn_compare import diff_properties
 __all__ = [
     "DRIFT_CHECKABLE_STATUSES",
     "check_resource",
+    "comparable_properties",
     "emit_event",
     "install",
     "stack_drift_status",
@@ -65,6 +66,26 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+# Write-only properties cannot be read back, so AWS cannot compare them; the
+# sandbox keeps LaunchTemplateData (write-only in the schema) because comparing a
+# launch template's data is what operators expect here (documented in docs/sandbox.md).
+_KEEP_WRITE_ONLY = {"AWS::EC2::LaunchTemplate": frozenset({"LaunchTemplateData"})}
+
+
+def comparable_properties(resource_type: str, props: dict[str, Any]) -> dict[str, Any]:
+    try:
+        from cfnops.schemas import load_table
+
+        behaviour = load_table("us-east-1").get(resource_type)
+    except Exception:  # the table is optional: compare everything
+        behaviour = None
+    if behaviour is None:
+        return props
+    keep = _KEEP_WRITE_ONLY.get(resource_type, frozenset())
+    hidden = {p[0] for p in behaviour.write_only if len(p) == 1} - keep
+    return {k: v for k, v in props.items() if k not in hidden}
+
+
 def check_resource(stack: Any, expected: ExpectedResource) -> dict[str, Any]:
     """One ``StackResourceDrift`` for ``expected``, read from the live resource now."""
     drift: dict[str, Any] = {
@@ -80,7 +101,8 @@ def check_resource(stack: Any, expected: ExpectedResource) -> dict[str, Any]:
         if expected.unresolved_reason:
             drift["DriftStatusReason"] = expected.unresolved_reason
         return drift
-    drift["ExpectedProperties"] = json.dumps(expected.properties, sort_keys=True, default=str)
+    compared = comparable_properties(expected.resource_type, expected.properties)
+    drift["ExpectedProperties"] = json.dumps(compared, sort_keys=True, default=str)
     actual = (
         read_actual(
             expected.resource_type, stack.account_id, stack.region_name, expected.physical_id
@@ -91,9 +113,9 @@ def check_resource(stack: Any, expected: ExpectedResource) -> dict[str, Any]:
     if actual is None:
         drift["StackResourceDriftStatus"] = "DELETED"
         return drift
-    shown = {k: actual[k] for k in expected.properties if k in actual}
+    shown = {k: actual[k] for k in compared if k in actual}
     drift["ActualProperties"] = json.dumps(shown, sort_keys=True, default=str)
-    differences = diff_properties(expected.resource_type, expected.properties, actual)
+    differences = diff_properties(expected.resource_type, compared, actual)
     drift["PropertyDifferences"] = [d.to_api() for d in differences]
     drift["StackResourceDriftStatus"] = "MODIFIED" if differences else "IN_SYNC"
     return drift
