@@ -126,6 +126,14 @@ class WorkerSettings(_Section):
     recovery_interval_seconds: float = Field(default=5.0, gt=0)
 
 
+class SandboxSettings(_Section):
+    """The local sandbox (``cfnops sandbox up``); ``delay_seconds`` unset = realistic 1-3 s."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=5000, ge=0, le=65535)
+    delay_seconds: float | None = Field(default=None, ge=0)
+
+
 class Settings(BaseSettings):
     """Every setting cfnops has, frozen once resolved."""
 
@@ -142,6 +150,7 @@ class Settings(BaseSettings):
     heal: HealSettings = HealSettings()
     notify: NotifySettings = NotifySettings()
     worker: WorkerSettings = WorkerSettings()
+    sandbox: SandboxSettings = SandboxSettings()
 
     @field_validator("database_url")
     @classmethod
