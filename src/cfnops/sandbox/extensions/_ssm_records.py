@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from cfnops.sandbox._state import current_state
+
 __all__ = ["Invocation", "patch", "plugin_name"]
 
 _FINAL = ("Success", "Failed", "TimedOut")
@@ -219,7 +221,8 @@ def patch(command_cls: Any, response_cls: Any, lookup: Lookup) -> None:
             )
         if plugin is not None and plugin != inv.plugin:
             raise SSMException("InvalidPluginName", f"The plugin name is not valid: {plugin}")
-        return ActionResult(get_invocation_result(command, inv))
+        with current_state().lock:  # timers mutate invocations under this lock
+            return ActionResult(get_invocation_result(command, inv))
 
     def list_command_invocations(self: Any) -> Any:
         command_id = self._get_param("CommandId")
@@ -232,13 +235,14 @@ def patch(command_cls: Any, response_cls: Any, lookup: Lookup) -> None:
             commands = [self.ssm_backend.get_command_by_id(command_id)]
         else:
             commands = list(reversed(self.ssm_backend._commands))
-        rows = [
-            list_entry(command, inv, details)
-            for command in commands
-            for inv in lookup(command.command_id) or []
-            if (not instance_id or inv.instance_id == instance_id)
-            and _matches_filters(command, inv, filters)
-        ]
+        with current_state().lock:
+            rows = [
+                list_entry(command, inv, details)
+                for command in commands
+                for inv in lookup(command.command_id) or []
+                if (not instance_id or inv.instance_id == instance_id)
+                and _matches_filters(command, inv, filters)
+            ]
         result: dict[str, Any] = {"CommandInvocations": rows[start : start + max_results]}
         if start + max_results < len(rows):
             result["NextToken"] = str(start + max_results)
