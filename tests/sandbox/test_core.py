@@ -126,9 +126,10 @@ _RUN_CLI = "import sys; from cfnops.cli.main import run; sys.exit(run(sys.argv[1
 
 
 def test_cli_up_prints_exports_and_stops_on_sigterm() -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CFNOPS_"))}
+    env["CFNOPS_SANDBOX__DELAY_SECONDS"] = "0.25"  # settings apply when the flag is absent
     proc = subprocess.Popen(
-        [sys.executable, "-c", _RUN_CLI, "sandbox", "up", "--port", "0", "--delay", "0"],
+        [sys.executable, "-c", _RUN_CLI, "sandbox", "up", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -145,6 +146,9 @@ def test_cli_up_prints_exports_and_stops_on_sigterm() -> None:
             aws_secret_access_key=exports["AWS_SECRET_ACCESS_KEY"],
             region_name=exports["AWS_REGION"],
         ).client("ssm", endpoint_url=exports["AWS_ENDPOINT_URL"])
+        status, config = _post(exports["AWS_ENDPOINT_URL"] + "/_cfnops/config")
+        assert status == 200
+        assert set(config["delays"].values()) == {0.25}
         ssm.put_parameter(Name="/cli/p", Value="1", Type="String")
         assert ssm.get_parameter(Name="/cli/p")["Parameter"]["Value"] == "1"
     finally:

@@ -17,10 +17,13 @@ sandbox_app = typer.Typer(help="The local AWS sandbox (moto's server plus cfnops
 @sandbox_app.command("up")
 def up(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option("--port", help="Port to listen on (0: any free).")] = 5000,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", help="Port to listen on (0: any free; default 5000)."),
+    ] = None,
     host: Annotated[
-        str, typer.Option("--host", help="Address to bind (loopback by default).")
-    ] = "127.0.0.1",
+        str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).")
+    ] = None,
     delay: Annotated[
         float | None,
         typer.Option("--delay", min=0, help="Every emulated delay in seconds (default 1-3 s)."),
@@ -33,7 +36,11 @@ def up(
     from cfnops.sandbox import Sandbox
 
     cli = state(ctx)
+    settings = cli.settings.sandbox  # [sandbox] in cfnops.toml or CFNOPS_SANDBOX__*
     region = cli.region or "us-east-1"
+    host = host if host is not None else settings.host
+    port = port if port is not None else settings.port
+    delay = delay if delay is not None else settings.delay_seconds
     stop = threading.Event()
 
     def _on_signal(signum: int, frame: FrameType | None) -> None:
