@@ -1,0 +1,35 @@
+"""Pin the public surface of ``cfnops.guard``."""
+
+from __future__ import annotations
+
+import cfnops.guard
+
+
+def test_exported_members() -> None:
+    assert sorted(cfnops.guard.__all__) == [
+        "Finding",
+        "GuardInputError",
+        "GuardReport",
+        "Note",
+        "RULES",
+        "RuleInfo",
+        "Severity",
+        "check_template",
+        "findings_by_resource",
+        "render_text",
+        "to_json",
+        "to_sarif",
+    ]
+    for name in cfnops.guard.__all__:
+        assert getattr(cfnops.guard, name) is not None
+
+
+def test_rule_ids_are_unique_and_documented() -> None:
+    from pathlib import Path
+
+    ids = [rule.id for rule in cfnops.guard.RULES]
+    assert len(ids) == len(set(ids))
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "guard.md").read_text()
+    for rule in cfnops.guard.RULES:
+        assert rule.id in doc
+        assert rule.name in doc
