@@ -202,6 +202,12 @@ class Branch:
             outcome = HANDLERS[state_type](self, name, state, value, ctx)
         except StateError as exc:
             raise self.state_failure(exc) from None
+        except StatesFailure:
+            raise
+        except Exception as exc:  # a bug or an unexpected value: fail the state, not the host
+            raise self.state_failure(
+                StateError("States.Runtime", f"{type(exc).__name__}: {exc}")
+            ) from exc
         if state_type in ("Fail",):
             return outcome
         output_text = dumps_event(outcome.output)

@@ -90,3 +90,16 @@ def expect_type(value: Any, expected: str, expr: str, location: str) -> None:
             f"{dumps_compact(value)}",
             location,
         )
+
+
+def evaluate_integer(value: Any, env: JsonataEnv, location: str) -> int:
+    """A JSONata field that must yield an integer (Seconds, TimeoutSeconds …)."""
+    result = evaluate_field(value, env, location)
+    if not isinstance(result, int | float) or isinstance(result, bool):
+        expr = _jsonata.expression_of(value) if _jsonata.is_expression(value) else str(value)
+        expect_type(result, "number", expr, location)
+    if isinstance(result, float) and not result.is_integer():
+        raise _query_error(
+            f"The {location} field cannot be parsed as an integer: {result}", location
+        )
+    return int(result)

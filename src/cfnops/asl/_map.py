@@ -29,6 +29,7 @@ from cfnops.asl._jsonata_fields import (
     evaluate_assign,
     evaluate_expression,
     evaluate_field,
+    evaluate_integer,
     expect_type,
 )
 from cfnops.asl._jsonpath import PathNotFound
@@ -60,7 +61,12 @@ def _path_number(
     if field in state:
         value = state[field]
         if branch.query_language_of(state) == "JSONata":
-            value = evaluate_field(value, jsonata_env(branch, effective, ctx), field)
+            env = jsonata_env(branch, effective, ctx)
+            if integer:
+                return float(evaluate_integer(value, env, field))
+            value = evaluate_field(value, env, field)
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                expect_type(value, "number", str(state[field]), field)
         return float(value)
     path_field = field + "Path"
     if path_field not in state:

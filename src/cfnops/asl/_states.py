@@ -22,7 +22,12 @@ from cfnops.asl._dataflow import (
     resolve,
 )
 from cfnops.asl._engine import Branch, StateOutcome, handler
-from cfnops.asl._jsonata_fields import JsonataEnv, evaluate_assign, evaluate_field
+from cfnops.asl._jsonata_fields import (
+    JsonataEnv,
+    evaluate_assign,
+    evaluate_field,
+    evaluate_integer,
+)
 from cfnops.asl._jsonpath import PathNotFound
 from cfnops.asl._timestamps import parse_timestamp
 from cfnops.asl._values import deep_copy
@@ -206,8 +211,8 @@ def _wait(
         env = jsonata_env(branch, raw, ctx)
         assigned = evaluate_assign(state["Assign"], env) if "Assign" in state else None
         if "Seconds" in state:
-            seconds = evaluate_field(state["Seconds"], env, "Seconds")
-            if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
+            seconds = evaluate_integer(state["Seconds"], env, "Seconds")
+            if seconds < 0:
                 raise StateError(
                     "States.QueryEvaluationError",
                     f"The Seconds field must be a non-negative integer: {seconds}",

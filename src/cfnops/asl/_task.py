@@ -20,7 +20,7 @@ from cfnops.asl._dataflow import (
 )
 from cfnops.asl._engine import Aborted, Branch, CancelToken, StateOutcome, dumps_event, handler
 from cfnops.asl._handling import run_with_handling
-from cfnops.asl._jsonata_fields import evaluate_assign, evaluate_field
+from cfnops.asl._jsonata_fields import evaluate_assign, evaluate_field, evaluate_integer
 from cfnops.asl._jsonpath import PathNotFound
 from cfnops.asl._ports import TaskContext
 from cfnops.asl._states import _next, jsonata_env, jsonpath_env, jsonpath_output
@@ -53,7 +53,7 @@ def _seconds_field(
     if branch.query_language_of(state) == "JSONata":
         if name not in state:
             return None
-        value = evaluate_field(state[name], jsonata_env(branch, env_input, ctx), name)
+        value = evaluate_integer(state[name], jsonata_env(branch, env_input, ctx), name)
     elif name in state:
         value = state[name]
     elif name + "Path" in state:
