@@ -125,6 +125,7 @@ def test_port_in_use_is_a_clear_error(cfnops_sandbox: Sandbox) -> None:
 _RUN_CLI = "import sys; from cfnops.cli.main import run; sys.exit(run(sys.argv[1:]))"
 
 
+@pytest.mark.slow  # a separate process: imports, server start and shutdown (~5-10 s)
 def test_cli_up_prints_exports_and_stops_on_sigterm() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "CFNOPS_"))}
     env["CFNOPS_SANDBOX__DELAY_SECONDS"] = "0.25"  # settings apply when the flag is absent
