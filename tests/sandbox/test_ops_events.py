@@ -224,3 +224,23 @@ def test_control_route_emits_and_lists(cfnops_sandbox: Sandbox) -> None:
     with urllib.request.urlopen(request) as resp:
         listed = json.loads(resp.read())
     assert [e["id"] for e in listed["events"]] == [answer["emitted"]["id"]]
+
+
+def test_sns_topic_target_with_input_path(cfnops_sandbox: Sandbox) -> None:
+    eb, sns = cfnops_sandbox.client("events"), cfnops_sandbox.client("sns")
+    tag = uuid.uuid4().hex[:8]
+    url, queue_arn = _queue(cfnops_sandbox, f"via-sns-{tag}")
+    topic = sns.create_topic(Name=f"alerts-{tag}")["TopicArn"]
+    sns.subscribe(
+        TopicArn=topic,
+        Protocol="sqs",
+        Endpoint=queue_arn,
+        Attributes={"RawMessageDelivery": "true"},
+    )
+    rule = f"alerts-{tag}"
+    eb.put_rule(Name=rule, EventPattern=json.dumps({"source": [f"alarm.{tag}"]}))
+    eb.put_targets(Rule=rule, Targets=[{"Id": "t", "Arn": topic, "InputPath": "$.detail"}])
+    eb.put_events(Entries=[_entry(f"alarm.{tag}", {"level": "high"})])
+    assert _bodies(cfnops_sandbox, url) == [{"level": "high"}]
+    eb.remove_targets(Rule=rule, Ids=["t"])
+    eb.delete_rule(Name=rule)
