@@ -322,7 +322,8 @@ def _run_iterations(
     try:
         results = _run_jobs(
             branch, jobs, conc, group, _tolerance(count, pct),
-            has_tolerance=count is not None or pct is not None,
+            # A distributed Map run fails as a whole once its threshold (default 0) is passed.
+            has_tolerance=distributed or count is not None or pct is not None,
         )  # fmt: skip
     except StatesFailure:
         if distributed:
