@@ -154,6 +154,8 @@ def test_status_transitions_follow_the_delays(cfnops_sandbox: Sandbox) -> None:
         cfn.describe_change_set(ChangeSetName=created["Id"])["ExecutionStatus"]
         == "EXECUTE_IN_PROGRESS"
     )
+    with pytest.raises(ClientError, match="UPDATE_IN_PROGRESS state and can not be updated"):
+        cfn.update_stack(StackName=name, TemplateBody=json.dumps(_ssm_template(name, "v10")))
     # The same token again is an idempotent retry; a new token is refused while running.
     cfn.execute_change_set(ChangeSetName=created["Id"], ClientRequestToken="t-1")
     with pytest.raises(ClientError) as err:

@@ -5,6 +5,7 @@
   the resolved parameters, as in AWS (API reference, ``Parameter.UsePreviousValue``);
 - creates and updates get per-resource stack events, close moto's creation gaps
   and propagate ``Fn::GetAtt``-driven updates (see :mod:`_cfn_apply`);
+- ``UpdateStack`` on a stack with an operation in progress is refused, as in AWS;
 - ``ChangeSetType`` defaults to ``UPDATE`` (API reference, CreateChangeSet) — done
   in :mod:`cfn_changesets`, which owns change sets.
 """
@@ -85,6 +86,20 @@ def _get_param_values(
     return result
 
 
+def _wrap_validate_status(original: Any) -> Any:
+    @functools.wraps(original)
+    def _validate_status(self: Any, stack: Any) -> None:
+        # AWS refuses to update a stack while an operation runs on it (moto did not).
+        if str(stack.status).endswith("_IN_PROGRESS"):
+            message = f"Stack:{stack.stack_id} is in {stack.status} state and can not be updated."
+            raise moto_module("moto.cloudformation.exceptions").ValidationError(
+                stack.stack_id, message=message
+            )
+        original(self, stack)
+
+    return _validate_status
+
+
 _installed = False
 
 
@@ -101,4 +116,7 @@ def install() -> None:
     backend.create_stack = _wrap_create_stack(backend.create_stack)
     backend.update_stack = _wrap_update_stack(backend.update_stack)
     responses.CloudFormationResponse._get_param_values = _get_param_values
+    responses.CloudFormationResponse._validate_status = _wrap_validate_status(
+        responses.CloudFormationResponse._validate_status
+    )
     _installed = True
