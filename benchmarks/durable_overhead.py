@@ -93,7 +93,8 @@ def _measure(script: str, workdir: Path, target: str, steps: int) -> float:
 
 
 def _line(label: str, steps: int, seconds: float) -> str:
-    return f"{label:<34} {steps:>6} steps  {steps / seconds:>9.1f} steps/s  {seconds * 1000 / steps:>8.2f} ms/step"
+    rate, per_step = steps / seconds, seconds * 1000 / steps
+    return f"{label:<34} {steps:>6} steps  {rate:>9.1f} steps/s  {per_step:>8.2f} ms/step"
 
 
 def main() -> None:
