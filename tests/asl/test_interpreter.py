@@ -43,7 +43,7 @@ class FakeClock:
 
 def test_exported_members() -> None:
     assert set(asl.__all__) == {
-        "BranchExecutor", "CancelToken", "Clock", "Execution", "ExecutionInfo",
+        "BranchExecutor", "BranchJob", "CancelToken", "Clock", "Execution", "ExecutionInfo",
         "ExecutionResult", "FakeInvoker", "Finding", "HistoryEvent", "HistoryRecorder",
         "Interpreter", "InvalidDefinition", "LambdaError", "Recorder", "StatesFailure",
         "SystemClock", "TaskContext", "TaskFailure", "TaskInvoker", "ThreadBranchExecutor",
@@ -223,3 +223,41 @@ def test_run_branch_is_a_standalone_seam() -> None:
 def test_invalid_definition_is_rejected_up_front() -> None:
     with pytest.raises(asl.InvalidDefinition):
         Interpreter({"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"}}})
+
+
+class RecordingExecutor:
+    """A BranchExecutor that runs jobs one by one and remembers their keys."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+
+    def submit_all(self, jobs: Any, max_concurrency: int) -> list[Any]:
+        from concurrent.futures import Future
+
+        futures = []
+        for job in jobs:
+            self.keys.append(f"{job.kind}:{job.key}:{job.input}:{dict(job.variables)}")
+            fut: Future[Any] = Future()
+            try:
+                fut.set_result(job())
+            except Exception as exc:
+                fut.set_exception(exc)
+            futures.append(fut)
+        return futures
+
+
+def test_branch_executor_gets_deterministic_keys_and_branch_data() -> None:
+    d = {"StartAt": "V", "States": {
+        "V": {"Type": "Pass", "Assign": {"k": 1}, "Next": "M"},
+        "M": {"Type": "Map", "Next": "P",
+              "ItemProcessor": {"StartAt": "I", "States": {"I": {"Type": "Pass", "End": True}}}},
+        "P": {"Type": "Parallel", "End": True, "Branches": [
+            {"StartAt": "B", "States": {"B": {"Type": "Pass", "End": True}}}]}}}  # fmt: skip
+    executor = RecordingExecutor()
+    result = Interpreter(d, branch_executor=executor).run(["a", "b"])
+    assert result.output == [["a", "b"]]
+    assert executor.keys == [
+        "map-iteration:M/0:a:{'k': 1}",
+        "map-iteration:M/1:b:{'k': 1}",
+        "parallel-branch:P/branch-0:['a', 'b']:{'k': 1}",
+    ]

@@ -12,6 +12,7 @@ from cfnops.asl._history import HistoryEvent, HistoryRecorder
 from cfnops.asl._interpreter import ExecutionResult, Interpreter, run_branch
 from cfnops.asl._ports import (
     BranchExecutor,
+    BranchJob,
     Clock,
     Recorder,
     SystemClock,
@@ -24,6 +25,7 @@ from cfnops.asl.errors import Finding, InvalidDefinition, StatesFailure, TaskFai
 
 __all__ = [
     "BranchExecutor",
+    "BranchJob",
     "CancelToken",
     "Clock",
     "Execution",

@@ -12,6 +12,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, wait
+from dataclasses import replace
 from typing import Any
 
 from cfnops.asl import _jsonata
@@ -33,6 +34,7 @@ from cfnops.asl._jsonata_fields import (
     expect_type,
 )
 from cfnops.asl._jsonpath import PathNotFound
+from cfnops.asl._ports import BranchJob
 from cfnops.asl._states import _next, jsonata_env, jsonpath_env, jsonpath_output
 from cfnops.asl._values import dumps_compact
 from cfnops.asl.errors import StatesFailure
@@ -148,7 +150,7 @@ def _item_input(
 
 def _run_jobs(
     branch: Branch,
-    jobs: Sequence[Callable[[], Any]],
+    jobs: Sequence[BranchJob],
     max_concurrency: int,
     group: CancelToken,
     tolerated: Callable[[int, int], bool],
@@ -164,10 +166,10 @@ def _run_jobs(
     failures = [0]
     decisive: list[StatesFailure] = []
 
-    def guarded(job: Callable[[], Any]) -> Callable[[], Any]:
+    def guarded(job: BranchJob) -> BranchJob:
         def run() -> Any:
             try:
-                return job()
+                return job.run()
             except StatesFailure as exc:
                 with lock:
                     failures[0] += 1
@@ -181,7 +183,7 @@ def _run_jobs(
                 group.cancel("aborted")
                 raise
 
-        return run
+        return replace(job, run=run)
 
     futures: list[Future[Any]] = branch.execution.branch_executor.submit_all(
         [guarded(j) for j in jobs], max_concurrency
@@ -286,7 +288,9 @@ def _run_iterations(
     # Each iteration's start links to the latest event of the iterations before it.
     cursor = [branch.last_event]
 
-    def make_job(index: int) -> Callable[[], Any]:
+    snapshot = branch.scope.flatten()
+
+    def make_job(index: int) -> BranchJob:
         def job() -> Any:
             if group.cancelled:
                 raise Aborted(group.reason)
@@ -315,7 +319,8 @@ def _run_iterations(
             cursor[0] = child.last_event
             return out
 
-        return job
+        kind = "map-iteration"
+        return BranchJob(f"{name}/{index}", kind, index, processor, inputs[index], snapshot, job)
 
     jobs = [make_job(i) for i in range(len(items))]
     conc = int(max_conc) if max_conc else 0
@@ -407,14 +412,17 @@ def _parallel(
         group = CancelToken(branch.cancel)
         start_event = branch.last_event
 
-        def make_job(program: Mapping[str, Any]) -> Callable[[], Any]:
+        snapshot = branch.scope.flatten()
+
+        def make_job(index: int, program: Mapping[str, Any]) -> BranchJob:
             def job() -> Any:
                 child = branch.child(program, cancel=CancelToken(group), previous_event=start_event)
                 return child.run(value)
 
-            return job
+            key = f"{name}/branch-{index}"
+            return BranchJob(key, "parallel-branch", index, program, value, snapshot, job)
 
-        jobs = [make_job(p) for p in state["Branches"]]
+        jobs = [make_job(i, p) for i, p in enumerate(state["Branches"])]
         results = _run_jobs(branch, jobs, 0, group, lambda failures, total: False)
         branch.emit("ParallelStateSucceeded", {})
         return _finish(branch, state, raw, ctx, results, jsonata)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "BranchExecutor",
+    "BranchJob",
     "Clock",
     "Recorder",
     "SystemClock",
@@ -40,6 +41,28 @@ class TaskContext:
     task_token: str | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
     region: str = "us-east-1"
+
+
+@dataclass(frozen=True)
+class BranchJob:
+    """One Map iteration or Parallel branch, as handed to a :class:`BranchExecutor`.
+
+    Calling the job runs it in-process (with its history events and cancellation). A
+    durable executor may instead run ``program`` on ``input`` with ``variables`` as its
+    own unit (see :func:`cfnops.asl.run_branch`), keyed by the deterministic ``key``
+    (``"MapState/3"``, ``"Fork/branch-0"``).
+    """
+
+    key: str
+    kind: str  # "map-iteration" | "parallel-branch"
+    index: int
+    program: Mapping[str, Any]
+    input: Any
+    variables: Mapping[str, Any]
+    run: Callable[[], Any] = field(repr=False, compare=False)
+
+    def __call__(self) -> Any:
+        return self.run()
 
 
 class TaskInvoker(Protocol):
@@ -73,13 +96,11 @@ class Recorder(Protocol):
 class BranchExecutor(Protocol):
     """Runs independent branch jobs (Map iterations, Parallel branches).
 
-    ``jobs`` are zero-argument callables; ``max_concurrency`` 0 means unbounded. The
-    returned futures complete in any order; the caller cancels through its own events.
+    ``max_concurrency`` 0 means unbounded. Futures may complete in any order; one future
+    per job, in the jobs' order. Cancellation travels through the jobs themselves.
     """
 
-    def submit_all(
-        self, jobs: Sequence[Callable[[], T]], max_concurrency: int
-    ) -> list[Future[T]]: ...
+    def submit_all(self, jobs: Sequence[BranchJob], max_concurrency: int) -> list[Future[Any]]: ...
 
 
 class SystemClock:
@@ -103,9 +124,9 @@ class ThreadBranchExecutor:
     def __init__(self, max_threads: int = 40) -> None:
         self.max_threads = max_threads
 
-    def submit_all(self, jobs: Sequence[Callable[[], T]], max_concurrency: int) -> list[Future[T]]:
+    def submit_all(self, jobs: Sequence[BranchJob], max_concurrency: int) -> list[Future[Any]]:
         if len(jobs) == 1 and max_concurrency in (0, 1):
-            fut: Future[T] = Future()
+            fut: Future[Any] = Future()
             try:
                 fut.set_result(jobs[0]())
             except BaseException as exc:
