@@ -15,6 +15,7 @@ def test_exported_members() -> None:
         "RuleInfo",
         "Severity",
         "check_template",
+        "diff_annotations",
         "findings_by_resource",
         "render_text",
         "to_json",

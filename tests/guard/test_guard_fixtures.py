@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from guard_support import cases, code_dir_of, expected_markers, relative, template_of
 
-from cfnops.guard import Severity, check_template, findings_by_resource
+from cfnops.guard import Severity, check_template, diff_annotations, findings_by_resource
 
 # JSON cannot carry comments: cr001_python_join has its own test below.
 CASES = [c for c in cases() if template_of(c).suffix == ".yaml"]
@@ -83,3 +83,16 @@ def test_external_handlers_are_notes_not_findings() -> None:
 def test_findings_by_resource_lists_clean_resources_too() -> None:
     path = Path(__file__).parent / "fixtures" / "cr004_python_inline_ok" / "template.yaml"
     assert findings_by_resource(path) == {"Cleanup": []}
+
+
+def test_diff_annotations_are_one_line_per_finding() -> None:
+    path = Path(__file__).parent / "fixtures" / "cr001_node_inline" / "template.yaml"
+    notes = diff_annotations(path)
+    assert list(notes) == ["Setting"]
+    assert [n.split(" ", 3)[:3] for n in notes["Setting"]] == [
+        ["guard", "CR001", "(warning)"],
+        ["guard", "CR001", "(error)"],
+    ]
+    assert all(f"{path}:" in n and "\n" not in n for n in notes["Setting"])
+    clean = Path(__file__).parent / "fixtures" / "cr001_node_inline_ok" / "template.yaml"
+    assert diff_annotations(clean) == {}

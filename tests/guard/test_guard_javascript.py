@@ -15,8 +15,9 @@ from cfnops.guard._facts import (
     TIME,
     HandlerFacts,
 )
-from cfnops.guard._javascript import analyze_javascript, parse_javascript
-from cfnops.guard._python import HandlerSyntaxError
+from cfnops.guard._flow import HandlerSyntaxError
+from cfnops.guard._javascript import analyze_javascript
+from cfnops.guard._js_syntax import parse_javascript
 
 
 def facts(code: str, entry: str = "handler") -> HandlerFacts:

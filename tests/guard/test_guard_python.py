@@ -15,7 +15,8 @@ from cfnops.guard._facts import (
     TIME,
     HandlerFacts,
 )
-from cfnops.guard._python import HandlerSyntaxError, analyze_python
+from cfnops.guard._flow import HandlerSyntaxError
+from cfnops.guard._python import analyze_python
 
 
 def facts(code: str, entry: str = "handler") -> HandlerFacts:
@@ -246,3 +247,23 @@ def test_syntax_error_is_reported_with_its_line() -> None:
     with pytest.raises(HandlerSyntaxError) as info:
         facts("def handler(event, context):\n    return (\n")
     assert info.value.line >= 2
+
+
+def test_module_level_sends_and_collection_helpers_are_ignored() -> None:
+    result = facts(
+        """
+        import boto3, cfnresponse
+        try:
+            s3 = boto3.resource("s3")
+        except Exception:
+            cfnresponse.send(event, context, cfnresponse.FAILED, {})
+        def handler(event, context):
+            pages = s3.meta.client.get_paginator("list_objects_v2").paginate(Bucket="b")
+            for obj in s3.Bucket(event["PhysicalResourceId"]).objects.all():
+                obj.delete()
+            cfnresponse.send(event, context, cfnresponse.SUCCESS, {}, event["PhysicalResourceId"])
+        """
+    )
+    assert [s.line for s in result.sinks] == [11, 11, 11]
+    assert [a.what for a in result.delete_actions] == ["delete()"]
+    assert result.delete_id_reads == (9,)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from cfnops.guard._facts import HandlerFacts
+from cfnops.guard._flow import HandlerSyntaxError
 from cfnops.guard._javascript import analyze_javascript
 from cfnops.guard._model import Finding, GuardReport, Note
-from cfnops.guard._python import HandlerSyntaxError, analyze_python
+from cfnops.guard._python import analyze_python
 from cfnops.guard._template import (
     CodeSource,
     Template,
@@ -90,3 +91,19 @@ def findings_by_resource(
     Meant for other tools (``cfnops diff``) that annotate custom-resource changes.
     """
     return check_template(template_path, code_dir).by_resource()
+
+
+def diff_annotations(
+    template_path: Path | str, code_dir: Path | str | None = None
+) -> dict[str, tuple[str, ...]]:
+    """One line of text per finding, keyed by custom resource, for ``cfnops.diff.annotate``.
+
+    >>> diff = annotate(diff, diff_annotations("new.yaml"))  # doctest: +SKIP
+    """
+    return {
+        resource: tuple(
+            f"guard {f.rule} ({f.severity.value}) {f.file}:{f.line}: {f.message}" for f in found
+        )
+        for resource, found in findings_by_resource(template_path, code_dir).items()
+        if found
+    }

@@ -111,7 +111,23 @@ def name_hint(function_name: str) -> frozenset[str]:
 
 
 _READ_PREFIXES = ("get", "describe", "list", "head", "batch_get", "batchget", "query", "scan")
-_NOT_ACTIONS = {"promise", "then", "catch", "finally", "send_command"}
+# Promise plumbing and boto3 collection/paginator/waiter helpers: they change nothing.
+_NOT_ACTIONS = {
+    "promise",
+    "then",
+    "catch",
+    "finally",
+    "paginate",
+    "wait",
+    "all",
+    "filter",
+    "limit",
+    "page_size",
+    "load",
+    "reload",
+    "search",
+    "build_full_result",
+}
 DESTRUCTIVE_VERBS = (
     "delete",
     "remove",

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from cfnops.guard._facts import FALSE, LITERAL, REQUEST_TYPE, STR_PREFIX, TRUE, Val, lab
 
+
+class HandlerSyntaxError(ValueError):
+    """The handler source does not parse."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
 # Calls that only log: passing the physical id to them is not "looking at" it.
 LOGGING_CALLS = frozenset(
     {"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"}

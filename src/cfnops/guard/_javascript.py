@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from typing import Any
-
-import esprima
-
 from cfnops.guard._facts import (
     AWS,
     CFN_RESPONSE,
@@ -42,43 +36,22 @@ from cfnops.guard._flow import (
     truth,
     truth_value,
 )
-from cfnops.guard._python import HandlerSyntaxError
+from cfnops.guard._js_syntax import (
+    FUNCTIONS,
+    Node,
+    children,
+    collect_declarations,
+    key_of,
+    line_of,
+    module_value,
+    parse_javascript,
+)
 
-Node = Any  # esprima nodes are untyped attribute bags
 _NEXT, _BREAK, _EXIT = 0, 1, 2
 _MAX_DEPTH = 8
-_FUNCTIONS = ("FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression")
 _RANDOM_CALLS = {"randomUUID", "randomBytes", "random", "v1", "v4", "uuid", "uuidv4", "nanoid"}
 _READ_COMMANDS = ("Get", "Describe", "List", "Head", "BatchGet", "Query", "Scan")
 _CMD_PREFIX = "cmd:"
-# esprima 4 predates ES2020; on a parse error retry with optional chaining and
-# nullish coalescing spelled the ES2017 way (same data flow for this analysis).
-_MODERN = (
-    (re.compile(r"\?\.(?=[\[(])"), ""),
-    (re.compile(r"\?\.(?!\d)"), "."),
-    (re.compile(r"\?\?="), "||="),
-    (re.compile(r"\?\?"), "||"),
-)
-
-
-def parse_javascript(source: str) -> Node:
-    """Parse a script or an ES module; raise :class:`HandlerSyntaxError` if neither parses."""
-    first_error: Exception | None = None
-    for text in (source, _downlevel(source)):
-        for parse in (esprima.parseScript, esprima.parseModule):
-            try:
-                return parse(text, {"loc": True})
-            except Exception as exc:  # esprima raises its own Error class
-                first_error = first_error or exc
-    line = int(getattr(first_error, "lineNumber", 0) or 0)
-    reason = re.sub(r"^Line \d+: ", "", str(first_error))
-    raise HandlerSyntaxError(line, reason)
-
-
-def _downlevel(source: str) -> str:
-    for pattern, replacement in _MODERN:
-        source = pattern.sub(replacement, source)
-    return source
 
 
 def analyze_javascript(source: str, entry: str) -> HandlerFacts:
@@ -93,46 +66,6 @@ def analyze_javascript(source: str, entry: str) -> HandlerFacts:
     return merge_runs("nodejs", found, False, runs)
 
 
-def _children(node: Node) -> Iterator[Node]:
-    for key, value in vars(node).items():
-        if key in ("loc", "range"):
-            continue
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if hasattr(item, "type") and isinstance(item.type, str):
-                yield item
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(_children(current))
-
-
-def _line(node: Node) -> int:
-    return int(node.loc.start.line) if getattr(node, "loc", None) else 0
-
-
-def _key(node: Node, computed: bool = False) -> str | None:
-    if node is None:
-        return None
-    if node.type == "Identifier" and not computed:
-        return str(node.name)
-    if node.type == "Literal" and isinstance(node.value, str):
-        return node.value
-    return None
-
-
-def _module(name: str) -> Val:
-    if name == "cfn-response":
-        return lab(CFN_RESPONSE)
-    if name == "aws-sdk" or name.startswith("@aws-sdk/"):
-        return lab(AWS)
-    return lab(MOD_PREFIX + name.removeprefix("node:"))
-
-
 class _Run:
     """One abstract execution of the module for one request type."""
 
@@ -140,44 +73,13 @@ class _Run:
         self.tree = tree
         self.rec = rec
         self.rt = rec.request_type
-        self.functions: dict[str, Node] = {}
-        self.exports: dict[str, str] = {}
-        self.called: set[str] = set()
+        declared = collect_declarations(tree)
+        self.functions: dict[str, Node] = declared.functions
+        self.exports = declared.exports
+        self.called = declared.called
         self.globals: dict[str, Val] = {}
         self.stack: list[str] = []
         self.returns: list[list[Val]] = [[]]
-        self._collect()
-
-    def _collect(self) -> None:
-        for node in _walk(self.tree):
-            if node.type == "FunctionDeclaration" and node.id is not None:
-                self.functions.setdefault(node.id.name, node)
-            elif node.type == "VariableDeclarator" and node.init is not None:
-                if node.id.type == "Identifier" and node.init.type in _FUNCTIONS:
-                    self.functions.setdefault(node.id.name, node.init)
-            elif node.type == "AssignmentExpression" and node.left.type == "MemberExpression":
-                self._collect_export(node)
-            elif node.type == "ExportSpecifier":
-                self.exports[node.exported.name] = node.local.name
-            elif node.type == "CallExpression" and node.callee.type == "Identifier":
-                self.called.add(node.callee.name)
-
-    def _collect_export(self, node: Node) -> None:
-        left, right = node.left, node.right
-        name = _key(left.property, left.computed)
-        if name == "exports" and right.type == "ObjectExpression":  # module.exports = {...}
-            for prop in right.properties:
-                key = _key(prop.key, prop.computed) if prop.type == "Property" else None
-                if key is not None:
-                    self._export(key, prop.value)
-        elif name is not None:
-            self._export(name, right)
-
-    def _export(self, name: str, value: Node) -> None:
-        if value.type in _FUNCTIONS:
-            self.functions.setdefault(name, value)
-        elif value.type == "Identifier" and value.name != name:
-            self.exports[name] = value.name
 
     def run(self, entry: str) -> bool:
         self.block(self.tree.body, self.globals)
@@ -196,7 +98,7 @@ class _Run:
             return derived(args)
         env: dict[str, Val] = {}
         for i, param in enumerate(fn.params):
-            self.bind(param, args[i] if i < len(args) else lab(NONE), env, _line(fn))
+            self.bind(param, args[i] if i < len(args) else lab(NONE), env, line_of(fn))
         self.stack.append(name)
         self.returns.append([])
         try:
@@ -211,7 +113,7 @@ class _Run:
         return union(values)
 
     def function_value(self, node: Node) -> Val:
-        name = f"<function@{_line(node)}:{node.loc.start.column}>"
+        name = f"<function@{line_of(node)}:{node.loc.start.column}>"
         self.functions.setdefault(name, node)
         return Val(funcs=frozenset({name}))
 
@@ -231,7 +133,7 @@ class _Run:
         elif kind == "VariableDeclaration":
             for decl in node.declarations:
                 value = self.expr(decl.init, env) if decl.init is not None else lab(NONE)
-                self.bind(decl.id, value, env, _line(decl))
+                self.bind(decl.id, value, env, line_of(decl))
         elif kind == "FunctionDeclaration" and node.id is not None:
             env[node.id.name] = Val(funcs=frozenset({node.id.name}))
         elif kind in ("BlockStatement", "StaticBlock"):
@@ -293,9 +195,9 @@ class _Run:
             value = self.expr(node.right, env)
             if node.left.type == "VariableDeclaration":
                 for decl in node.left.declarations:
-                    self.bind(decl.id, value, inner, _line(node))
+                    self.bind(decl.id, value, inner, line_of(node))
             else:
-                self.bind(node.left, value, inner, _line(node))
+                self.bind(node.left, value, inner, line_of(node))
         elif node.type == "ForStatement" and node.init is not None:
             if node.init.type == "VariableDeclaration":
                 self.stmt(node.init, inner)
@@ -309,7 +211,7 @@ class _Run:
         if node.handler is not None:
             inner = dict(env)
             if node.handler.param is not None:
-                self.bind(node.handler.param, lab(LITERAL), inner, _line(node.handler))
+                self.bind(node.handler.param, lab(LITERAL), inner, line_of(node.handler))
             outcomes.append((inner, self.block(node.handler.body.body, inner)))
         status = self._join(env, outcomes)
         if node.finalizer is not None:
@@ -347,7 +249,7 @@ class _Run:
         return self._join(env, outcomes)
 
     def import_(self, node: Node, env: dict[str, Val]) -> None:
-        module = _module(str(node.source.value))
+        module = module_value(str(node.source.value))
         for spec in node.specifiers:
             if spec.type == "ImportSpecifier":
                 env[spec.local.name] = self.member(module, spec.imported.name)
@@ -363,7 +265,7 @@ class _Run:
                 if prop.type == "RestElement":
                     self.bind(prop.argument, value, env, line)
                     continue
-                key = _key(prop.key, prop.computed)
+                key = key_of(prop.key, prop.computed)
                 self.bind(prop.value, self.member(value, key) if key else value, env, line)
         elif kind == "ArrayPattern":
             for element in target.elements:
@@ -376,7 +278,7 @@ class _Run:
                 value = Val(value.labels - {NONE}, value.funcs) | self.expr(target.right, env)
             self.bind(target.left, value, env, line)
         elif kind == "MemberExpression":
-            if _key(target.property, target.computed) == "PhysicalResourceId":
+            if key_of(target.property, target.computed) == "PhysicalResourceId":
                 self.rec.sink("response_body", line, value, None)
             if target.object.type == "Identifier":
                 name = target.object.name
@@ -422,8 +324,8 @@ class _Run:
             return None if inner is None else not inner
         if kind == "BinaryExpression" and node.operator in ("==", "===", "!=", "!=="):
             left, right = self.expr(node.left, env), self.expr(node.right, env)
-            self.rec.use(left, _line(node))
-            self.rec.use(right, _line(node))
+            self.rec.use(left, line_of(node))
+            self.rec.use(right, line_of(node))
             decided = compare_request_type(self.rt, left, right)
             if decided is None:
                 return None
@@ -431,7 +333,7 @@ class _Run:
         if (
             kind == "CallExpression"
             and node.callee.type == "MemberExpression"
-            and _key(node.callee.property, node.callee.computed) == "includes"
+            and key_of(node.callee.property, node.callee.computed) == "includes"
             and node.arguments
         ):
             receiver = self.expr(node.callee.object, env)
@@ -441,7 +343,7 @@ class _Run:
         if kind == "Literal":
             return bool(node.value)
         value = self.expr(node, env)
-        self.rec.use(value, _line(node))
+        self.rec.use(value, line_of(node))
         return truth(value)
 
     def expr(self, node: Node, env: dict[str, Val]) -> Val:
@@ -458,14 +360,14 @@ class _Run:
             return self.lookup(node.name, env)
         if kind == "MemberExpression":
             base = self.expr(node.object, env)
-            if node.computed and _key(node.property, True) is None:
+            if node.computed and key_of(node.property, True) is None:
                 self.expr(node.property, env)
-            return self.member(base, _key(node.property, node.computed))
+            return self.member(base, key_of(node.property, node.computed))
         if kind == "CallExpression":
             return self.call_expr(node, env)
         if kind == "NewExpression":
             return self.new_expr(node, env)
-        if kind in _FUNCTIONS:
+        if kind in FUNCTIONS:
             return self.function_value(node)
         if kind == "LogicalExpression":
             left, right = self.expr(node.left, env), self.expr(node.right, env)
@@ -485,7 +387,7 @@ class _Run:
             value = self.expr(node.right, env)
             if node.operator != "=":
                 value = derived([self.expr(node.left, env), value])
-            self.bind(node.left, value, env, _line(node))
+            self.bind(node.left, value, env, line_of(node))
             return value
         if kind == "ObjectExpression":
             return self.object_(node, env)
@@ -498,7 +400,7 @@ class _Run:
             return values[-1] if values else Val()
         if kind == "UnaryExpression" and node.operator == "!":
             return truth_value(self.cond(node, env))
-        return derived(self.expr(c, env) for c in _children(node))
+        return derived(self.expr(c, env) for c in children(node))
 
     def object_(self, node: Node, env: dict[str, Val]) -> Val:
         values: dict[str, Val] = {}
@@ -507,10 +409,10 @@ class _Run:
         for prop in node.properties:
             if prop.type == "Property":
                 value = self.expr(prop.value, env)
-                key = _key(prop.key, prop.computed)
+                key = key_of(prop.key, prop.computed)
                 if key is not None:
                     values[key] = value
-                    lines[key] = _line(prop)
+                    lines[key] = line_of(prop)
             else:
                 value = self.expr(prop.argument, env)
             everything.append(value)
@@ -524,7 +426,7 @@ class _Run:
         callee = self.expr(node.callee, env)
         args = [self.expr(a, env) for a in node.arguments]
         for value in args:
-            self.rec.use(value, _line(node))
+            self.rec.use(value, line_of(node))
         self._callbacks(args, callee)
         name = node.callee.name if node.callee.type == "Identifier" else ""
         if name == "Date" and not node.arguments:
@@ -543,16 +445,18 @@ class _Run:
                     self.call(name, [Val(), Val(), Val()])
 
     def call_expr(self, node: Node, env: dict[str, Val]) -> Val:
-        func, line = node.callee, _line(node)
-        method = _key(func.property, func.computed) or "" if func.type == "MemberExpression" else ""
+        func, line = node.callee, line_of(node)
+        method = (
+            key_of(func.property, func.computed) or "" if func.type == "MemberExpression" else ""
+        )
         name = func.name if func.type == "Identifier" else method
         if name == "require" and node.arguments and node.arguments[0].type == "Literal":
-            return _module(str(node.arguments[0].value))
+            return module_value(str(node.arguments[0].value))
         callee = self.expr(func, env)
         args = [self.expr(a, env) for a in node.arguments]
         if callee.has(REQUEST_TYPE) and method in ("toLowerCase", "toUpperCase", "trim"):
             return callee
-        if callee.has(CFN_SEND):
+        if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
             pid = args[4] if len(args) > 4 else lab(NONE)
             self.rec.sink("cfn_response", line, pid, args[2] if len(args) > 2 else None)
             return Val()

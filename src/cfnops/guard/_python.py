@@ -35,6 +35,7 @@ from cfnops.guard._facts import (
 )
 from cfnops.guard._flow import (
     LOGGING_CALLS,
+    HandlerSyntaxError,
     any_true,
     compare_request_type,
     merge_envs,
@@ -45,15 +46,6 @@ from cfnops.guard._flow import (
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_DEPTH = 8
 _CRHELPER_EVENTS = {"create": "Create", "update": "Update", "delete": "Delete"}
-
-
-class HandlerSyntaxError(ValueError):
-    """The handler source does not parse."""
-
-    def __init__(self, line: int, reason: str) -> None:
-        super().__init__(f"line {line}: {reason}")
-        self.line = line
-        self.reason = reason
 
 
 def analyze_python(source: str, entry: str) -> HandlerFacts:
@@ -472,7 +464,7 @@ class _Run:
         kwargs = {k.arg or "**": self.expr(k.value, env) for k in node.keywords}
         if callee.has(REQUEST_TYPE) and method in ("lower", "upper", "strip", "title"):
             return callee
-        if callee.has(CFN_SEND):
+        if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
             pid = args[4] if len(args) > 4 else kwargs.get("physicalResourceId", lab(NONE))
             status = args[2] if len(args) > 2 else kwargs.get("responseStatus")
             self.rec.sink("cfn_response", line, pid, status)
