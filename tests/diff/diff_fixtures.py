@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from cfnops.diff import TemplateDiff
+from cfnops.diff import TemplateDiff, to_json
 from cfnops.diff._normalise import plain
 
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
@@ -68,10 +69,59 @@ def mismatches(expected: dict[str, Any], got: TemplateDiff) -> list[str]:
         have_entries = {e.name: e.change.value for e in getattr(got, key)}
         if want_entries != have_entries:
             out.append(f"{key}: expected {want_entries} got {have_entries}")
+    out.extend(_security_mismatches(expected, got))
     if "mangled_equivalent" in expected and (
         got.mangled_equivalent != expected["mangled_equivalent"]
     ):
         out.append(f"mangled_equivalent expected {expected['mangled_equivalent']}")
+    return out
+
+
+_STATEMENT_KEYS = {"effect", "actions", "principals", "resources", "condition", "unparseable"}
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _camel_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_camel(str(k)): _camel_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel_keys(v) for v in value]
+    return value
+
+
+def _comparable(items: list[Any]) -> list[str]:
+    """Order-insensitive form of a list of statements / rules / policies."""
+    out = []
+    for item in items:
+        if isinstance(item, dict) and ("effect" in item or "unparseable" in item):
+            item = {k: v for k, v in item.items() if k in _STATEMENT_KEYS}
+        if isinstance(item, dict):
+            item = {k: sorted(v, key=repr) if isinstance(v, list) else v for k, v in item.items()}
+        out.append(json.dumps(item, sort_keys=True))
+    return sorted(out)
+
+
+def _security_mismatches(expected: dict[str, Any], got: TemplateDiff) -> list[str]:
+    """The optional security views: only the keys present in ``expected`` are asserted."""
+    out: list[str] = []
+    doc = to_json(got)
+    for fixture_key, doc_key in (("iam", "iam"), ("security_groups", "securityGroups")):
+        for key, want in (expected.get(fixture_key) or {}).items():
+            if key.endswith("_count"):
+                have: Any = len(doc[doc_key][_camel(key[: -len("_count")])])
+                if have != want:
+                    out.append(f"{fixture_key}.{key}: expected {want} got {have}")
+                continue
+            have = doc[doc_key].get(_camel(key))
+            if isinstance(want, list):
+                if _comparable(_camel_keys(want)) != _comparable(have or []):
+                    out.append(f"{fixture_key}.{key}: expected {want} got {have}")
+            elif have != want:
+                out.append(f"{fixture_key}.{key}: expected {want} got {have}")
     return out
 
 

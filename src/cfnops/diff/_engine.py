@@ -26,6 +26,7 @@ from cfnops.diff._resources import (
     properties_of,
     type_of,
 )
+from cfnops.diff._security import security_view
 from cfnops.schemas import CUSTOM_RESOURCE_TYPE, SchemaTable, load_table
 
 NAMED_SECTIONS = ("Parameters", "Outputs", "Conditions", "Mappings", "Metadata")
@@ -50,6 +51,11 @@ def _entries(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff,
             change = Change.ADDED if name in new else Change.REMOVED
         out.append(EntryDiff(str(name), change, plain(old.get(name)), plain(new.get(name))))
     return tuple(out)
+
+
+def _dicts(template: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = template.get(key)
+    return {str(k): v for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
 def _other_sections(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff, ...]:
@@ -158,6 +164,7 @@ def diff_templates(
     region: str = "us-east-1",
     expand_foreach: bool = True,
     parameter_values: tuple[ParameterValue, ...] = (),
+    security: bool = True,
     _check_mangling: bool = True,
 ) -> TemplateDiff:
     """Every difference between ``old`` (deployed) and ``new``, with replacement analysis.
@@ -187,6 +194,9 @@ def diff_templates(
         parameter_values=tuple(changed.values()),
         schema_region=table.region,
         schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})",
+        security=security_view(_dicts(o, "Resources"), _dicts(n, "Resources"))
+        if security
+        else None,
     )
     if _check_mangling and not result.is_empty and has_non_ascii(n):
         again = diff_templates(
@@ -195,6 +205,7 @@ def diff_templates(
             table=table,
             expand_foreach=False,
             parameter_values=parameter_values,
+            security=False,
             _check_mangling=False,
         )
         if again.is_empty:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cfnops.diff._security_model import SecurityView
 
 
 class Impact(StrEnum):
@@ -144,6 +147,8 @@ class TemplateDiff:
 
     ``sections`` holds the top-level keys outside the named sections
     (AWSTemplateFormatVersion, Description, Transform, Rules, unknown keys).
+    ``security`` is the IAM / security-group view (not counted in
+    ``difference_count``: its changes belong to resources already listed).
     """
 
     resources: tuple[ResourceDiff, ...] = ()
@@ -158,6 +163,7 @@ class TemplateDiff:
     schema_region: str = "us-east-1"
     schema_source: str = ""
     notes: tuple[str, ...] = field(default=())
+    security: SecurityView | None = None
 
     @property
     def difference_count(self) -> int:

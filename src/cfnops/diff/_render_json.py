@@ -12,7 +12,16 @@
      "parameterValues": {"<Name>": {"old": …, "new": …}},
      "mangledEquivalent": false,
      "summary": {"WILL_REPLACE": 1, …},
-     "schema": {"region": "us-east-1", "source": "cfn-lint 1.58.0 (…)"}}
+     "schema": {"region": "us-east-1", "source": "cfn-lint 1.58.0 (…)"},
+     "iam": {"broadened": bool, "statementsAdded": [{"effect", "actions", "principals",
+             "resources", "condition"?}], "statementsRemoved": […], "managedPoliciesAdded":
+             [{"identity", "policy"}], …Removed, "ssoPermissionSetsAdded": [{"resource",
+             "name", "instanceArn"}], "ssoAssignmentsAdded": [{"resource", "permissionSet",
+             "principalType", "target"}], "ssoInstanceAcaConfigsAdded": [{"resource",
+             "attributeKeys"}], …Removed},
+     "securityGroups": {"broadened": bool, "ingressAdded": [{"group", "protocol", "fromPort",
+                        "toPort", "peer": {"cidr"|"securityGroup"|"prefixList": …}}],
+                        "ingressRemoved", "egressAdded", "egressRemoved"}}
 
 ``old``/``new`` are ``null`` for an absent value; optional keys are left out
 when empty. Impact names are those of :class:`cfnops.diff.Impact`.
@@ -24,6 +33,7 @@ from collections import Counter
 from typing import Any
 
 from cfnops.diff._model import EntryDiff, PropertyDiff, ResourceDiff, TemplateDiff
+from cfnops.diff._security import security_json
 
 
 def _property(prop: PropertyDiff) -> dict[str, Any]:
@@ -86,4 +96,6 @@ def to_json(diff: TemplateDiff) -> dict[str, Any]:
         }
     if diff.notes:
         out["notes"] = list(diff.notes)
+    if diff.security is not None:
+        out.update(security_json(diff.security))
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cfnops.diff._model import EntryDiff, Impact, ResourceDiff, TemplateDiff
+from cfnops.diff._render_security import security_lines
 from cfnops.diff._render_text import short
 
 _BADGE = {
@@ -60,11 +61,15 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
                 f"| `{res.logical_id}` | `{res.type}` | {_BADGE.get(res.impact, res.impact.value)}"
                 f" | {_cell(res.reason)} |"
             )
-        lines += ["", "<details><summary>Property changes</summary>", ""]
-        for res in diff.resources:
-            if res.properties or res.other or res.notes or res.annotations:
+        detailed = [
+            r for r in diff.resources if r.properties or r.other or r.notes or r.annotations
+        ]
+        lines.append("")
+        if detailed:
+            lines += ["<details><summary>Property changes</summary>", ""]
+            for res in detailed:
                 lines += _resource_details(res)
-        lines += ["", "</details>", ""]
+            lines += ["", "</details>", ""]
     for label, entries in (
         ("Template", diff.sections),
         ("Parameters", diff.parameters),
@@ -75,6 +80,13 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
     ):
         if entries:
             lines += _entries(label, entries)
+    if diff.security is not None and (
+        diff.security.has_iam_changes or diff.security.has_sg_changes
+    ):
+        lines += ["#### Security changes", ""]
+        icons = {"+": "added:", "-": "removed:", "!": "⚠️"}
+        lines += [f"- {icons[m]} {_cell(text)}" for m, text in security_lines(diff.security)]
+        lines.append("")
     if diff.parameter_values:
         lines += ["#### Parameter values", "", "| Name | Deployed | New |", "|---|---|---|"]
         lines += [

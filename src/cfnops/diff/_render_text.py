@@ -15,6 +15,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from cfnops.diff._model import Change, EntryDiff, Impact, ResourceDiff, TemplateDiff
+from cfnops.diff._render_security import security_lines
 
 _MAX_VALUE = 160
 
@@ -122,6 +123,15 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
         parts.extend(_resource_tree(r) for r in diff.resources)
     if diff.outputs:
         parts.append(_entries("Outputs", diff.outputs))
+    if diff.security is not None and (
+        diff.security.has_iam_changes or diff.security.has_sg_changes
+    ):
+        tree = Tree(Text("Security changes (IAM, security groups)", style="bold underline"))
+        styles = {"+": ("[+]", "green"), "-": ("[-]", "red"), "!": ("[!]", "bold red")}
+        for marker, line in security_lines(diff.security):
+            tag, style = styles[marker]
+            tree.add(Text.assemble((tag, style), " ", line))
+        parts.append(tree)
     if diff.parameter_values:
         tree = Tree(Text("Parameter values", style="bold underline"), guide_style="dim")
         for p in diff.parameter_values:
