@@ -24,8 +24,9 @@ DOC: dict[str, Any] = {
         ("$.a.c-d", 1),
         ("$['a']['b'][0]", 10),
         ("$.weird['x\\'y']", 5),
+        ("$.a.b[(@.length-1)]", 30),
     ],
-    ids=["root", "index", "negative-index", "dash-name", "brackets", "escaped-quote"],
+    ids=["root", "index", "negative-index", "dash-name", "brackets", "escaped-quote", "script"],
 )
 def test_definite_paths_select_one_value(path: str, expected: Any) -> None:
     parsed = parse_path(path)
@@ -43,8 +44,20 @@ def test_definite_paths_select_one_value(path: str, expected: Any) -> None:
         ("$.items[?(@.v > 1 && @.s)]", [{"v": 2, "s": 1}]),
         ("$..v", [1, 2, 3]),
         ("$.missing[*]", []),
+        ("$.[?(@.x)]", []),
+        ("$.items.[?(@.s < 1)].v", [1]),
     ],
-    ids=["wildcard", "slice-from", "slice-to", "filter-eq", "filter-and", "deep-scan", "miss"],
+    ids=[
+        "wildcard",
+        "slice-from",
+        "slice-to",
+        "filter-eq",
+        "filter-and",
+        "deep-scan",
+        "miss",
+        "dot-bracket-root",
+        "dot-bracket",
+    ],
 )
 def test_indefinite_paths_return_lists(path: str, expected: Any) -> None:
     parsed = parse_path(path)

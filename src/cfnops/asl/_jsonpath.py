@@ -309,6 +309,8 @@ def _parse_steps(text: str, full: str) -> tuple[_Step, ...]:
             i = m.end()
         elif c == ".":
             i += 1
+            if i < n and text[i] == "[":
+                continue  # Jayway accepts "$.[...]" as "$[...]"
             m = _NAME.match(text, i)
             if not m:
                 raise JsonPathSyntaxError(full)
@@ -381,8 +383,11 @@ def _parse_bracket(text: str, i: int, full: str, steps: list[_Step]) -> int:
     if end < 0:
         raise JsonPathSyntaxError(full)
     inner = text[j:end].strip()
+    script = re.fullmatch(r"\(\s*@\.length\s*-\s*(\d+)\s*\)", inner)
     if inner == "*":
         steps.append(_Step("wild"))
+    elif script:  # Jayway's [(@.length-N)] script index: the N-th item from the end
+        steps.append(_Step("index", index=-int(script.group(1))))
     elif re.fullmatch(r"-?\d+", inner):
         steps.append(_Step("index", index=int(inner)))
     elif m := _SLICE.match(inner):
