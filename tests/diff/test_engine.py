@@ -247,3 +247,55 @@ def test_malformed_shapes_do_not_crash() -> None:
         for b in odd:
             diff_templates(a, b)
         assert diff_templates(a, a).is_empty
+
+
+def _policy_template(statements: list[Any]) -> dict[str, Any]:
+    return {
+        "Resources": {
+            "P": {
+                "Type": "AWS::SQS::QueuePolicy",
+                "Properties": {
+                    "Queues": [{"Ref": "Q"}],
+                    "PolicyDocument": {"Version": "2012-10-17", "Statement": statements},
+                },
+            }
+        }
+    }
+
+
+def test_security_view_broadening_rules() -> None:
+    allow = {"Effect": "Allow", "Action": "sqs:SendMessage", "Principal": "*", "Resource": "*"}
+    deny = {"Effect": "Deny", "Action": "sqs:*", "Principal": "*", "Resource": "*"}
+    dropped_deny = diff_templates(_policy_template([allow, deny]), _policy_template([allow]))
+    view = dropped_deny.security
+    assert view is not None and view.iam_broadened
+    assert [s.effect for s in view.statements_removed] == ["Deny"]
+    assert view.statements_removed[0].resources == ("${Q}",)  # implied: the attached queue
+    dropped_allow = diff_templates(_policy_template([allow, deny]), _policy_template([deny]))
+    assert dropped_allow.security is not None and not dropped_allow.security.iam_broadened
+
+
+def test_security_view_ignores_reordering_and_moves() -> None:
+    def groups(rules_a: list[Any], rules_b: list[Any]) -> dict[str, Any]:
+        return {
+            "Resources": {
+                "A": {
+                    "Type": "AWS::EC2::SecurityGroup",
+                    "Properties": {"GroupDescription": "a", "SecurityGroupIngress": rules_a},
+                },
+                "Rule": {
+                    "Type": "AWS::EC2::SecurityGroupIngress",
+                    "Properties": {"GroupId": {"Fn::GetAtt": ["A", "GroupId"]}, **rules_b[0]},
+                }
+                if rules_b
+                else None,
+            }
+        }
+
+    r80 = {"IpProtocol": "tcp", "FromPort": 80, "ToPort": 80, "CidrIp": "10.0.0.0/8"}
+    r443 = {"IpProtocol": "tcp", "FromPort": "443", "ToPort": 443, "CidrIp": "10.0.0.0/8"}
+    moved = diff_templates(groups([r80, r443], []), groups([r80], [r443]))
+    assert moved.security is not None and not moved.security.has_sg_changes
+    widened = diff_templates(groups([r80], []), groups([r80, r443], []))
+    assert widened.security is not None and widened.security.sg_broadened
+    assert [(r.from_port, r.peer) for r in widened.security.ingress_added] == [(443, "10.0.0.0/8")]
