@@ -271,3 +271,56 @@ def test_write_only_properties_are_not_compared(cfnops_sandbox: Sandbox) -> None
     drift = cfn.detect_stack_resource_drift(StackName=name, LogicalResourceId="P")
     assert drift["StackResourceDrift"]["StackResourceDriftStatus"] == "IN_SYNC"
     assert "Description" not in json.loads(drift["StackResourceDrift"]["ExpectedProperties"])
+
+
+def test_revert_drift_restores_every_supported_type(
+    cfnops_sandbox: Sandbox, types_stack: str
+) -> None:
+    from tests.sandbox.conftest import wait_for_change_set, wait_for_stack
+
+    c = cfnops_sandbox.client
+    cfn = c("cloudformation")
+    c("sns").set_topic_attributes(
+        TopicArn=_physical(cfn, types_stack, "Topic"),
+        AttributeName="DisplayName",
+        AttributeValue="x",
+    )
+    c("sqs").set_queue_attributes(
+        QueueUrl=_physical(cfn, types_stack, "Queue"), Attributes={"DelaySeconds": "120"}
+    )
+    c("s3").put_bucket_versioning(
+        Bucket=_physical(cfn, types_stack, "Bucket"),
+        VersioningConfiguration={"Status": "Suspended"},
+    )
+    lt = _physical(cfn, types_stack, "Lt")
+    c("ec2").create_launch_template_version(
+        LaunchTemplateId=lt,
+        LaunchTemplateData={"ImageId": "ami-12c6146b", "InstanceType": "t3.large"},
+    )
+    c("ec2").modify_launch_template(LaunchTemplateId=lt, DefaultVersion="2")
+    c("autoscaling").update_auto_scaling_group(
+        AutoScalingGroupName=_physical(cfn, types_stack, "Asg"), MaxSize=5
+    )
+    role = _physical(cfn, types_stack, "Role")
+    c("iam").detach_role_policy(RoleName=role, PolicyArn="arn:aws:iam::aws:policy/ReadOnlyAccess")
+    c("iam").delete_role_policy(RoleName=role, PolicyName="inline")
+    assert wait_for_detection(cfn, types_stack)["DriftedStackResourceCount"] == 6
+
+    created = cfn.create_change_set(
+        StackName=types_stack,
+        ChangeSetName="revert",
+        UsePreviousTemplate=True,
+        DeploymentMode="REVERT_DRIFT",
+        Capabilities=["CAPABILITY_IAM"],
+    )
+    described = wait_for_change_set(cfn, created["Id"])
+    assert_matches_output_shape(cfn, "DescribeChangeSet", described)
+    drifted = {
+        c["ResourceChange"]["LogicalResourceId"]: c["ResourceChange"]["ResourceDriftStatus"]
+        for c in described["Changes"]
+    }
+    assert drifted == dict.fromkeys(["Topic", "Queue", "Bucket", "Lt", "Asg", "Role"], "MODIFIED")
+    cfn.execute_change_set(ChangeSetName=created["Id"])
+    assert wait_for_stack(cfn, types_stack) == "UPDATE_COMPLETE"
+    status = wait_for_detection(cfn, types_stack)
+    assert status["StackDriftStatus"] == "IN_SYNC", _drifts(cfn, types_stack)

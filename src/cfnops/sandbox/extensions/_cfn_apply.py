@@ -58,6 +58,32 @@ def _converge(stack: Any, deployment: Deployment, only: set[str] | None = None) 
             _log.debug("cannot apply %s properties: %s", res.logical_id, exc)
 
 
+def _settle(stack: Any, deployment: Deployment, rounds: int = 3) -> Deployment:
+    """Re-resolve after writes: a written resource may change attributes others use.
+
+    (Reverting a launch template creates a new version, so an Auto Scaling group
+    using ``!GetAtt Lt.LatestVersionNumber`` must follow, as CloudFormation
+    re-evaluates dependents of an updated resource.)
+    """
+    for _ in range(rounds):
+        again = record_deployment(stack)
+        moved = [
+            res
+            for lid, res in again.resources.items()
+            if lid in deployment.resources
+            and deployment.resources[lid].properties != res.properties
+        ]
+        deployment = again
+        if not moved:
+            break
+        for res in moved:
+            try:
+                write_expected(stack, res)
+            except Exception as exc:
+                _log.debug("cannot propagate to %s: %s", res.logical_id, exc)
+    return deployment
+
+
 def _insert_resource_events(
     stack: Any, deployment: Deployment, verb: str, ids: list[str], token: str | None = None
 ) -> None:
@@ -88,7 +114,7 @@ def after_create(stack: Any) -> None:
     """Close moto's gaps on a new stack, record its deployment, add resource events."""
     deployment = record_deployment(stack)
     _converge(stack, deployment)
-    deployment = record_deployment(stack)
+    deployment = _settle(stack, deployment)
     _insert_resource_events(stack, deployment, "CREATE", list(deployment.resources))
 
 
@@ -124,6 +150,6 @@ def after_update(
         if logical_id not in changed:
             changed.append(logical_id)
     _converge(stack, deployment, only=None if revert_all else set(changed))
-    deployment = record_deployment(stack)
+    deployment = _settle(stack, deployment)
     _insert_resource_events(stack, deployment, "UPDATE", changed, token)
     return changed
