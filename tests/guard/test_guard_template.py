@@ -219,3 +219,25 @@ def test_language_is_guessed_without_a_runtime(tmp_path: Path) -> None:
     )
     (finding,) = check_template(path).findings
     assert (finding.rule, finding.line) == ("CR001", 9)
+
+
+def test_absurdly_nested_code_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    expression = " + ".join(["'x'"] * 3000)
+    (tmp_path / "code").mkdir()
+    (tmp_path / "code" / "index.py").write_text(
+        f"def handler(event, context):\n    return {expression}\n"
+    )
+    path = write(
+        tmp_path,
+        """
+        Resources:
+          Fn:
+            Type: AWS::Lambda::Function
+            Properties: {Code: {S3Bucket: b, S3Key: k}, Handler: index.handler, Runtime: python3.12}
+          Res:
+            Type: Custom::X
+            Properties: {ServiceToken: !GetAtt Fn.Arn}
+        """,
+    )
+    (note,) = check_template(path, tmp_path / "code").notes
+    assert "nested too deeply to analyse" in note.message

@@ -81,6 +81,8 @@ def _analyze(
     except HandlerSyntaxError as exc:
         line = source.file_line(exc.line) if exc.line else 0
         return f"cannot parse the handler ({source.file}:{line}: {exc.reason})"
+    except RecursionError:
+        return f"the handler in {source.file} is nested too deeply to analyse"
 
 
 def findings_by_resource(
