@@ -33,7 +33,10 @@ def _key_values(items: list[str]) -> dict[str, str]:
 
 def diff(
     ctx: typer.Context,
-    templates: Annotated[list[Path], typer.Argument(help="OLD NEW, or only NEW with --stack.")],
+    templates: Annotated[
+        list[Path],
+        typer.Argument(metavar="[OLD] NEW", help="OLD NEW, or only NEW with --stack."),
+    ],
     stack: Annotated[str | None, typer.Option(help="Compare NEW with this stack.")] = None,
     parameters: Annotated[
         list[str] | None, typer.Option("--parameters", help="KEY=VALUE for NEW (repeatable).")
@@ -108,5 +111,8 @@ def _render(st: CliState, fmt: str, result: object, *, title: str) -> None:
 def register(app: typer.Typer) -> None:
     app.command(
         "diff",
-        help="Template diff with replacement analysis (exit 1 when --fail-on trips).",
+        help="Template diff with replacement analysis: which changes update in place, may "
+        "replace, require replacement, destroy or orphan, propagated through references.\n\n"
+        "Exit codes: 0 done; 1 the --fail-on gate tripped (or an AWS call failed); "
+        "2 bad input.",
     )(diff)
