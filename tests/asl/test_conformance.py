@@ -50,6 +50,7 @@ class Outcome:
     output: Any = None
     error: Any = None
     cause: Any = None
+    event_types: tuple[str, ...] = ()
 
 
 def run_case(case: dict[str, Any]) -> Outcome:
@@ -67,7 +68,8 @@ def run_case(case: dict[str, Any]) -> Outcome:
     except InvalidDefinition as exc:
         return Outcome("INVALID_DEFINITION", error=exc.code, cause=exc.cause)
     result = interpreter.run(case["input"], name="execution")
-    return Outcome(result.status, result.output, result.error, result.cause)
+    types = tuple(e.type for e in result.events)
+    return Outcome(result.status, result.output, result.error, result.cause, types)
 
 
 _PLACEHOLDER = re.compile(
@@ -147,18 +149,34 @@ _RESULTS: dict[str, tuple[dict[str, Any], Outcome | BaseException]] = {}
 
 
 @pytest.fixture(scope="session")
-def conformance_results() -> Iterator[dict[str, tuple[dict[str, Any], Outcome | BaseException]]]:
+def conformance_results(
+    request: pytest.FixtureRequest,
+) -> Iterator[dict[str, tuple[dict[str, Any], Outcome | BaseException]]]:
     paths = _case_files()
     if not paths:
         pytest.skip(f"conformance data not found at {CASES_DIR}")
     _RESULTS.update(_run_all(paths))
     yield _RESULTS
+    summary: list[str] = []
+    # Read by tests/asl/conftest.py, which prints it in the terminal summary.
+    request.config.cfnops_asl_summary = summary  # type: ignore[attr-defined]
     passed = sum(
         1 for case, out in _RESULTS.values()
         if isinstance(out, Outcome) and matches(case["expected"], out)
     )  # fmt: skip
     total = len(_RESULTS)
-    print(f"\nASL conformance: {passed}/{total} ({100.0 * passed / total:.1f}%)")
+    summary.append(f"ASL conformance: {passed}/{total} ({100.0 * passed / total:.1f}%)")
+    # The stricter, optional check: the sequence of history event types (Parallel blocks
+    # are re-ordered in the recordings, so those cases are left out).
+    compared = same = 0
+    for case, out in _RESULTS.values():
+        events = case["expected"].get("events")
+        if not events or "Parallel" in (case.get("notes") or "") or not isinstance(out, Outcome):
+            continue
+        compared += 1
+        same += tuple(e["type"] for e in events) == out.event_types
+    if compared:
+        summary.append(f"ASL history event types: {same}/{compared} cases identical")
 
 
 def _params() -> list[Any]:
