@@ -162,9 +162,15 @@ def _launch_template(stack: Any, res: ExpectedResource, props: dict[str, Any]) -
 
     template = ec2_backends[stack.account_id][stack.region_name].launch_templates[res.physical_id]
     data = props.get("LaunchTemplateData")
-    if data is not None and not _covers(data, template.default_version().data):
-        version = template.create_version(dict(data), props.get("VersionDescription", ""))
-        template.default_version_number = version.number
+    if data is None or _covers(data, template.default_version().data):
+        return
+    # CloudFormation makes the version it creates the default one; moto's update
+    # creates the version but leaves the default alone.
+    if _covers(data, template.latest_version().data):
+        template.default_version_number = template.latest_version_number
+        return
+    version = template.create_version(dict(data), props.get("VersionDescription", ""))
+    template.default_version_number = version.number
 
 
 def _autoscaling_group(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
