@@ -273,3 +273,30 @@ def test_drift_in_create_only_properties_is_not_reconciled() -> None:
         "ActualValue": "9",
         "DriftDetectionTimestamp": details[0]["Target"]["Drift"]["DriftDetectionTimestamp"],
     }
+
+
+def test_revert_drift_with_a_new_template_body(cfnops_sandbox: Sandbox) -> None:
+    from tests.sandbox.conftest import wait_for_detection
+
+    cfn, ssm = cfnops_sandbox.client("cloudformation"), cfnops_sandbox.client("ssm")
+    name = _name()
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(_ssm_template(name, "v1")))
+    ssm.put_parameter(Name=f"/{name}/p", Value="oob", Overwrite=True)
+    created = cfn.create_change_set(
+        StackName=name,
+        ChangeSetName="revert-and-change",
+        TemplateBody=json.dumps(_ssm_template(name, "v2")),
+        DeploymentMode="REVERT_DRIFT",
+    )
+    described = wait_for_change_set(cfn, created["Id"])
+    assert_matches_output_shape(cfn, "DescribeChangeSet", described)
+    change = _changes(described)["P"]
+    assert change["ResourceDriftStatus"] == "MODIFIED"
+    target = change["Details"][0]["Target"]
+    assert (target["BeforeValue"], target["AfterValue"]) == ("oob", "v2")
+    assert (target["Drift"]["PreviousValue"], target["Drift"]["ActualValue"]) == ("v1", "oob")
+    assert "Keep" not in _changes(described)  # in sync and unchanged
+    cfn.execute_change_set(ChangeSetName=created["Id"])
+    assert wait_for_stack(cfn, name) == "UPDATE_COMPLETE"
+    assert ssm.get_parameter(Name=f"/{name}/p")["Parameter"]["Value"] == "v2"
+    assert wait_for_detection(cfn, name)["StackDriftStatus"] == "IN_SYNC"
