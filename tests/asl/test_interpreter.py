@@ -261,3 +261,12 @@ def test_branch_executor_gets_deterministic_keys_and_branch_data() -> None:
         "map-iteration:M/1:b:{'k': 1}",
         "parallel-branch:P/branch-0:['a', 'b']:{'k': 1}",
     ]
+
+
+def test_caller_can_abort_a_run() -> None:
+    token = CancelToken()
+    wait = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 30, "End": True}}}
+    threading.Timer(0.2, token.cancel).start()
+    result = Interpreter(wait).run({}, cancel=token)
+    assert result.status == "ABORTED"
+    assert result.events[-1].type == "ExecutionAborted"

@@ -7,6 +7,7 @@ import threading
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from cfnops.asl import _map, _states, _task  # noqa: F401 - registers the state handlers
@@ -83,9 +84,17 @@ class Interpreter:
         name: str | None = None,
         recorder: Recorder | None = None,
         rng: random.Random | None = None,
+        started_at: datetime | None = None,
+        cancel: CancelToken | None = None,
     ) -> ExecutionResult:
-        """Run one execution to its end and return how it ended (never raises for ASL errors)."""
+        """Run one execution to its end and return how it ended (never raises for ASL errors).
+
+        ``started_at`` (default: now) anchors ``$$.Execution.StartTime`` and the
+        state-machine ``TimeoutSeconds`` deadline, so a resumed run keeps both.
+        ``cancel`` lets the caller stop the run (status ``ABORTED``).
+        """
         value = {} if execution_input is None else execution_input
+        start = started_at or self.clock.now()
         exec_name = name or str(uuid.uuid4())
         rec = recorder or HistoryRecorder(self.clock.now)
         info = ExecutionInfo(
@@ -95,10 +104,10 @@ class Interpreter:
             state_machine_arn=self.state_machine_arn,
             state_machine_name=self.name,
             role_arn=self.role_arn,
-            start_time=format_timestamp(self.clock.now()),
+            start_time=format_timestamp(start),
             region=self.region,
         )
-        root = CancelToken()
+        root = cancel or CancelToken()
         execution = Execution(
             info=info,
             execution_input=value,
@@ -118,8 +127,9 @@ class Interpreter:
         )  # fmt: skip
         timer: threading.Timer | None = None
         if "TimeoutSeconds" in self.definition:
-            timer = threading.Timer(float(self.definition["TimeoutSeconds"]), root.cancel,
-                                    args=("timeout",))  # fmt: skip
+            deadline = start + timedelta(seconds=float(self.definition["TimeoutSeconds"]))
+            remaining = max((deadline - self.clock.now()).total_seconds(), 0.0)
+            timer = threading.Timer(remaining, root.cancel, args=("timeout",))
             timer.daemon = True
             timer.start()
         # Step Functions links the first state's event to 0, not to ExecutionStarted.
