@@ -1,0 +1,51 @@
+"""Notifications: console, Amazon SNS, Slack incoming webhooks.
+
+A :class:`Notification` is channel-independent; :func:`notify_all` sends it to
+every channel the ``[notify]`` settings enable, retrying and logging failures
+without ever raising (a notification must not fail the operation it reports)::
+
+    from cfnops.notify import Notification, notify_all
+
+    notify_all(Notification(subject="…", message="Stack drift has been healed",
+                            outcome="HEALED", stack="web"), settings, clients)
+"""
+
+from cfnops.notify._console import ConsoleNotifier
+from cfnops.notify._fanout import Delivery, build_notifiers, deliver, notify_all
+from cfnops.notify._model import DriftRow, Notification, Notifier, Severity
+from cfnops.notify._secrets import resolve_webhook
+from cfnops.notify._slack import SlackNotifier, slack_payload
+from cfnops.notify._slack_text import fences_balanced, truncate_for_slack
+from cfnops.notify._sns import SnsNotifier, sns_subject
+from cfnops.notify._transport import (
+    HttpResponse,
+    HttpTransport,
+    RecordingTransport,
+    UrllibTransport,
+)
+from cfnops.notify.errors import NotifyError, WebhookReferenceError
+
+__all__ = [
+    "ConsoleNotifier",
+    "Delivery",
+    "DriftRow",
+    "HttpResponse",
+    "HttpTransport",
+    "Notification",
+    "Notifier",
+    "NotifyError",
+    "RecordingTransport",
+    "Severity",
+    "SlackNotifier",
+    "SnsNotifier",
+    "UrllibTransport",
+    "WebhookReferenceError",
+    "build_notifiers",
+    "deliver",
+    "fences_balanced",
+    "notify_all",
+    "resolve_webhook",
+    "slack_payload",
+    "sns_subject",
+    "truncate_for_slack",
+]
