@@ -6,6 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -228,3 +229,12 @@ def test_idempotency_token_returns_the_same_job(cfnops_sandbox: Sandbox) -> None
         for _ in range(2)
     )
     assert first == second
+    now = datetime.now(UTC)
+    after = backup.list_backup_jobs(
+        ByResourceArn=_instance_arn(instance), ByCreatedAfter=now - timedelta(minutes=5)
+    )
+    before = backup.list_backup_jobs(
+        ByResourceArn=_instance_arn(instance), ByCreatedBefore=now - timedelta(minutes=5)
+    )
+    assert [j["BackupJobId"] for j in after["BackupJobs"]] == [first]
+    assert before["BackupJobs"] == []

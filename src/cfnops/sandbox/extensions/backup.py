@@ -311,6 +311,21 @@ _LIST_FILTERS = {
 }
 
 
+def _query_time(text: str) -> datetime:
+    """A timestamp query parameter: ISO 8601 (botocore's default) or epoch seconds."""
+    from moto.backup.exceptions import InvalidParameterValueException
+
+    try:
+        return datetime.fromtimestamp(float(text), UTC)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidParameterValueException(f"Invalid timestamp: {text}") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _list_backup_jobs(self: Any) -> Any:
     from moto.core.responses import ActionResult
 
@@ -326,7 +341,7 @@ def _list_backup_jobs(self: Any) -> Any:
             rows = [row for row in rows if row.get(key) == query[param]]
     for param, after in (("createdAfter", True), ("createdBefore", False)):
         if param in query:
-            bound = datetime.fromtimestamp(float(query[param]), UTC)
+            bound = _query_time(query[param])
             rows = [row for row in rows if (row["CreationDate"] >= bound) == after]
     rows.sort(key=lambda row: row["CreationDate"], reverse=True)
     start = int(query.get("nextToken") or 0)
