@@ -182,6 +182,13 @@ def test_out_of_band_changes_per_type(cfnops_sandbox: Sandbox, types_stack: str)
         r["LogicalResourceId"]: r["DriftInformation"]["StackResourceDriftStatus"] for r in resources
     }
     assert (by_id["Queue"], by_id["Param"]) == ("MODIFIED", "IN_SYNC")
+    listed = cfn.list_stack_resources(StackName=types_stack)
+    assert_matches_output_shape(cfn, "ListStackResources", listed)
+    summary = {
+        r["LogicalResourceId"]: r["DriftInformation"]["StackResourceDriftStatus"]
+        for r in listed["StackResourceSummaries"]
+    }
+    assert (summary["Asg"], summary["Vpc"]) == ("MODIFIED", "NOT_CHECKED")
 
 
 def test_detect_stack_resource_drift_updates_the_stack_status(cfnops_sandbox: Sandbox) -> None:

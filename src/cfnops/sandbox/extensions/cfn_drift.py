@@ -325,6 +325,25 @@ def _resource_drift_information(self: Any) -> dict[str, Any]:
     }
 
 
+def _wrap_list_stack_resources(original: Any) -> Any:
+    def list_stack_resources(self: Any) -> Any:
+        result = original(self)
+        stack = _backend(self).get_stack(self._get_param("StackName"))
+        drifts = record_of(stack.stack_id).resource_drifts
+        for summary in result.result.get("StackResourceSummaries", []):
+            drift = drifts.get(summary.get("LogicalResourceId"))
+            info: dict[str, Any] = {"StackResourceDriftStatus": "NOT_CHECKED"}
+            if drift is not None:
+                info = {
+                    "StackResourceDriftStatus": drift["StackResourceDriftStatus"],
+                    "LastCheckTimestamp": drift["Timestamp"],
+                }
+            summary["DriftInformation"] = info
+        return result
+
+    return list_stack_resources
+
+
 _installed = False
 
 
@@ -341,6 +360,7 @@ def install() -> None:
     cls.describe_stack_drift_detection_status = _describe_stack_drift_detection_status
     cls.describe_stack_resource_drifts = _describe_stack_resource_drifts
     cls.detect_stack_resource_drift = _detect_stack_resource_drift
+    cls.list_stack_resources = _wrap_list_stack_resources(cls.list_stack_resources)
     Stack.drift_information = property(_stack_drift_information)
     responses.StackResourceDTO.drift_information = property(_resource_drift_information)
     _installed = True
