@@ -193,3 +193,25 @@ def test_parse_error_is_a_handler_syntax_error() -> None:
         parse_javascript("exports.handler = function ( {;\nvar ok = 1;\n")
     assert info.value.line == 1
     assert not info.value.reason.startswith("Line")
+
+
+@pytest.mark.parametrize(
+    "choice",
+    [
+        "event.PhysicalResourceId ? event.PhysicalResourceId : `cr-${Date.now()}`",
+        "'PhysicalResourceId' in event ? event.PhysicalResourceId : `cr-${Date.now()}`",
+        "event.hasOwnProperty('PhysicalResourceId') ? event.PhysicalResourceId : Date.now()",
+    ],
+)
+def test_presence_checks_of_the_incoming_id(choice: str) -> None:
+    result = facts(
+        f"""
+        const response = require('cfn-response');
+        exports.handler = (event, context) => {{
+          const id = {choice};
+          response.send(event, context, response.SUCCESS, {{}}, id);
+        }};
+        """
+    )
+    assert ids(result, "Update") == {INCOMING_ID}
+    assert TIME in ids(result, "Create")

@@ -267,3 +267,21 @@ def test_module_level_sends_and_collection_helpers_are_ignored() -> None:
     assert [s.line for s in result.sinks] == [11, 11, 11]
     assert [a.what for a in result.delete_actions] == ["delete()"]
     assert result.delete_id_reads == (9,)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "pid = event.get('PhysicalResourceId')\nif not pid:\n    pid = str(uuid.uuid4())",
+        "pid = event['PhysicalResourceId'] if 'PhysicalResourceId' in event else uuid.uuid4().hex",
+        "if 'PhysicalResourceId' not in event:\n    pid = uuid.uuid4().hex\n"
+        "else:\n    pid = event['PhysicalResourceId']",
+    ],
+)
+def test_presence_checks_of_the_incoming_id(body: str) -> None:
+    code = "import uuid, cfnresponse\ndef handler(event, context):\n"
+    code += textwrap.indent(body, "    ") + "\n"
+    code += "    cfnresponse.send(event, context, cfnresponse.SUCCESS, {}, pid)\n"
+    result = facts(code)
+    assert ids(result, "Update") == {INCOMING_ID}
+    assert RANDOM in ids(result, "Create")

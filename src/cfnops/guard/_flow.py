@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from cfnops.guard._facts import FALSE, LITERAL, REQUEST_TYPE, STR_PREFIX, TRUE, Val, lab
+from cfnops.guard._facts import (
+    CREATE,
+    FALSE,
+    INCOMING_ID,
+    LITERAL,
+    NONE,
+    REQUEST_TYPE,
+    STR_PREFIX,
+    TRUE,
+    Val,
+    lab,
+)
 
 
 class HandlerSyntaxError(ValueError):
@@ -68,7 +79,20 @@ def truth_value(decided: bool | None) -> Val:
 
 
 def truth(value: Val) -> bool | None:
-    """Whether a value stored from a decided comparison is true (None when unknown)."""
+    """Whether a value is true, when that is known (None otherwise).
+
+    Known: stored outcomes of decided comparisons, the incoming PhysicalResourceId
+    (only present, and non-empty, on Update and Delete requests) and None/undefined.
+    """
     if value.has(TRUE) != value.has(FALSE):
         return value.has(TRUE)
+    if value.labels == {INCOMING_ID}:
+        return True
+    if value.labels == {NONE}:
+        return False
     return None
+
+
+def has_incoming_id(request_type: str) -> bool:
+    """``"PhysicalResourceId" in event``: every request but Create carries one."""
+    return request_type != CREATE

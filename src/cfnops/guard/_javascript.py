@@ -32,6 +32,7 @@ from cfnops.guard._flow import (
     LOGGING_CALLS,
     any_true,
     compare_request_type,
+    has_incoming_id,
     merge_envs,
     truth,
     truth_value,
@@ -330,6 +331,20 @@ class _Run:
             if decided is None:
                 return None
             return decided if node.operator in ("==", "===") else not decided
+        if (
+            kind == "BinaryExpression"
+            and node.operator == "in"
+            and key_of(node.left, True) == "PhysicalResourceId"
+        ):
+            return has_incoming_id(self.rt)
+        if (
+            kind == "CallExpression"
+            and node.callee.type == "MemberExpression"
+            and key_of(node.callee.property, node.callee.computed) == "hasOwnProperty"
+            and node.arguments
+            and key_of(node.arguments[0], True) == "PhysicalResourceId"
+        ):
+            return has_incoming_id(self.rt)
         if (
             kind == "CallExpression"
             and node.callee.type == "MemberExpression"

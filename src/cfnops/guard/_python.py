@@ -38,6 +38,7 @@ from cfnops.guard._flow import (
     HandlerSyntaxError,
     any_true,
     compare_request_type,
+    has_incoming_id,
     merge_envs,
     truth,
     truth_value,
@@ -352,6 +353,8 @@ class _Run:
             self.rec.use(right, node.lineno)
             op = node.ops[0]
             negate = isinstance(op, ast.NotEq | ast.IsNot | ast.NotIn)
+            if isinstance(op, ast.In | ast.NotIn) and _const_str(node.left) == "PhysicalResourceId":
+                return has_incoming_id(self.rt) != negate
             if isinstance(op, ast.In | ast.NotIn) and not left.has(REQUEST_TYPE):
                 return None
             decided = compare_request_type(self.rt, left, right)
