@@ -76,8 +76,39 @@ class AwsSettings(_Section):
     read_timeout: float = Field(default=60.0, gt=0)
 
 
+DEFAULT_PROTECTED_TYPES: tuple[str, ...] = (
+    # stateful: a replacement or revert can lose data
+    "AWS::RDS::DBInstance",
+    "AWS::RDS::DBCluster",
+    "AWS::DynamoDB::Table",
+    "AWS::DynamoDB::GlobalTable",
+    "AWS::S3::Bucket",
+    "AWS::EFS::FileSystem",
+    # attached from other stacks: REVERT_DRIFT can silently undo them
+    "AWS::IAM::Policy",
+    "AWS::IAM::ManagedPolicy",
+    "AWS::EC2::SecurityGroupIngress",
+    "AWS::EC2::SecurityGroupEgress",
+    "AWS::Lambda::Permission",
+)
+
+
+class IgnoreRule(_Section):
+    """Drift to ignore: a resource type and property path (JSON pointer, ``*`` globs)."""
+
+    resource_type: str
+    property_path: str
+    stack: str = "*"
+    logical_id: str = "*"
+
+
 class HealSettings(_Section):
-    """Poll intervals and attempt limits of the heal workflow."""
+    """Poll intervals and attempt limits of the heal workflow, and its safety policy."""
+
+    protected_types: tuple[str, ...] = DEFAULT_PROTECTED_TYPES
+    ignore: tuple[IgnoreRule, ...] = ()
+    busy_poll_seconds: int = Field(default=30, ge=1)
+    busy_max_attempts: int = Field(default=20, ge=1)
 
     drift_poll_seconds: int = Field(default=30, ge=1)
     drift_max_attempts: int = Field(default=10, ge=1)
@@ -134,6 +165,19 @@ class SandboxSettings(_Section):
     delay_seconds: float | None = Field(default=None, ge=0)
 
 
+class AmiSettings(_Section):
+    """AMI rotation (``cfnops ami``): tag names and bounded waits."""
+
+    parameter_tag: str = Field(default="ImageIdParameterName", min_length=1)
+    stack_tag: str = Field(default="StackName", min_length=1)
+    parameter_key: str = Field(default="ImageId", min_length=1)
+    image_wait_seconds: float = Field(default=600.0, ge=0)
+    stack_busy_wait_seconds: float = Field(default=900.0, ge=0)
+    update_wait_seconds: float = Field(default=3600.0, gt=0)
+    poll_seconds: float = Field(default=15.0, gt=0)
+    check_compatibility: bool = True
+
+
 class Settings(BaseSettings):
     """Every setting cfnops has, frozen once resolved."""
 
@@ -151,6 +195,7 @@ class Settings(BaseSettings):
     notify: NotifySettings = NotifySettings()
     worker: WorkerSettings = WorkerSettings()
     sandbox: SandboxSettings = SandboxSettings()
+    ami: AmiSettings = AmiSettings()
 
     @field_validator("database_url")
     @classmethod
