@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cfnops.asl._jsonpath import JsonPathSyntaxError, PathNotFound, parse_path
 
@@ -87,3 +89,26 @@ def test_bracket_notation_for_error_messages() -> None:
 def test_syntax_errors(bad: str) -> None:
     with pytest.raises(JsonPathSyntaxError):
         parse_path(bad)
+
+
+_KEYS = st.text(alphabet="abcxyz_019", min_size=1, max_size=4)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(doc=_JSON, picks=st.lists(st.integers(min_value=0, max_value=5), max_size=5))
+def test_definite_paths_follow_a_random_walk(doc: Any, picks: list[int]) -> None:
+    path, node = "$", doc
+    for pick in picks:
+        if isinstance(node, dict) and node:
+            key = sorted(node)[pick % len(node)]
+            path, node = f"{path}['{key}']", node[key]
+        elif isinstance(node, list) and node:
+            index = pick % len(node)
+            path, node = f"{path}[{index}]", node[index]
+        else:
+            break
+    assert parse_path(path).evaluate(doc) == node
