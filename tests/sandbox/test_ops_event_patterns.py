@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cfnops.errors import UsageError
 from cfnops.sandbox.extensions.event_patterns import (
@@ -166,3 +168,27 @@ def test_error_names_the_json_pointer() -> None:
     with pytest.raises(InvalidEventPattern) as info:
         validate_pattern({"detail": {"state": "x"}})
     assert info.value.path == "/detail/state"
+
+
+_scalars = st.one_of(
+    st.text(max_size=8),
+    st.integers(min_value=-1000, max_value=1000),
+    st.booleans(),
+    st.none(),
+)
+_events = st.dictionaries(st.text(min_size=1, max_size=6), _scalars, min_size=1, max_size=5)
+
+
+@given(_events)
+def test_an_event_matches_the_pattern_of_its_own_values(detail: dict[str, Any]) -> None:
+    event = {"source": "prop", "detail": detail}
+    assert matches({"detail": {k: [v] for k, v in detail.items()}}, event)
+    assert matches({"detail": {k: [{"exists": True}] for k in detail}}, event)
+
+
+@given(_events)
+def test_anything_but_its_own_value_never_matches(detail: dict[str, Any]) -> None:
+    event = {"detail": detail}
+    for key, value in detail.items():
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            assert not matches({"detail": {key: [{"anything-but": value}]}}, event)
