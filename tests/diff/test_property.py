@@ -48,6 +48,17 @@ def test_every_corpus_template_equals_itself() -> None:
 
 
 @pytest.mark.slow
+def test_every_ordered_pair_of_a_folder_diffs_without_error() -> None:
+    """Exhaustive (about 1,600 ordered pairs, a few seconds): no exception, sane counts."""
+    templates = corpus()
+    pairs = same_folder_pairs()
+    assert len(pairs) > 1000
+    for old_path, new_path in pairs:
+        result = diff_templates(templates[old_path], templates[new_path])
+        assert result.difference_count >= len(result.resources), (old_path, new_path)
+
+
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_diff_of_any_two_templates_of_a_folder_never_crashes(data: st.DataObject) -> None:

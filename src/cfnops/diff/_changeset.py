@@ -92,6 +92,16 @@ def _merge_resource(res: ResourceDiff | None, answer: ChangeSetAnswer) -> Resour
             )
         else:
             by_name[name] = PropertyDiff(name=name, impact=exact, reason=note, change=None)
+    if impact.rank < Impact.MAY_REPLACE.rank:  # no replacement: no property replaces either
+        detailed = {name for name, _ in answer.properties}
+        for name, prop in by_name.items():
+            if name not in detailed and prop.impact.rank > impact.rank:
+                by_name[name] = replace(
+                    prop,
+                    impact=Impact.WILL_UPDATE,
+                    reason=f"change set: Replacement={answer.replacement} (offline: "
+                    f"{prop.impact.value}, {prop.reason})",
+                )
     offline = f" (offline: {res.impact.value})" if res.impact is not impact else ""
     return replace(
         res,

@@ -1,0 +1,119 @@
+"""``cfnops diff --stack`` end to end against moto's CloudFormation (in process)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from cfnops.cli.main import run
+
+DEPLOYED = {
+    "Parameters": {"Env": {"Type": "String", "Default": "dev"}},
+    "Resources": {
+        "Bucket": {
+            "Type": "AWS::S3::Bucket",
+            "Properties": {"BucketName": {"Fn::Sub": "data-${Env}"}},
+        },
+        "Queue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {"QueueName": {"Fn::Sub": "${Bucket}-q"}},
+        },
+    },
+}
+NEW = """\
+Parameters:
+  Env: {Type: String, Default: dev}
+Resources:
+  Bucket:
+    Type: AWS::S3::Bucket
+    Properties: {BucketName: !Sub 'data-${Env}'}
+  Queue:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: !Sub '${Bucket}-q', VisibilityTimeout: 60}
+"""
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    for key in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_CLOUDFORMATION"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    new = tmp_path / "new.yaml"
+    new.write_text(NEW, encoding="utf-8")
+    with mock_aws():
+        boto3.client("cloudformation", region_name="us-east-1").create_stack(
+            StackName="web",
+            TemplateBody=json.dumps(DEPLOYED),
+            Parameters=[{"ParameterKey": "Env", "ParameterValue": "prod"}],
+        )
+        yield new
+
+
+def test_stack_diff_uses_deployed_template_and_values(
+    stack: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["--region", "us-east-1", "diff", "--stack", "web", str(stack), "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["resources"]["Queue"]["impact"] == "WILL_UPDATE"
+    assert set(doc["resources"]) == {"Queue"}
+    assert "parameterValues" not in doc  # Env keeps its deployed value (UsePreviousValue)
+
+
+def test_stack_diff_with_new_parameter_value(
+    stack: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "--region",
+        "us-east-1",
+        "diff",
+        "--stack",
+        "web",
+        str(stack),
+        "--parameters",
+        "Env=test",
+        "-o",
+        "json",
+        "--fail-on",
+        "replace",
+    ]
+    assert run(argv) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["parameterValues"] == {"Env": {"old": "prod", "new": "test"}}
+    assert doc["resources"]["Bucket"]["impact"] == "WILL_REPLACE"
+    assert doc["resources"]["Queue"]["impact"] == "WILL_REPLACE"  # propagated through ${Bucket}
+
+
+def test_unknown_stack_exits_1(stack: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--region", "us-east-1", "diff", "--stack", "nope", str(stack)]) == 1
+    assert "stack nope" in capsys.readouterr().err
+
+
+def test_change_set_mode_merges_and_cleans_up(
+    stack: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        run(
+            [
+                "--region",
+                "us-east-1",
+                "diff",
+                "--stack",
+                "web",
+                str(stack),
+                "--change-set",
+                "-o",
+                "json",
+            ]
+        )
+        == 0
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert any("change set" in note for note in doc["notes"])
+    cfn = boto3.client("cloudformation", region_name="us-east-1")
+    assert cfn.list_change_sets(StackName="web")["Summaries"] == []
