@@ -54,6 +54,7 @@ __all__ = [
     "Delivery",
     "deliveries",
     "emit",
+    "envelope",
     "install",
     "recorded",
     "register_handler",
