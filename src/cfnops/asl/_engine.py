@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfnops.asl._dataflow import Scope, StateError
 from cfnops.asl._timestamps import format_timestamp
-from cfnops.asl._values import MAX_PAYLOAD_BYTES, deep_copy
+from cfnops.asl._values import MAX_PAYLOAD_BYTES
 from cfnops.asl.errors import StatesFailure
 
 if TYPE_CHECKING:
@@ -211,7 +211,11 @@ class Branch:
         if state_type in ("Fail",):
             return outcome
         output_text = dumps_event(outcome.output)
-        if len(output_text) > MAX_PAYLOAD_BYTES and len(output_text.encode()) > MAX_PAYLOAD_BYTES:
+        # A UTF-8 character takes at most 4 bytes: only long texts need encoding to measure.
+        if (
+            len(output_text) * 4 > MAX_PAYLOAD_BYTES
+            and len(output_text.encode()) > MAX_PAYLOAD_BYTES
+        ):
             raise StatesFailure(
                 "States.DataLimitExceeded",
                 f"The state/task '{name}' returned a result with a size exceeding the maximum "
@@ -270,7 +274,3 @@ class Branch:
     def query_language_of(self, state: Mapping[str, Any]) -> str:
         ql = state.get("QueryLanguage", self.query_language)
         return str(ql)
-
-
-def copy_result(value: Any) -> Any:
-    return deep_copy(value)

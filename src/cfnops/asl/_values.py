@@ -16,10 +16,6 @@ def dumps_compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def payload_size(value: Any) -> int:
-    return len(dumps_compact(value).encode("utf-8"))
-
-
 def json_type_name(value: Any) -> str:
     if value is None:
         return "null"
