@@ -215,3 +215,25 @@ def test_presence_checks_of_the_incoming_id(choice: str) -> None:
     )
     assert ids(result, "Update") == {INCOMING_ID}
     assert TIME in ids(result, "Create")
+
+
+def test_callbacks_see_the_variables_of_the_function_that_defines_them() -> None:
+    result = facts(
+        """
+        const AWS = require('aws-sdk');
+        const response = require('cfn-response');
+        exports.handler = function (event, context) {
+          let status = response.FAILED;
+          const id = event.PhysicalResourceId || 'new';
+          new AWS.EC2().describeImages({}, function (err) {
+            if (!err) {
+              status = response.SUCCESS;
+            }
+            response.send(event, context, status, {}, id);
+          });
+        };
+        """
+    )
+    (sink,) = [s for s in result.sinks if s.request_type == "Update"]
+    assert sink.value.labels == {INCOMING_ID}
+    assert sink.status == {"SUCCESS", "FAILED"}

@@ -285,3 +285,19 @@ def test_presence_checks_of_the_incoming_id(body: str) -> None:
     result = facts(code)
     assert ids(result, "Update") == {INCOMING_ID}
     assert RANDOM in ids(result, "Create")
+
+
+def test_nested_functions_see_the_enclosing_variables() -> None:
+    result = facts(
+        """
+        import cfnresponse
+        def handler(event, context):
+            pid = context.log_stream_name
+            def reply(status):
+                cfnresponse.send(event, context, status, {}, pid)
+            reply(cfnresponse.SUCCESS)
+        """
+    )
+    (sink,) = [s for s in result.sinks if s.request_type == "Update"]
+    assert sink.value.labels == {LOG_STREAM}
+    assert sink.status == {"SUCCESS"}

@@ -74,7 +74,7 @@ class _Run:
         self.tree = tree
         self.rec = rec
         self.rt = rec.request_type
-        declared = collect_declarations(tree)
+        self.declared = declared = collect_declarations(tree)
         self.functions: dict[str, Node] = declared.functions
         self.exports = declared.exports
         self.called = declared.called
@@ -93,11 +93,14 @@ class _Run:
                 self.call(name, [Val(), Val(), Val()])
         return False
 
-    def call(self, name: str, args: list[Val]) -> Val:
+    def call(self, name: str, args: list[Val], caller: dict[str, Val] | None = None) -> Val:
+        """Run a function with these arguments; a nested function also sees the caller's
+        variables (it is called where it is defined: a callback or a local helper)."""
         fn = self.functions[name]
         if name in self.stack or len(self.stack) >= _MAX_DEPTH:
             return derived(args)
-        env: dict[str, Val] = {}
+        closure = caller if caller is not None and id(fn) in self.declared.nested else {}
+        env: dict[str, Val] = dict(closure)
         for i, param in enumerate(fn.params):
             self.bind(param, args[i] if i < len(args) else lab(NONE), env, line_of(fn))
         self.stack.append(name)
@@ -442,7 +445,7 @@ class _Run:
         args = [self.expr(a, env) for a in node.arguments]
         for value in args:
             self.rec.use(value, line_of(node))
-        self._callbacks(args, callee)
+        self._callbacks(args, callee, env)
         name = node.callee.name if node.callee.type == "Identifier" else ""
         if name == "Date" and not node.arguments:
             return lab(TIME)
@@ -450,14 +453,14 @@ class _Run:
             return Val(callee.labels | {AWS})
         return derived([callee, *args])
 
-    def _callbacks(self, args: list[Val], callee: Val) -> None:
+    def _callbacks(self, args: list[Val], callee: Val, env: dict[str, Val]) -> None:
         """Run function arguments of calls we cannot follow (promise executors, callbacks)."""
         if callee.funcs:
             return
         for value in args:
             for name in sorted(value.funcs):
                 if name.startswith("<function@"):
-                    self.call(name, [Val(), Val(), Val()])
+                    self.call(name, [Val(), Val(), Val()], env)
 
     def call_expr(self, node: Node, env: dict[str, Val]) -> Val:
         func, line = node.callee, line_of(node)
@@ -481,12 +484,12 @@ class _Run:
         if callee.funcs:
             direct = func.type == "Identifier" and func.name in self.functions
             results = [
-                self.call(f, args)
+                self.call(f, args, env)
                 for f in sorted(callee.funcs)
                 if f in self.functions and (direct or self.rt in name_hint(f))
             ]
             return union(results)
-        self._callbacks(args, callee)
+        self._callbacks(args, callee, env)
         if name in _RANDOM_CALLS:
             return lab(RANDOM)
         receiver = (

@@ -91,6 +91,7 @@ class Declarations:
     functions: dict[str, Node] = field(default_factory=dict)
     exports: dict[str, str] = field(default_factory=dict)
     called: set[str] = field(default_factory=set)
+    nested: set[int] = field(default_factory=set)  # id() of functions inside functions
 
     def export(self, name: str, value: Node) -> None:
         if value.type in FUNCTIONS:
@@ -102,6 +103,9 @@ class Declarations:
 def collect_declarations(tree: Node) -> Declarations:
     """Every named function, including ``exports.x = ...`` and ``module.exports = {...}``."""
     out = Declarations()
+    for outer in walk(tree):
+        if outer.type in FUNCTIONS:
+            out.nested.update(id(inner) for inner in walk(outer.body) if inner.type in FUNCTIONS)
     for node in walk(tree):
         if node.type == "FunctionDeclaration" and node.id is not None:
             out.functions.setdefault(node.id.name, node)

@@ -146,11 +146,14 @@ class _Run:
         args: list[Val],
         kwargs: dict[str, Val],
         collect: list[tuple[int, Val]] | None = None,
+        caller: dict[str, Val] | None = None,
     ) -> Val:
         fn = self.functions[name]
         if name in self.stack or len(self.stack) >= _MAX_DEPTH:
             return derived(args)
-        env: dict[str, Val] = {}
+        # A nested function is called where it is defined: it sees the caller's variables.
+        nested = caller is not None and fn not in self.tree.body
+        env: dict[str, Val] = dict(caller) if caller is not None and nested else {}
         params = [*fn.args.posonlyargs, *fn.args.args]
         defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
         for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
@@ -478,7 +481,7 @@ class _Run:
         if callee.funcs:
             direct = isinstance(func, ast.Name) and func.id in self.functions
             results = [
-                self.call(f, args, kwargs)
+                self.call(f, args, kwargs, caller=env)
                 for f in sorted(callee.funcs)
                 if f in self.functions and (direct or self.rt in name_hint(f))
             ]
