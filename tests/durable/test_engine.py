@@ -130,3 +130,35 @@ def test_concurrent_starts_of_one_id_make_one_run(engine: Engine, tmp_path: Path
         t.join()
     engine.result(run_id, timeout=30)
     assert count(log, "step1") == 1
+
+
+def test_runs_of_another_version_are_reported_not_resumed(
+    engine: Engine, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import sqlalchemy as sa
+
+    run_id = _run_id("oldversion")
+    engine.start("test.callback", {"log": str(tmp_path / "log")}, run_id=run_id)
+    with RunStore(engine.settings) as store:
+        deadline = time.monotonic() + 10
+        while not store.steps(run_id):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    # Pretend a crashed process of cfnops 0.0.1 left this run behind.
+    db = sa.create_engine(engine.settings.database_url)
+    with db.begin() as conn:
+        conn.execute(
+            sa.text(
+                "UPDATE workflow_status SET application_version = '0.0.1', "
+                "executor_id = 'gone:1:dead' WHERE workflow_uuid = :id"
+            ),
+            {"id": run_id},
+        )
+    db.dispose()
+    with caplog.at_level("WARNING", logger="cfnops.durable"):
+        assert run_id not in engine.recover()
+    assert f"run {run_id} was recorded by cfnops 0.0.1" in caplog.text
+    with RunStore(engine.settings) as store:
+        record = store.get(run_id)
+        assert record.version == "0.0.1" and not record.compatible
+        store.cancel(run_id)
