@@ -43,11 +43,12 @@ class FakeClock:
 
 def test_exported_members() -> None:
     assert set(asl.__all__) == {
-        "BranchExecutor", "BranchJob", "CancelToken", "Clock", "Execution", "ExecutionInfo",
+        "BranchExecutor", "BranchJob", "CancelToken", "Clock", "DefinitionLoadError", "Execution",
+        "ExecutionInfo",
         "ExecutionResult", "FakeInvoker", "Finding", "HistoryEvent", "HistoryRecorder",
         "Interpreter", "InvalidDefinition", "LambdaError", "Recorder", "StatesFailure",
         "SystemClock", "TaskContext", "TaskFailure", "TaskInvoker", "ThreadBranchExecutor",
-        "check_definition", "lambda_stand_in", "run_branch", "validate",
+        "check_definition", "lambda_stand_in", "load_definition", "run_branch", "validate",
     }  # fmt: skip
 
 

@@ -10,6 +10,7 @@ from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
 from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
 from cfnops.asl._history import HistoryEvent, HistoryRecorder
 from cfnops.asl._interpreter import ExecutionResult, Interpreter, run_branch
+from cfnops.asl._loader import load_definition
 from cfnops.asl._ports import (
     BranchExecutor,
     BranchJob,
@@ -21,13 +22,20 @@ from cfnops.asl._ports import (
     ThreadBranchExecutor,
 )
 from cfnops.asl._validate import check_definition, validate
-from cfnops.asl.errors import Finding, InvalidDefinition, StatesFailure, TaskFailure
+from cfnops.asl.errors import (
+    DefinitionLoadError,
+    Finding,
+    InvalidDefinition,
+    StatesFailure,
+    TaskFailure,
+)
 
 __all__ = [
     "BranchExecutor",
     "BranchJob",
     "CancelToken",
     "Clock",
+    "DefinitionLoadError",
     "Execution",
     "ExecutionInfo",
     "ExecutionResult",
@@ -47,6 +55,7 @@ __all__ = [
     "ThreadBranchExecutor",
     "check_definition",
     "lambda_stand_in",
+    "load_definition",
     "run_branch",
     "validate",
 ]

@@ -4,6 +4,7 @@ Exception tree::
 
     CfnopsError
     └── UsageError
+        ├── DefinitionLoadError    the definition is not readable JSON/YAML (file, line)
         └── InvalidDefinition      the definition breaks the States Language; carries findings
 
     StatesFailure (plain Exception)  an ASL runtime error travelling to the nearest Catch
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from cfnops.errors import UsageError
 
-__all__ = ["Finding", "InvalidDefinition", "StatesFailure", "TaskFailure"]
+__all__ = ["DefinitionLoadError", "Finding", "InvalidDefinition", "StatesFailure", "TaskFailure"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,19 @@ class InvalidDefinition(UsageError):
         )
         super().__init__(
             self.cause, hint="fix the definition at the JSON pointer(s) shown and validate again"
+        )
+
+
+class DefinitionLoadError(UsageError):
+    """The definition file or text could not be parsed as JSON or YAML."""
+
+    def __init__(self, where: str, line: int | None, problem: str) -> None:
+        self.where = where
+        self.line = line
+        location = where if line is None else f"{where}:{line}"
+        super().__init__(
+            f"cannot read the state machine definition at {location}: {problem}",
+            hint="fix the JSON/YAML syntax and try again",
         )
 
 
