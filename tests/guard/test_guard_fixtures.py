@@ -90,9 +90,10 @@ def test_diff_annotations_are_one_line_per_finding() -> None:
     notes = diff_annotations(path)
     assert list(notes) == ["Setting"]
     assert [n.split(" ", 3)[:3] for n in notes["Setting"]] == [
-        ["guard", "CR001", "(warning)"],
         ["guard", "CR001", "(error)"],
+        ["guard", "CR001", "(warning)"],
     ]
+    assert f"{path}:35: cfn-response send without an explicit physical id" in notes["Setting"][0]
     assert all(f"{path}:" in n and "\n" not in n for n in notes["Setting"])
     clean = Path(__file__).parent / "fixtures" / "cr001_node_inline_ok" / "template.yaml"
     assert diff_annotations(clean) == {}

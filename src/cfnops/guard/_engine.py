@@ -7,7 +7,7 @@ from pathlib import Path
 from cfnops.guard._facts import HandlerFacts
 from cfnops.guard._flow import HandlerSyntaxError
 from cfnops.guard._javascript import analyze_javascript
-from cfnops.guard._model import Finding, GuardReport, Note
+from cfnops.guard._model import Finding, GuardReport, Note, Severity
 from cfnops.guard._python import analyze_python
 from cfnops.guard._template import (
     CodeSource,
@@ -18,7 +18,7 @@ from cfnops.guard._template import (
     service_function,
 )
 from cfnops.guard.errors import GuardInputError
-from cfnops.guard.rules import ALL_RULES, RuleContext
+from cfnops.guard.rules import ALL_RULES, RULES, RuleContext
 
 
 def analyze_source(source: CodeSource) -> HandlerFacts:
@@ -98,14 +98,20 @@ def findings_by_resource(
 def diff_annotations(
     template_path: Path | str, code_dir: Path | str | None = None
 ) -> dict[str, tuple[str, ...]]:
-    """One line of text per finding, keyed by custom resource, for ``cfnops.diff.annotate``.
+    """One short line per finding, keyed by custom resource, for ``cfnops.diff.annotate``.
+
+    Errors come first; the full why/fix stays with ``cfnops guard``.
 
     >>> diff = annotate(diff, diff_annotations("new.yaml"))  # doctest: +SKIP
     """
-    return {
-        resource: tuple(
-            f"guard {f.rule} ({f.severity.value}) {f.file}:{f.line}: {f.message}" for f in found
-        )
-        for resource, found in findings_by_resource(template_path, code_dir).items()
-        if found
-    }
+    summary = {rule.id: rule.summary for rule in RULES}
+    out: dict[str, tuple[str, ...]] = {}
+    for resource, found in findings_by_resource(template_path, code_dir).items():
+        ordered = sorted(found, key=lambda f: (f.severity is not Severity.ERROR, f.line))
+        if ordered:
+            out[resource] = tuple(
+                f"guard {f.rule} ({f.severity.value}) {f.file}:{f.line}: {summary[f.rule]} "
+                "(cfnops guard explains why and the fix)"
+                for f in ordered
+            )
+    return out
