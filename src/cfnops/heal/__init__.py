@@ -1,0 +1,42 @@
+"""Configuration healing: drift reports and the durable heal workflow.
+
+- :func:`drift_report` — a stack's drift (nested stacks followed), ignore rules applied;
+- :data:`HEAL_WORKFLOW` (``cfnops.heal``) — detect → REVERT_DRIFT change set →
+  safety gate → execute or hold for approval → notify; :func:`heal_stack` is the
+  SDK-level function the Lambda handler runs unchanged;
+- :func:`decide` — the pure safety gate over a change set;
+- :func:`start_heal`, :func:`approve`, :func:`reject`, :func:`heal_fleet` — runs.
+"""
+
+from cfnops.heal._event import HealEvent, parse_event
+from cfnops.heal._ignore import apply_ignore, rule_matches
+from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
+from cfnops.heal._names import change_set_name, request_token
+from cfnops.heal._policy import ChangeView, GateDecision, GatePolicy, decide
+from cfnops.heal._runtime import HealRuntime, configure_runtime, current_runtime
+from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
+from cfnops.heal._workflow import HEAL_WORKFLOW, heal, heal_stack
+
+__all__ = [
+    "HEAL_WORKFLOW",
+    "ChangeView",
+    "GateDecision",
+    "GatePolicy",
+    "HealEvent",
+    "HealRuntime",
+    "PropertyDrift",
+    "ResourceDrift",
+    "StackDriftReport",
+    "apply_ignore",
+    "change_set_console_url",
+    "change_set_name",
+    "configure_runtime",
+    "current_runtime",
+    "decide",
+    "heal",
+    "heal_stack",
+    "parse_event",
+    "region_from_stack_arn",
+    "request_token",
+    "rule_matches",
+]

@@ -1,0 +1,169 @@
+"""CloudFormation calls of the heal capability (the adapter; everything else is pure).
+
+API reference: DetectStackDrift, DescribeStackDriftDetectionStatus,
+DescribeStackResourceDrifts, CreateChangeSet (``DeploymentMode=REVERT_DRIFT``,
+https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/drift-aware-change-sets.html),
+DescribeChangeSet (paginated), ExecuteChangeSet, DeleteChangeSet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import botocore.exceptions
+
+from cfnops.heal._model import ResourceDrift, resource_from_api
+
+CHANGE_SET_DESCRIPTION = "Change set for configuration healing"
+# Statuses in which DetectStackDrift is accepted (User Guide, "Detect drift on an
+# entire stack": stacks in a *_COMPLETE state other than deletes, or UPDATE_ROLLBACK_FAILED).
+CHECKABLE = frozenset(
+    {
+        "CREATE_COMPLETE",
+        "UPDATE_COMPLETE",
+        "UPDATE_ROLLBACK_COMPLETE",
+        "UPDATE_ROLLBACK_FAILED",
+        "IMPORT_COMPLETE",
+        "IMPORT_ROLLBACK_COMPLETE",
+    }
+)
+
+
+def error_code(exc: BaseException) -> str:
+    if isinstance(exc, botocore.exceptions.ClientError):
+        return str(exc.response.get("Error", {}).get("Code", ""))
+    return ""
+
+
+def describe_stack(cfn: Any, stack: str) -> dict[str, Any] | None:
+    """``{"StackId", "StackName", "StackStatus"}`` or ``None`` when the stack does not exist."""
+    try:
+        found = cfn.describe_stacks(StackName=stack)["Stacks"][0]
+    except botocore.exceptions.ClientError as exc:
+        message = str(exc.response.get("Error", {}).get("Message", ""))
+        if error_code(exc) == "ValidationError" and "does not exist" in message:
+            return None
+        raise
+    return {
+        "StackId": found["StackId"],
+        "StackName": found["StackName"],
+        "StackStatus": found["StackStatus"],
+    }
+
+
+def start_detection(cfn: Any, stack: str) -> str:
+    return str(cfn.detect_stack_drift(StackName=stack)["StackDriftDetectionId"])
+
+
+def detection_status(cfn: Any, detection_id: str) -> dict[str, Any]:
+    found = cfn.describe_stack_drift_detection_status(StackDriftDetectionId=detection_id)
+    return {
+        "DetectionStatus": found["DetectionStatus"],
+        "StackDriftStatus": found.get("StackDriftStatus", "UNKNOWN"),
+        "DetectionStatusReason": found.get("DetectionStatusReason", ""),
+        "DriftedStackResourceCount": found.get("DriftedStackResourceCount", 0),
+        "StackId": found.get("StackId", ""),
+    }
+
+
+def resource_drifts(cfn: Any, stack: str) -> tuple[ResourceDrift, ...]:
+    """Every resource's last drift result (all pages)."""
+    out: list[ResourceDrift] = []
+    kwargs: dict[str, Any] = {"StackName": stack}
+    while True:
+        page = cfn.describe_stack_resource_drifts(**kwargs)
+        out.extend(resource_from_api(item) for item in page.get("StackResourceDrifts", []))
+        token = page.get("NextToken")
+        if not token:
+            return tuple(out)
+        kwargs["NextToken"] = token
+
+
+def nested_stack_ids(cfn: Any, stack: str) -> list[tuple[str, str]]:
+    """``(logical id, nested stack id)`` of each ``AWS::CloudFormation::Stack`` resource."""
+    out: list[tuple[str, str]] = []
+    kwargs: dict[str, Any] = {"StackName": stack}
+    while True:
+        page = cfn.list_stack_resources(**kwargs)
+        for item in page.get("StackResourceSummaries", []):
+            if item.get("ResourceType") == "AWS::CloudFormation::Stack" and item.get(
+                "PhysicalResourceId"
+            ):
+                out.append((str(item["LogicalResourceId"]), str(item["PhysicalResourceId"])))
+        token = page.get("NextToken")
+        if not token:
+            return out
+        kwargs["NextToken"] = token
+
+
+def create_revert_change_set(cfn: Any, stack: str, name: str, token: str) -> dict[str, str]:
+    """Create the REVERT_DRIFT change set; a re-run after a crash finds the one it made."""
+    try:
+        made = cfn.create_change_set(
+            StackName=stack,
+            ChangeSetName=name,
+            UsePreviousTemplate=True,
+            DeploymentMode="REVERT_DRIFT",
+            Description=CHANGE_SET_DESCRIPTION,
+            ClientToken=token,
+            Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"],
+        )
+    except botocore.exceptions.ClientError as exc:
+        if error_code(exc) not in ("AlreadyExistsException", "AlreadyExists"):
+            raise
+        found = cfn.describe_change_set(StackName=stack, ChangeSetName=name)
+        return {"Id": str(found["ChangeSetId"]), "StackId": str(found["StackId"])}
+    return {"Id": str(made["Id"]), "StackId": str(made["StackId"])}
+
+
+def describe_change_set(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
+    """The whole change set: every page's ``Changes`` merged into the first page."""
+    kwargs: dict[str, Any] = {"StackName": stack_id, "ChangeSetName": change_set_id}
+    first: dict[str, Any] | None = None
+    while True:
+        page = cfn.describe_change_set(**kwargs)
+        if first is None:
+            first = dict(page)
+            first["Changes"] = list(page.get("Changes", []))
+        else:
+            first["Changes"].extend(page.get("Changes", []))
+        token = page.get("NextToken")
+        if not token:
+            first.pop("NextToken", None)
+            return first
+        kwargs["NextToken"] = token
+
+
+def change_set_status(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
+    found = cfn.describe_change_set(StackName=stack_id, ChangeSetName=change_set_id)
+    return {
+        "Status": found.get("Status", ""),
+        "ExecutionStatus": found.get("ExecutionStatus", ""),
+        "StatusReason": found.get("StatusReason", ""),
+    }
+
+
+def execute_change_set(cfn: Any, stack_id: str, change_set_id: str, token: str) -> str:
+    """Execute once: the token makes a repeat a no-op; an already started execution is fine."""
+    try:
+        cfn.execute_change_set(
+            ChangeSetName=change_set_id, StackName=stack_id, ClientRequestToken=token
+        )
+    except botocore.exceptions.ClientError as exc:
+        if error_code(exc) != "InvalidChangeSetStatus":
+            raise
+        status = change_set_status(cfn, stack_id, change_set_id)["ExecutionStatus"]
+        if status not in ("EXECUTE_IN_PROGRESS", "EXECUTE_COMPLETE", "EXECUTE_FAILED"):
+            raise
+        return str(status)
+    return "EXECUTE_IN_PROGRESS"
+
+
+def delete_change_set(cfn: Any, stack_id: str, change_set_id: str) -> bool:
+    try:
+        cfn.delete_change_set(StackName=stack_id, ChangeSetName=change_set_id)
+    except botocore.exceptions.ClientError as exc:
+        if error_code(exc) in ("ChangeSetNotFound", "ChangeSetNotFoundException"):
+            return False
+        raise
+    return True

@@ -1,0 +1,121 @@
+"""The safety gate: a pure decision over a whole change set.
+
+Hold for review (never execute automatically) when any change
+
+- is a replacement (``Replacement`` ``True`` or ``Conditional``),
+- removes a resource (``Action`` ``Remove``),
+- touches a custom resource (``AWS::CloudFormation::CustomResource``, ``Custom::*``),
+- touches a protected type (``[heal] protected_types``: stateful types, and types
+  attached from other stacks that REVERT_DRIFT can silently undo),
+- or would also revert drift that an ignore rule says to keep.
+
+A change set whose every change is covered by ignore rules is not executed at all.
+Field meanings: API reference ``ResourceChange`` and ``ResourceChangeDetail``
+(https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_ResourceChange.html).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from cfnops.config import IgnoreRule
+from cfnops.heal._ignore import is_ignored, normalise_path
+
+Decision = Literal["EXECUTE", "HOLD", "SKIP"]
+
+
+@dataclass(frozen=True)
+class ChangeView:
+    """What the gate needs of one ``ResourceChange``."""
+
+    logical_id: str
+    resource_type: str
+    action: str
+    replacement: str = "False"
+    paths: tuple[str, ...] = ()
+
+    @classmethod
+    def from_api(cls, change: dict[str, Any]) -> ChangeView:
+        rc = change.get("ResourceChange", change)
+        paths = tuple(
+            str(d["Target"]["Path"])
+            for d in rc.get("Details", []) or []
+            if d.get("Target", {}).get("Path")
+        )
+        return cls(
+            logical_id=str(rc.get("LogicalResourceId", "")),
+            resource_type=str(rc.get("ResourceType", "")),
+            action=str(rc.get("Action", "")),
+            replacement=str(rc.get("Replacement") or "False"),
+            paths=paths,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "logicalId": self.logical_id,
+            "resourceType": self.resource_type,
+            "action": self.action,
+            "replacement": self.replacement,
+            "paths": list(self.paths),
+        }
+
+
+@dataclass(frozen=True)
+class GatePolicy:
+    protected_types: tuple[str, ...]
+    ignore: tuple[IgnoreRule, ...] = ()
+    stack: str = ""
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    decision: Decision
+    reasons: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"decision": self.decision, "reasons": list(self.reasons)}
+
+
+def is_custom(resource_type: str) -> bool:
+    return resource_type == "AWS::CloudFormation::CustomResource" or resource_type.startswith(
+        "Custom::"
+    )
+
+
+def _ignored_paths(change: ChangeView, policy: GatePolicy) -> tuple[str, ...]:
+    return tuple(
+        p
+        for p in change.paths
+        if is_ignored(policy.ignore, policy.stack, change.logical_id, change.resource_type, p)
+    )
+
+
+def decide(changes: tuple[ChangeView, ...], policy: GatePolicy) -> GateDecision:
+    """EXECUTE, HOLD (with every reason) or SKIP (only ignored drift would change)."""
+    reasons: list[str] = []
+    protected = set(policy.protected_types)
+    effective = 0
+    for c in changes:
+        where = f"{c.logical_id} ({c.resource_type})"
+        if c.replacement in ("True", "Conditional"):
+            kind = "requires replacement" if c.replacement == "True" else "may be replaced"
+            reasons.append(f"{where} {kind} (Replacement={c.replacement})")
+        if c.action == "Remove":
+            reasons.append(f"{where} would be removed")
+        if is_custom(c.resource_type):
+            reasons.append(f"{where} is a custom resource")
+        if c.resource_type in protected:
+            reasons.append(f"{where} is a protected type")
+        ignored = _ignored_paths(c, policy)
+        if c.paths and len(ignored) == len(c.paths) and c.action == "Modify":
+            continue
+        effective += 1
+        if ignored:
+            shown = ", ".join(normalise_path(p) for p in ignored)
+            reasons.append(f"{where} would also revert ignored drift at {shown}")
+    if not changes or (effective == 0 and not reasons):
+        return GateDecision("SKIP", ("every change only reverts ignored drift",))
+    if reasons:
+        return GateDecision("HOLD", tuple(reasons))
+    return GateDecision("EXECUTE")

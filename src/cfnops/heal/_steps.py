@@ -1,0 +1,142 @@
+"""Step bodies of the heal workflow: each is one checkpoint, idempotent, JSON in and out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import botocore.exceptions
+from aws_durable_execution_sdk_python.config import Duration, StepConfig
+from aws_durable_execution_sdk_python.retries import RetryDecision
+from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
+
+from cfnops.config import HealSettings
+from cfnops.heal import _cfn
+from cfnops.heal._ignore import apply_ignore
+from cfnops.heal._model import StackDriftReport
+from cfnops.heal._policy import ChangeView, GatePolicy, decide
+from cfnops.heal._runtime import current_runtime
+from cfnops.notify import Notification
+
+_THROTTLING = frozenset(
+    {
+        "Throttling",
+        "ThrottlingException",
+        "TooManyRequestsException",
+        "RequestLimitExceeded",
+        "InternalFailure",
+        "ServiceUnavailable",
+    }
+)
+_IN_PROGRESS = re.compile(r"in progress|IN_PROGRESS", re.IGNORECASE)
+MAX_STEP_ATTEMPTS = 6
+
+
+def aws_retry(exc: Exception, attempt: int) -> RetryDecision:
+    """Retry throttling, 5xx and "operation in progress" with capped exponential backoff.
+
+    Deterministic delays (no jitter) so a replay on any engine decides the same.
+    Everything else fails the step at once: retrying a ValidationError cannot help.
+    """
+    if attempt >= MAX_STEP_ATTEMPTS:
+        return RetryDecision.no_retry()
+    retry = False
+    if isinstance(exc, botocore.exceptions.ClientError):
+        code = _cfn.error_code(exc)
+        status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
+        message = str(exc.response.get("Error", {}).get("Message", ""))
+        retry = code in _THROTTLING or status >= 500
+        retry = retry or (code == "ValidationError" and bool(_IN_PROGRESS.search(message)))
+    elif isinstance(exc, botocore.exceptions.BotoCoreError | ConnectionError | TimeoutError):
+        retry = True
+    if not retry:
+        return RetryDecision.no_retry()
+    return RetryDecision.retry(Duration.from_seconds(min(30, 2**attempt)))
+
+
+AWS_STEP = StepConfig(retry_strategy=aws_retry)
+
+
+def poll_until(
+    done: Callable[[dict[str, Any]], bool], seconds: int, max_attempts: int
+) -> Callable[[dict[str, Any], int], WaitForConditionDecision]:
+    """Stop when ``done`` or after ``max_attempts`` polls; the caller raises on a timeout."""
+
+    def strategy(state: dict[str, Any], attempts: int) -> WaitForConditionDecision:
+        if done(state) or attempts >= max_attempts:
+            return WaitForConditionDecision.stop_polling()
+        return WaitForConditionDecision.continue_waiting(Duration.from_seconds(seconds))
+
+    return strategy
+
+
+def check_stack(stack: str, region: str | None) -> dict[str, Any]:
+    found = _cfn.describe_stack(current_runtime().cfn(region), stack)
+    return found or {"StackId": "", "StackName": stack, "StackStatus": "NOT_FOUND"}
+
+
+def poll_stack(stack: str, region: str | None) -> Callable[[dict[str, Any], Any], Any]:
+    def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        return {**check_stack(stack, region), "polls": int(state.get("polls", 0)) + 1}
+
+    return check
+
+
+def start_detection(stack_id: str, region: str | None) -> str:
+    return _cfn.start_detection(current_runtime().cfn(region), stack_id)
+
+
+def poll_detection(detection_id: str, region: str | None) -> Callable[[dict[str, Any], Any], Any]:
+    def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        status = _cfn.detection_status(current_runtime().cfn(region), detection_id)
+        return {**status, "polls": int(state.get("polls", 0)) + 1}
+
+    return check
+
+
+def read_drift(stack_name: str, stack_id: str, region: str | None, heal: HealSettings) -> list[Any]:
+    """Drifted resources (MODIFIED/DELETED) with ignore rules marked, as JSON."""
+    resources = _cfn.resource_drifts(current_runtime().cfn(region), stack_id)
+    report = apply_ignore(
+        StackDriftReport(stack_name, stack_id, "DRIFTED", resources=resources), heal.ignore
+    )
+    return [r.to_json() for r in report.resources if r.status in ("MODIFIED", "DELETED")]
+
+
+def create_change_set(stack_id: str, name: str, token: str, region: str | None) -> dict[str, str]:
+    return _cfn.create_revert_change_set(current_runtime().cfn(region), stack_id, name, token)
+
+
+def poll_change_set(
+    stack_id: str, change_set_id: str, region: str | None
+) -> Callable[[dict[str, Any], Any], Any]:
+    def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        status = _cfn.change_set_status(current_runtime().cfn(region), stack_id, change_set_id)
+        return {**status, "polls": int(state.get("polls", 0)) + 1}
+
+    return check
+
+
+def gate(
+    stack_name: str, stack_id: str, change_set_id: str, region: str | None, heal: HealSettings
+) -> dict[str, Any]:
+    """Read the whole change set (every page) and decide: EXECUTE, HOLD or SKIP."""
+    whole = _cfn.describe_change_set(current_runtime().cfn(region), stack_id, change_set_id)
+    changes = tuple(ChangeView.from_api(c) for c in whole.get("Changes", []))
+    policy = GatePolicy(heal.protected_types, heal.ignore, stack_name)
+    decision = decide(changes, policy)
+    return {**decision.to_json(), "changes": [c.to_json() for c in changes]}
+
+
+def execute(stack_id: str, change_set_id: str, token: str, region: str | None) -> str:
+    return _cfn.execute_change_set(current_runtime().cfn(region), stack_id, change_set_id, token)
+
+
+def delete(stack_id: str, change_set_id: str, region: str | None) -> bool:
+    return _cfn.delete_change_set(current_runtime().cfn(region), stack_id, change_set_id)
+
+
+def send(notification: Notification, region: str | None) -> list[dict[str, Any]]:
+    deliveries = current_runtime().notify(notification, region)
+    return [{"channel": d.channel, "ok": d.ok, "attempts": d.attempts} for d in deliveries]

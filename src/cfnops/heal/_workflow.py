@@ -1,0 +1,320 @@
+"""The heal workflow, written against the AWS Durable Execution SDK.
+
+Reference behaviour (reproduced step for step; poll intervals and attempt limits
+come from ``[heal]``):
+
+1. step ``detect-drift``: DetectStackDrift → detection id;
+2. ``wait-drift-detection``: DescribeStackDriftDetectionStatus until not
+   DETECTION_IN_PROGRESS; out of attempts → :class:`WaitTimedOut`;
+3. DETECTION_FAILED or drift status UNKNOWN → notify and fail; IN_SYNC → log
+   "in sync" and finish; DRIFTED → go on;
+4. step ``create-change-set``: CreateChangeSet (UsePreviousTemplate,
+   DeploymentMode=REVERT_DRIFT, "Change set for configuration healing", name
+   ``healing-changeset-<stack>-<hash of the run id>``, token from the run id);
+5. ``wait-change-set``: DescribeChangeSet until CREATE_COMPLETE or FAILED;
+   FAILED → notify and fail (nothing revertable → a report, see below);
+6. CreateChangeSetOnly → notify with the console URL and finish;
+7. step ``execute-change-set`` then ``wait-execution`` until EXECUTE_COMPLETE,
+   EXECUTE_FAILED or OBSOLETE, each notified;
+8. notifications carry the SNS subject of :data:`SUBJECT`, stack id, change set id.
+
+Beyond it: a ``check-stack`` step first (busy → bounded wait, forbidden status →
+clear error); ignore rules; the ``gate`` step over the whole change set; a held
+change set waits durably on the ``approval`` callback (``cfnops approve`` /
+``cfnops reject``) until ``approval_expiry_hours``, then is deleted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext, durable_execution
+from aws_durable_execution_sdk_python.config import Duration, WaitForCallbackConfig
+from aws_durable_execution_sdk_python.exceptions import CallbackTimeoutError
+from aws_durable_execution_sdk_python.waits import WaitForConditionConfig
+
+from cfnops.config import HealSettings
+from cfnops.durable import workflow
+from cfnops.heal import _messages as msg
+from cfnops.heal import _steps
+from cfnops.heal._cfn import CHECKABLE
+from cfnops.heal._event import parse_event
+from cfnops.heal._explain import NO_CHANGES_MARKER, unrevertable_drift
+from cfnops.heal._names import change_set_name, request_token
+from cfnops.heal._runtime import current_runtime
+from cfnops.heal._steps import AWS_STEP, poll_until
+from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
+from cfnops.heal.errors import (
+    ChangeSetFailed,
+    DetectionFailed,
+    ExecutionFailed,
+    StackBusy,
+    StackNotCheckable,
+    StackNotFound,
+    WaitTimedOut,
+)
+from cfnops.notify import Notification, Severity
+
+HEAL_WORKFLOW = "cfnops.heal"
+APPROVAL = "approval"
+
+
+def run_identity(context: Any) -> str:
+    """The run id on cfnops's engine; the durable execution ARN on AWS Lambda."""
+    run_id = getattr(context, "run_id", None)
+    if run_id:
+        return str(run_id)
+    arn = getattr(getattr(context, "state", None), "durable_execution_arn", None)
+    return str(arn or "local")
+
+
+def _last(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in state.items() if k != "polls"}
+
+
+class _Run:
+    """One heal run: its ids, settings and the context, so steps read as the reference."""
+
+    def __init__(self, event: Any, context: DurableContext) -> None:
+        parsed, heal = parse_event(event)
+        self.ctx = context
+        self.stack = parsed.StackName
+        self.only = parsed.CreateChangeSetOnly
+        self.region = parsed.Region
+        self.heal: HealSettings = heal or current_runtime().settings.heal
+        self.run_id = run_identity(context)
+        self.stack_id = ""
+        self.change_set_id: str | None = None
+        self.drifted: list[dict[str, Any]] = []
+
+    def out(self, outcome: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "outcome": outcome,
+            "stackName": self.stack,
+            "stackId": self.stack_id,
+            "changeSetId": self.change_set_id,
+            "runId": self.run_id,
+            "drifted": self.drifted,
+            **extra,
+        }
+
+    def notify(self, outcome: str, text: str, severity: Severity, **kw: Any) -> None:
+        note: Notification = msg.note(
+            outcome,
+            text,
+            severity=severity,
+            stack=self.stack,
+            stack_id=self.stack_id,
+            run_id=self.run_id,
+            change_set_id=self.change_set_id,
+            drifted=self.drifted,
+            **kw,
+        )
+        region = self.region
+        self.ctx.step(lambda _: _steps.send(note, region), name=f"notify-{outcome.lower()}")
+
+    def poll(self, name: str, check: Any, done: Any, seconds: int, attempts: int) -> Any:
+        config = WaitForConditionConfig(
+            wait_strategy=poll_until(done, seconds, attempts), initial_state={"polls": 0}
+        )
+        return self.ctx.wait_for_condition(check, config, name=name)
+
+    # -- the phases -------------------------------------------------------------------
+
+    def check_stack(self) -> None:
+        stack, region = self.stack, self.region
+        info = self.ctx.step(
+            lambda _: _steps.check_stack(stack, region), name="check-stack", config=AWS_STEP
+        )
+        if info["StackStatus"] == "NOT_FOUND":
+            raise StackNotFound(stack)
+        if info["StackStatus"].endswith("_IN_PROGRESS"):
+            info = self.poll(
+                "wait-stack-idle",
+                _steps.poll_stack(stack, region),
+                lambda s: not s["StackStatus"].endswith("_IN_PROGRESS"),
+                self.heal.busy_poll_seconds,
+                self.heal.busy_max_attempts,
+            )
+            if info["StackStatus"].endswith("_IN_PROGRESS"):
+                raise StackBusy(stack, info["StackStatus"], info["polls"])
+        if info["StackStatus"] not in CHECKABLE:
+            raise StackNotCheckable(stack, info["StackStatus"])
+        self.stack_id, self.stack = info["StackId"], info["StackName"]
+        region_from_stack_arn(self.stack_id)  # a malformed ARN fails before any change
+
+    def detect(self) -> dict[str, Any]:
+        stack_id, region = self.stack_id, self.region
+        detection_id = self.ctx.step(
+            lambda _: _steps.start_detection(stack_id, region),
+            name="detect-drift",
+            config=AWS_STEP,
+        )
+        state = self.poll(
+            "wait-drift-detection",
+            _steps.poll_detection(detection_id, region),
+            lambda s: s["DetectionStatus"] != "DETECTION_IN_PROGRESS",
+            self.heal.drift_poll_seconds,
+            self.heal.drift_max_attempts,
+        )
+        if state["DetectionStatus"] == "DETECTION_IN_PROGRESS":
+            raise WaitTimedOut(
+                self.stack, "DescribeStackDriftDetectionStatus", state["polls"], _last(state)
+            )
+        return dict(state)
+
+    def create_change_set(self) -> dict[str, Any]:
+        stack_id, region = self.stack_id, self.region
+        name = change_set_name(self.stack, self.run_id)
+        token = request_token(self.run_id, "create")
+        made = self.ctx.step(
+            lambda _: _steps.create_change_set(stack_id, name, token, region),
+            name="create-change-set",
+            config=AWS_STEP,
+        )
+        self.change_set_id = change_set_id = str(made["Id"])
+        state = self.poll(
+            "wait-change-set",
+            _steps.poll_change_set(stack_id, change_set_id, region),
+            lambda s: s["Status"] in ("CREATE_COMPLETE", "FAILED"),
+            self.heal.changeset_poll_seconds,
+            self.heal.changeset_max_attempts,
+        )
+        if state["Status"] not in ("CREATE_COMPLETE", "FAILED"):
+            raise WaitTimedOut(self.stack, "DescribeChangeSet", state["polls"], _last(state))
+        return dict(state)
+
+    def await_approval(self, reasons: list[str], url: str) -> dict[str, Any]:
+        seconds = max(1, round(self.heal.approval_expiry_hours * 3600))
+        text = msg.held(self.stack_id, str(self.change_set_id), reasons, self.run_id, url)
+        note = msg.note(
+            "HELD",
+            text,
+            severity="warning",
+            stack=self.stack,
+            stack_id=self.stack_id,
+            run_id=self.run_id,
+            change_set_id=self.change_set_id,
+            url=url,
+            drifted=self.drifted,
+        )
+        region = self.region
+
+        def submitter(callback_id: str, _: Any) -> None:
+            _steps.send(note, region)
+
+        config = WaitForCallbackConfig(timeout=Duration.from_seconds(seconds))
+        try:
+            answer = self.ctx.wait_for_callback(submitter, name=APPROVAL, config=config)
+        except CallbackTimeoutError:
+            return {"decision": "expired", "seconds": seconds}
+        if isinstance(answer, str):
+            answer = json.loads(answer)
+        recorded = dict(answer) if isinstance(answer, dict) else {"decision": "reject"}
+        return dict(self.ctx.step(lambda _: recorded, name="record-approval"))
+
+    def delete_change_set(self) -> None:
+        stack_id, cs, region = self.stack_id, str(self.change_set_id), self.region
+        self.ctx.step(
+            lambda _: _steps.delete(stack_id, cs, region),
+            name="delete-change-set",
+            config=AWS_STEP,
+        )
+
+    def execute(self) -> dict[str, Any]:
+        stack_id, cs, region = self.stack_id, str(self.change_set_id), self.region
+        token = request_token(self.run_id, "execute")
+        self.ctx.step(
+            lambda _: _steps.execute(stack_id, cs, token, region),
+            name="execute-change-set",
+            config=AWS_STEP,
+        )
+        final = ("EXECUTE_COMPLETE", "EXECUTE_FAILED", "OBSOLETE")
+        state = self.poll(
+            "wait-execution",
+            _steps.poll_change_set(stack_id, cs, region),
+            lambda s: s["ExecutionStatus"] in final,
+            self.heal.execute_poll_seconds,
+            self.heal.execute_max_attempts,
+        )
+        if state["ExecutionStatus"] not in final:
+            raise WaitTimedOut(self.stack, "DescribeChangeSet", state["polls"], _last(state))
+        return dict(state)
+
+
+def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
+    """Detect drift and heal it with a REVERT_DRIFT change set (see the module docstring)."""
+    run = _Run(event, context)
+    run.check_stack()
+    det = run.detect()
+    status, drift = det["DetectionStatus"], det["StackDriftStatus"]
+    if status == "DETECTION_FAILED" or drift == "UNKNOWN":
+        kind = "UNKNOWN" if status != "DETECTION_FAILED" else status
+        reason = det.get("DetectionStatusReason") or kind
+        run.notify("DETECTION_FAILED", msg.detection_failed(run.stack_id, kind, reason), "error")
+        raise DetectionFailed(run.stack, kind, reason)
+    if drift == "IN_SYNC":
+        context.logger.info("in sync")
+        return run.out("IN_SYNC")
+    heal, stack, stack_id, region = run.heal, run.stack, run.stack_id, run.region
+    run.drifted = context.step(
+        lambda _: _steps.read_drift(stack, stack_id, region, heal),
+        name="read-drift",
+        config=AWS_STEP,
+    )
+    if not any(d["effectiveStatus"] != "IN_SYNC" for d in run.drifted):
+        context.logger.info("in sync (only ignored drift)")
+        return run.out("IN_SYNC", ignoredOnly=True)
+    cs = run.create_change_set()
+    cs_id = str(run.change_set_id)
+    url = change_set_console_url(stack_id, cs_id)
+    if cs["Status"] == "FAILED":
+        if NO_CHANGES_MARKER in str(cs.get("StatusReason", "")):
+            lines = unrevertable_drift(run.drifted, region_from_stack_arn(stack_id))
+            run.notify("NOT_REVERTABLE", msg.not_revertable(stack_id, cs_id, lines), "warning")
+            return run.out("NOT_REVERTABLE", unrevertable=lines)
+        reason = str(cs.get("StatusReason") or "no reason given")
+        run.notify("CHANGE_SET_FAILED", msg.change_set_failed(stack_id, cs_id, reason), "error")
+        raise ChangeSetFailed(stack, cs_id, reason)
+    if run.only:
+        text = msg.change_set_only(stack_id, cs_id, url)
+        run.notify("CHANGE_SET_CREATED", text, "info", url=url)
+        return run.out("CHANGE_SET_CREATED", consoleUrl=url)
+    decision = context.step(
+        lambda _: _steps.gate(stack, stack_id, cs_id, region, heal), name="gate", config=AWS_STEP
+    )
+    approval: dict[str, Any] | None = None
+    if decision["decision"] == "SKIP":
+        run.delete_change_set()
+        return run.out("IN_SYNC", ignoredOnly=True, gate=decision)
+    if decision["decision"] == "HOLD":
+        approval = run.await_approval(list(decision["reasons"]), url)
+        verdict = approval.get("decision")
+        if verdict != "approve":
+            run.delete_change_set()
+            if verdict == "expired":
+                text = msg.expired(stack_id, cs_id, int(approval["seconds"]))
+                run.notify("EXPIRED", text, "warning", url=url)
+                return run.out("EXPIRED", gate=decision, approval=approval)
+            by, why = str(approval.get("by", "?")), str(approval.get("reason", ""))
+            run.notify("REJECTED", msg.decided("rejected", stack_id, cs_id, by, why), "warning")
+            return run.out("REJECTED", gate=decision, approval=approval)
+    ex = run.execute()
+    extra = {"gate": decision, "approval": approval, "consoleUrl": url}
+    if ex["ExecutionStatus"] == "EXECUTE_FAILED":
+        reason = str(ex.get("StatusReason") or "no reason given")
+        run.notify("EXECUTE_FAILED", msg.execute_failed(stack_id, cs_id, reason), "error", url=url)
+        raise ExecutionFailed(stack, cs_id, reason)
+    if ex["ExecutionStatus"] == "OBSOLETE":
+        run.notify("OBSOLETE", msg.obsolete(stack_id, cs_id, url), "warning", url=url)
+        return run.out("OBSOLETE", **extra)
+    run.notify("HEALED", msg.healed(stack_id, cs_id), "info", url=url)
+    return run.out("HEALED", **extra)
+
+
+@workflow(HEAL_WORKFLOW)
+@durable_execution
+def heal(event: Any, context: DurableContext) -> dict[str, Any]:
+    """The heal workflow as registered on cfnops's engine (``cfnops.heal``)."""
+    return heal_stack(event, context)
