@@ -241,3 +241,21 @@ def test_absurdly_nested_code_is_a_note_not_a_crash(tmp_path: Path) -> None:
     )
     (note,) = check_template(path, tmp_path / "code").notes
     assert "nested too deeply to analyse" in note.message
+
+
+def test_cdk_asset_folder_next_to_the_template(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """
+        Resources:
+          Fn:
+            Type: AWS::Lambda::Function
+            Metadata: {"aws:asset:path": asset.0123abcd}
+            Properties: {Code: {S3Bucket: b, S3Key: k}, Handler: index.handler, Runtime: nodejs20.x}
+        """,
+    )
+    (tmp_path / "asset.0123abcd").mkdir()
+    (tmp_path / "asset.0123abcd" / "index.js").write_text("exports.handler = async () => ({});\n")
+    source, why = handler_code(load_template(path), "Fn", None)
+    assert source is not None, why
+    assert source.file == str(tmp_path / "asset.0123abcd" / "index.js")

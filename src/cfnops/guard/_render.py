@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cfnops._version import __version__
@@ -84,16 +85,17 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
 def render_text(report: GuardReport, console: Console) -> None:
     """Findings as a table plus why/fix lines; readable without colour."""
     if not report.custom_resources:
-        console.print(f"{report.template}: no custom resources.")
+        console.print(f"{report.template}: no custom resources.", markup=False)
     elif not report.findings:
         console.print(
-            f"{report.template}: {len(report.custom_resources)} custom resource(s), no findings."
+            f"{report.template}: {len(report.custom_resources)} custom resource(s), no findings.",
+            markup=False,
         )
     for finding in report.findings:
         style = "bold red" if finding.severity is Severity.ERROR else "yellow"
         console.print(
             f"[{style}]{finding.severity.value.upper()}[/] {finding.rule} "
-            f"[bold]{finding.resource}[/] {finding.file}:{finding.line}",
+            f"[bold]{escape(finding.resource)}[/] {escape(finding.file)}:{finding.line}",
             soft_wrap=True,
         )
         console.print(f"  why: {finding.message}", markup=False, soft_wrap=True)

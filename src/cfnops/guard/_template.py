@@ -153,12 +153,7 @@ def handler_code(
         text, line_map = _inline_text(template, inline)
         language = _language(runtime, None, text)
         return CodeSource(text, str(template.path), language, entry, line_map), ""
-    folders: list[Path] = []
-    code_uri = props.get("CodeUri")
-    if isinstance(code_uri, str) and "://" not in code_uri:
-        folders.append(template.path.parent / code_uri)
-    if code_dir is not None:
-        folders += [code_dir / function_id, code_dir]
+    folders = _code_folders(template, function_id, props, code_dir)
     if not folders:
         return None, "handler code is not in the template: pass --code DIR"
     module = module or "index"
@@ -171,6 +166,23 @@ def handler_code(
                 return CodeSource(text, str(candidate), language, entry), ""
     looked = ", ".join(str(f) for f in folders)
     return None, f"handler module {module!r} not found (looked in {looked})"
+
+
+def _code_folders(
+    template: Template, function_id: str, props: Mapping[str, Any], code_dir: Path | None
+) -> list[Path]:
+    """Where a function's code may be on disk, in the order they are tried."""
+    folders: list[Path] = []
+    code_uri = props.get("CodeUri")
+    if isinstance(code_uri, str) and "://" not in code_uri:
+        folders.append(template.path.parent / code_uri)
+    metadata = template.resources[function_id].get("Metadata")
+    asset = metadata.get("aws:asset:path") if isinstance(metadata, Mapping) else None
+    if isinstance(asset, str):  # CDK: cdk.out/<template> next to cdk.out/<asset folder>
+        folders.append(template.path.parent / asset)
+    if code_dir is not None:
+        folders += [code_dir / function_id, code_dir]
+    return folders
 
 
 def _short(value: Any) -> str:
