@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from cfnops.sandbox._state import current_state
 from cfnops.sandbox.extensions._cfn_apply import after_create, after_update
 from cfnops.sandbox.extensions._cfn_deploy import deployment_of
 from cfnops.sandbox.extensions._moto import moto_module
@@ -100,6 +101,17 @@ def _wrap_validate_status(original: Any) -> Any:
     return _validate_status
 
 
+def _locked(original: Any) -> Any:
+    @functools.wraps(original)
+    def call_action(self: Any) -> Any:
+        # Sandbox timers (change-set execution, drift detection) change the same
+        # moto objects under the sandbox lock; CloudFormation requests take it too.
+        with current_state().lock:
+            return original(self)
+
+    return call_action
+
+
 _installed = False
 
 
@@ -115,6 +127,9 @@ def install() -> None:
     backend._resolve_update_parameters = _resolve_update_parameters
     backend.create_stack = _wrap_create_stack(backend.create_stack)
     backend.update_stack = _wrap_update_stack(backend.update_stack)
+    responses.CloudFormationResponse.call_action = _locked(
+        responses.CloudFormationResponse.call_action
+    )
     responses.CloudFormationResponse._get_param_values = _get_param_values
     responses.CloudFormationResponse._validate_status = _wrap_validate_status(
         responses.CloudFormationResponse._validate_status
