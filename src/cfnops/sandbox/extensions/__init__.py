@@ -22,6 +22,7 @@ EXTENSIONS: tuple[str, ...] = (
     "ssm_commands",
     "backup",
     "faults",
+    "cfn_outcomes",
 )
 
 _lock = threading.Lock()
