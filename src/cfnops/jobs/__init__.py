@@ -1,0 +1,28 @@
+"""Job-nets: Amazon States Language executions on the durable engine.
+
+>>> from cfnops.jobs import JobService                      # doctest: +SKIP
+>>> jobs = JobService(load_settings())
+>>> run_id = jobs.start(definition, {"instances": ["i-1"]}, machine_name="webapp-stop")
+>>> jobs.wait(run_id).status
+'SUCCEEDED'
+"""
+
+from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse, set_http_transport
+from cfnops.jobs._integrations import register_function, register_state_machine
+from cfnops.jobs._runner import JobResult
+from cfnops.jobs._service import WORKFLOW, JobService
+from cfnops.jobs._store import JobStore, RunRow
+
+__all__ = [
+    "WORKFLOW",
+    "CapturingTransport",
+    "HttpRequest",
+    "HttpResponse",
+    "JobResult",
+    "JobService",
+    "JobStore",
+    "RunRow",
+    "register_function",
+    "register_state_machine",
+    "set_http_transport",
+]

@@ -1,0 +1,314 @@
+"""Checkpointed versions of the ASL ports: the heart of durable job-net execution.
+
+An execution is *replayed* after a crash (or a redrive): pure states are evaluated
+again (cheap, no writes), every Task and every wait looks itself up by a deterministic
+key first. A key names the effect by where it happens, not by when:
+
+    /StopInstances~b1/0/StopHttpd#2@1      Map "StopInstances" (first attempt), iteration 0,
+                                           second visit of "StopHttpd", first task attempt
+    /WaitForCluster#3~1                    third visit of a Wait state, its first sleep
+
+Visit counters are kept per branch (a Map iteration or Parallel branch walks its states
+on one thread), so keys do not depend on how concurrent branches interleave.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from cfnops.asl import BranchJob, TaskContext, TaskInvoker
+from cfnops.asl.errors import StatesFailure, TaskFailure
+from cfnops.jobs._store import JobStore, dumps
+
+__all__ = [
+    "BatchRecorder",
+    "DurableBranchExecutor",
+    "DurableClock",
+    "DurableInvoker",
+    "EffectKeys",
+    "token_run_id",
+]
+
+TOKEN_PREFIX = "cfnops1"
+
+
+def make_token(run_id: str, entry: str) -> str:
+    digest = hashlib.sha256(f"{run_id}\n{entry}".encode()).hexdigest()[:24]
+    raw = base64.urlsafe_b64encode(run_id.encode()).decode().rstrip("=")
+    return f"{TOKEN_PREFIX}.{raw}.{digest}"
+
+
+def token_run_id(token: str) -> str | None:
+    """The run that issued a task token (None if the token is not one of ours)."""
+    parts = token.split(".")
+    if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
+        return None
+    pad = "=" * (-len(parts[1]) % 4)
+    try:
+        return base64.urlsafe_b64decode(parts[1] + pad).decode()
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Frame:
+    path: str
+    visits: dict[str, int] = field(default_factory=dict)
+    current: str = ""
+    attempts: int = 0
+    sleeps: int = 0
+    submits: int = 0
+    task_key: str | None = None
+
+
+class EffectKeys:
+    """Deterministic keys for the effects of one execution (see the module docstring)."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self._local = threading.local()
+        self._stash: dict[tuple[str, str], list[str]] = {}
+        self._lock = threading.Lock()
+
+    def frame(self) -> _Frame | None:
+        return getattr(self._local, "frame", None)
+
+    def push(self, path: str) -> _Frame | None:
+        previous = self.frame()
+        self._local.frame = _Frame(path)
+        return previous
+
+    def pop(self, previous: _Frame | None) -> None:
+        self._local.frame = previous
+
+    def on_event(self, event_type: str, details: dict[str, Any]) -> None:
+        frame = self.frame()
+        if frame is None:
+            return
+        if event_type.endswith("StateEntered"):
+            name = str(details.get("name"))
+            visit = frame.visits.get(name, 0) + 1
+            frame.visits[name] = visit
+            frame.current = f"{frame.path}/{name}#{visit}"
+            frame.attempts = frame.sleeps = frame.submits = 0
+        elif event_type in ("TaskScheduled", "LambdaFunctionScheduled"):
+            frame.attempts += 1
+            frame.task_key = f"{frame.current}@{frame.attempts}"
+            text = str(details.get("parameters", details.get("input", "")))
+            state = frame.current.rsplit("/", 1)[-1].rsplit("#", 1)[0]
+            with self._lock:  # for an invoker called on the core's timeout helper thread
+                self._stash.setdefault((state, text), []).append(frame.task_key)
+
+    def task_key(self, state_name: str, payload: Any) -> str:
+        frame = self.frame()
+        text = dumps(payload)
+        with self._lock:
+            pending = self._stash.get((state_name, text))
+            if frame is not None and frame.task_key is not None:
+                if pending and frame.task_key in pending:
+                    pending.remove(frame.task_key)
+                return frame.task_key
+            if pending:
+                return pending.pop(0)
+        return f"/?{state_name}#{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+
+    def sleep_key(self) -> str:
+        frame = self.frame()
+        if frame is None:
+            return f"/?sleep-{threading.get_ident()}"
+        frame.sleeps += 1
+        return f"{frame.current}~{frame.sleeps}"
+
+    def branch_base(self) -> str:
+        frame = self.frame()
+        if frame is None:
+            return "/?"
+        frame.submits += 1
+        return f"{frame.current}~b{frame.submits}"
+
+    def token(self) -> str | None:
+        frame = self.frame()
+        if frame is None or not frame.current:
+            return None
+        return make_token(self.run_id, frame.current)
+
+    @staticmethod
+    def entry_of(task_key: str) -> str:
+        return task_key.rsplit("@", 1)[0]
+
+
+class DurableInvoker:
+    """Runs each Task once: a finished result (or failure) is replayed from the store."""
+
+    def __init__(
+        self,
+        inner: TaskInvoker,
+        store: JobStore,
+        run_id: str,
+        keys: EffectKeys,
+        before_effect: Callable[[], None],
+    ) -> None:
+        self.inner = inner
+        self.store = store
+        self.run_id = run_id
+        self.keys = keys
+        self.before_effect = before_effect
+        self.fresh = 0
+
+    def invoke(
+        self, resource: str, payload: Any, *, timeout: float | None, context: TaskContext
+    ) -> Any:
+        key = self.keys.task_key(context.state_name, payload)
+        done = self.store.get_step(self.run_id, key)
+        if done is not None:
+            if done.ok:
+                return done.result
+            raise TaskFailure(done.error, done.cause)
+        self.fresh += 1
+        self.before_effect()
+        token = make_token(self.run_id, EffectKeys.entry_of(key))
+        ctx = replace(context, task_token=token)
+        try:
+            result = self.inner.invoke(resource, payload, timeout=timeout, context=ctx)
+        except StatesFailure as failure:
+            if context.cancel.is_set():
+                raise  # abandoned (timeout, stop): not the task's own answer
+            self.store.put_step(
+                self.run_id, key, "task", ok=False, error=failure.error, cause=failure.cause
+            )
+            raise TaskFailure(failure.error, failure.cause) from None
+        if context.cancel.is_set():
+            return result
+        self.store.put_step(self.run_id, key, "task", ok=True, result=result)
+        return result
+
+
+class DurableClock:
+    """Waits and retry intervals end at a deadline recorded when they first began."""
+
+    def __init__(
+        self, store: JobStore, run_id: str, keys: EffectKeys, before_effect: Callable[[], None]
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.keys = keys
+        self.before_effect = before_effect
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    def sleep(self, seconds: float, cancel: threading.Event | None = None) -> bool:
+        if seconds <= 0:
+            return not (cancel is not None and cancel.is_set())
+        key = self.keys.sleep_key()
+        self.before_effect()
+        deadline = self.store.deadline(self.run_id, key, time.time() + seconds)
+        remaining = deadline - time.time()
+        if remaining <= 0:
+            return not (cancel is not None and cancel.is_set())
+        if cancel is None:
+            time.sleep(remaining)
+            return True
+        return not cancel.wait(remaining)
+
+
+class BatchRecorder:
+    """Keeps history events in memory and writes them in batches (no per-state write).
+
+    ``base`` offsets ids after a redrive (the ``ExecutionRedriven`` event's id); a replay
+    keeps the timestamps of events already stored with the same id and type.
+    """
+
+    def __init__(
+        self,
+        store: JobStore,
+        run_id: str,
+        keys: EffectKeys,
+        *,
+        base: int,
+        known: dict[int, tuple[str, float]],
+        batch: int = 5000,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.keys = keys
+        self.base = base
+        self.known = known
+        self.batch = batch
+        self._lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+        self._pending: list[tuple[int, int, str, float, str]] = []
+        self.count = 0
+        self.last_id = base
+
+    def record(self, event_type: str, previous_event_id: int, details: dict[str, Any]) -> int:
+        self.keys.on_event(event_type, details)
+        if self.base and event_type == "ExecutionStarted":
+            return self.base
+        with self._lock:
+            self.count += 1
+            event_id = self.base + self.count
+            prev = previous_event_id if previous_event_id else self.base
+            seen = self.known.get(event_id)
+            ts = seen[1] if seen is not None and seen[0] == event_type else time.time()
+            self._pending.append((event_id, prev, event_type, ts, dumps(details)))
+            self.last_id = event_id
+            full = len(self._pending) >= self.batch
+        if full:
+            self.flush()
+        return event_id
+
+    def flush(self) -> None:
+        with self._flush_lock:
+            with self._lock:
+                rows, self._pending = self._pending, []
+            self.store.write_events(self.run_id, rows)
+
+
+class DurableBranchExecutor:
+    """Runs Map iterations and Parallel branches on threads, each with its own key path."""
+
+    def __init__(self, keys: EffectKeys, max_threads: int = 40) -> None:
+        self.keys = keys
+        self.max_threads = max_threads
+
+    def _wrap(self, job: BranchJob, path: str) -> Callable[[], Any]:
+        def run() -> Any:
+            previous = self.keys.push(path)
+            try:
+                return job()
+            finally:
+                self.keys.pop(previous)
+
+        return run
+
+    def submit_all(self, jobs: Sequence[BranchJob], max_concurrency: int) -> list[Future[Any]]:
+        base = self.keys.branch_base()
+        runs = [self._wrap(job, f"{base}/{job.index}") for job in jobs]
+        if len(runs) == 1 or max_concurrency == 1:
+            return _inline(runs) if len(runs) == 1 else self._pool(runs, 1)
+        return self._pool(runs, min(max_concurrency or len(runs), self.max_threads))
+
+    @staticmethod
+    def _pool(runs: list[Callable[[], Any]], limit: int) -> list[Future[Any]]:
+        pool = ThreadPoolExecutor(max_workers=max(limit, 1), thread_name_prefix="job-branch")
+        futures = [pool.submit(run) for run in runs]
+        pool.shutdown(wait=False)
+        return futures
+
+
+def _inline(runs: list[Callable[[], Any]]) -> list[Future[Any]]:
+    fut: Future[Any] = Future()
+    try:
+        fut.set_result(runs[0]())
+    except BaseException as exc:
+        fut.set_exception(exc)
+    return [fut]

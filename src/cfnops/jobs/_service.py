@@ -1,0 +1,187 @@
+"""Job-net runs on the durable engine: start, wait, stop, redrive, answer task tokens.
+
+Each run is the registered workflow ``cfnops.jobs.execution`` (a DBOS workflow through
+:mod:`cfnops.durable`): DBOS owns the run's liveness (recovery after ``kill -9``, queues
+for ``cfnops worker``), the job store owns its effects and history
+(:mod:`cfnops.jobs._durable_ports`). A redrive is a new DBOS workflow id for the same run.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from cfnops.asl import check_definition
+from cfnops.aws import AwsClients
+from cfnops.config import Settings
+from cfnops.durable import Engine, register_workflow
+from cfnops.durable._records import RunStore
+from cfnops.jobs._durable_ports import token_run_id
+from cfnops.jobs._integrations import JobInvoker
+from cfnops.jobs._runner import JobResult, execute_run
+from cfnops.jobs._store import JobStore, RunRow, dumps
+from cfnops.jobs.errors import RunNotRedrivable, UnknownTaskToken
+
+__all__ = ["WORKFLOW", "JobService"]
+
+WORKFLOW = "cfnops.jobs.execution"
+_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
+
+
+class JobService:
+    """Everything a caller does with job runs (CLI, worker services, tests)."""
+
+    def __init__(self, settings: Settings, clients: AwsClients | None = None) -> None:
+        self.settings = settings
+        self.clients = clients or AwsClients(settings.aws)
+        self.store = JobStore(settings)
+
+    @property
+    def region(self) -> str:
+        try:
+            return self.clients.region
+        except Exception:
+            return "us-east-1"
+
+    # -- executing (inside the workflow) ---------------------------------------------------
+    def execute(self, run_id: str) -> JobResult:
+        result = execute_run(self.store, run_id, self._invoker, region=self.region)
+        from cfnops.jobs._notify import notify_run_end
+
+        notify_run_end(self, run_id)
+        return result
+
+    def _invoker(self, row: RunRow) -> JobInvoker:
+        return JobInvoker(
+            self.settings,
+            self.clients,
+            self.store,
+            functools.partial(self._run_child, row.run_id),
+            row.run_id,
+        )
+
+    def _run_child(
+        self,
+        parent: str,
+        child_id: str,
+        machine: str,
+        definition: Mapping[str, Any],
+        value: Any,
+        wait: bool,
+    ) -> JobResult:
+        self.store.create_run(
+            child_id, machine, definition, value, parent=parent, source="startExecution"
+        )
+        if wait:
+            return execute_run(self.store, child_id, self._invoker, region=self.region)
+        # Started from a plain thread: a top-level run, not a DBOS child of this workflow.
+        thread = threading.Thread(target=self._launch, args=(child_id, None))
+        thread.start()
+        thread.join()
+        return JobResult(child_id, "RUNNING")
+
+    # -- starting ------------------------------------------------------------------------
+    def start(
+        self,
+        definition: Mapping[str, Any],
+        value: Any,
+        *,
+        machine_name: str,
+        name: str | None = None,
+        source: str = "manual",
+        queue: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Create the run and start it (here, or on ``queue`` for workers); its run id."""
+        check_definition(definition)
+        run_id = name or f"{machine_name}-{uuid.uuid4().hex[:12]}"
+        if not _NAME.match(run_id):
+            from cfnops.jobs.errors import JobInputError
+
+            raise JobInputError(
+                "the execution name", repr(run_id), "use 1-80 letters, digits, '-', '_' or '.'"
+            )
+        dumps(value)
+        created = self.store.create_run(
+            run_id, machine_name, definition, value, options=options, source=source
+        )
+        if created:
+            self._launch(run_id, queue)
+        return run_id
+
+    def _launch(self, run_id: str, queue: str | None, dbos_id: str | None = None) -> None:
+        event = {"runId": run_id}
+        dbos_id = dbos_id or run_id
+        if queue is not None:
+            with RunStore(self.settings) as runs:
+                runs.enqueue(WORKFLOW, event, run_id=dbos_id, queue=queue)
+            return
+        Engine.start_process(self.settings).start(WORKFLOW, event, run_id=dbos_id)
+
+    def wait(self, run_id: str, timeout: float | None = None, poll: float = 0.1) -> JobResult:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            row = self.store.get_run(run_id)
+            if row.status != "RUNNING":
+                return JobResult(run_id, row.status, row.output, row.error, row.cause)
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"job run {run_id} still RUNNING after {timeout} s")
+            time.sleep(poll)
+
+    # -- controlling ---------------------------------------------------------------------
+    def stop(self, run_id: str) -> RunRow:
+        """Ask the run to stop (it ends ABORTED at once, or within half a second)."""
+        self.store.request_stop(run_id)
+        return self.store.get_run(run_id)
+
+    def redrive(self, run_id: str, *, queue: str | None = None) -> str:
+        """Run a failed run again from where it failed; finished tasks keep their outputs."""
+        row = self.store.get_run(run_id)
+        if row.status not in ("FAILED", "TIMED_OUT", "ABORTED"):
+            raise RunNotRedrivable(run_id, row.status)
+        history = self.store.history(run_id)
+        last = history[-1]["id"] if history else 0
+        base = last + 1
+        self.store.write_events(
+            run_id,
+            [
+                (
+                    base,
+                    last,
+                    "ExecutionRedriven",
+                    time.time(),
+                    dumps({"redriveCount": row.redrive_count + 1}),
+                )
+            ],
+        )
+        dbos_id = f"{run_id}:redrive-{row.redrive_count + 1}"
+        self.store.prepare_redrive(run_id, dbos_id, base)
+        self._launch(run_id, queue, dbos_id)
+        return dbos_id
+
+    def send_task_success(self, token: str, output: Any) -> str:
+        return self._answer(token, ok=True, output=output)
+
+    def send_task_failure(self, token: str, error: str | None, cause: str | None) -> str:
+        return self._answer(token, ok=False, error=error, cause=cause)
+
+    def _answer(self, token: str, **kw: Any) -> str:
+        if token_run_id(token) is None:
+            raise UnknownTaskToken(token)
+        return self.store.answer_callback(token, **kw)
+
+
+def _workflow(event: Any, context: Any) -> Any:
+    """The DBOS workflow body: replay the run to its end (context: unused, see module doc)."""
+    engine = Engine.current()
+    if engine is None:  # pragma: no cover - DBOS runs workflows only in a launched engine
+        raise RuntimeError("cfnops.jobs.execution needs a launched cfnops.durable.Engine")
+    return JobService(engine.settings).execute(str(event["runId"])).to_json()
+
+
+register_workflow(WORKFLOW, _workflow)

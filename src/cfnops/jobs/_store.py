@@ -1,0 +1,543 @@
+"""The job store: runs, checkpointed effects, history events, task tokens, schedules.
+
+Tables live in the durable database (SQLite file or PostgreSQL) next to DBOS's own.
+Writes are few by design: one row per finished Task and per started wait; history
+events are written in batches (pure states cost no write of their own).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+
+from cfnops.config import Settings
+from cfnops.durable._dbos_setup import make_engine
+from cfnops.jobs.errors import UnknownJobRun
+
+__all__ = ["CallbackRow", "JobStore", "RunRow", "StepRow"]
+
+_md = sa.MetaData()
+runs = sa.Table(
+    "cfnops_job_runs",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("machine_name", sa.String(200), nullable=False),
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("input", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("output", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("cause", sa.Text),
+    sa.Column("started_at", sa.Float, nullable=False),
+    sa.Column("stopped_at", sa.Float),
+    sa.Column("redrive_count", sa.Integer, nullable=False, default=0),
+    sa.Column("history_base", sa.Integer, nullable=False, default=0),
+    sa.Column("stop_requested", sa.Boolean, nullable=False, default=False),
+    sa.Column("dbos_id", sa.String(250), nullable=False),
+    sa.Column("options", sa.Text, nullable=False, default="{}"),
+    sa.Column("parent_run_id", sa.String(200)),
+    sa.Column("source", sa.String(200), nullable=False, default="manual"),
+)
+steps = sa.Table(
+    "cfnops_job_steps",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("key", sa.String(1000), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # task | wait
+    sa.Column("ok", sa.Boolean, nullable=False),
+    sa.Column("result", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("cause", sa.Text),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+events = sa.Table(
+    "cfnops_job_events",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("event_id", sa.Integer, primary_key=True),
+    sa.Column("previous_event_id", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(64), nullable=False),
+    sa.Column("ts", sa.Float, nullable=False),
+    sa.Column("details", sa.Text, nullable=False),
+)
+callbacks = sa.Table(
+    "cfnops_job_callbacks",
+    _md,
+    sa.Column("token", sa.String(500), primary_key=True),
+    sa.Column("run_id", sa.String(200), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # WAITING | SUCCEEDED | FAILED
+    sa.Column("output", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("cause", sa.Text),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+schedules = sa.Table(
+    "cfnops_job_schedules",
+    _md,
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # schedule | event
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("machine_name", sa.String(200), nullable=False),
+    sa.Column("expression", sa.Text, nullable=False),  # cron/rate, or the event pattern JSON
+    sa.Column("timezone", sa.String(64), nullable=False, default="UTC"),
+    sa.Column("input", sa.Text, nullable=False, default="{}"),
+    sa.Column("next_fire", sa.Float),
+    sa.Column("options", sa.Text, nullable=False, default="{}"),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+_engines: dict[str, sa.Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def _engine(url: str) -> sa.Engine:
+    with _engines_lock:
+        found = _engines.get(url)
+        if found is None:
+            found = make_engine(url, pool_size=8)
+            _md.create_all(found)
+            _engines[url] = found
+        return found
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+@dataclass(frozen=True)
+class RunRow:
+    run_id: str
+    machine_name: str
+    definition: dict[str, Any]
+    input: Any
+    status: str
+    output: Any
+    error: str | None
+    cause: str | None
+    started_at: float
+    stopped_at: float | None
+    redrive_count: int
+    history_base: int
+    stop_requested: bool
+    dbos_id: str
+    options: dict[str, Any]
+    parent_run_id: str | None
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "stateMachine": self.machine_name,
+            "status": self.status,
+            "input": self.input,
+            "output": self.output,
+            "error": self.error,
+            "cause": self.cause,
+            "startDate": self.started_at,
+            "stopDate": self.stopped_at,
+            "redriveCount": self.redrive_count,
+            "source": self.source,
+            "parentRunId": self.parent_run_id,
+        }
+
+
+@dataclass(frozen=True)
+class StepRow:
+    key: str
+    kind: str
+    ok: bool
+    result: Any
+    error: str | None
+    cause: str | None
+
+
+@dataclass(frozen=True)
+class CallbackRow:
+    token: str
+    run_id: str
+    status: str
+    output: Any
+    error: str | None
+    cause: str | None
+
+
+class JobStore:
+    """Reads and writes the job tables (thread-safe; one SQLAlchemy engine per URL)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.engine = _engine(settings.database_url)
+
+    # -- runs ----------------------------------------------------------------------------
+    def create_run(
+        self,
+        run_id: str,
+        machine_name: str,
+        definition: Mapping[str, Any],
+        value: Any,
+        *,
+        options: Mapping[str, Any] | None = None,
+        parent: str | None = None,
+        source: str = "manual",
+    ) -> bool:
+        """Insert a new run; False when the id exists already (the same run)."""
+        row = {
+            "run_id": run_id,
+            "machine_name": machine_name,
+            "definition": _dumps(definition),
+            "input": _dumps(value),
+            "status": "RUNNING",
+            "started_at": time.time(),
+            "redrive_count": 0,
+            "history_base": 0,
+            "stop_requested": False,
+            "dbos_id": run_id,
+            "options": _dumps(dict(options or {})),
+            "parent_run_id": parent,
+            "source": source,
+        }
+        with self.engine.begin() as conn:
+            exists = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id)).first()
+            if exists:
+                return False
+            conn.execute(runs.insert().values(**row))
+        return True
+
+    def get_run(self, run_id: str) -> RunRow:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id)).mappings().first()
+        if row is None:
+            raise UnknownJobRun(run_id)
+        return self._run(row)
+
+    def find_run(self, run_id: str) -> RunRow | None:
+        try:
+            return self.get_run(run_id)
+        except UnknownJobRun:
+            return None
+
+    @staticmethod
+    def _run(row: Any) -> RunRow:
+        return RunRow(
+            run_id=row["run_id"],
+            machine_name=row["machine_name"],
+            definition=json.loads(row["definition"]),
+            input=_loads(row["input"]),
+            status=row["status"],
+            output=_loads(row["output"]),
+            error=row["error"],
+            cause=row["cause"],
+            started_at=row["started_at"],
+            stopped_at=row["stopped_at"],
+            redrive_count=row["redrive_count"],
+            history_base=row["history_base"],
+            stop_requested=bool(row["stop_requested"]),
+            dbos_id=row["dbos_id"],
+            options=json.loads(row["options"] or "{}"),
+            parent_run_id=row["parent_run_id"],
+            source=row["source"],
+        )
+
+    def list_runs(self, *, status: str | None = None, limit: int = 50) -> list[RunRow]:
+        query = sa.select(runs).order_by(runs.c.started_at.desc()).limit(limit)
+        if status:
+            query = query.where(runs.c.status == status)
+        with self.engine.connect() as conn:
+            return [self._run(r) for r in conn.execute(query).mappings()]
+
+    def finish_run(
+        self, run_id: str, status: str, output: Any, error: str | None, cause: str | None
+    ) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                runs.update()
+                .where(runs.c.run_id == run_id)
+                .values(
+                    status=status,
+                    output=None if output is None else _dumps(output),
+                    error=error,
+                    cause=cause,
+                    stopped_at=time.time(),
+                )
+            )
+
+    def request_stop(self, run_id: str) -> None:
+        self.get_run(run_id)
+        with self.engine.begin() as conn:
+            conn.execute(runs.update().where(runs.c.run_id == run_id).values(stop_requested=True))
+
+    def stop_requested(self, run_id: str) -> bool:
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                sa.select(runs.c.stop_requested).where(runs.c.run_id == run_id)
+            ).first()
+        return bool(found and found[0])
+
+    def prepare_redrive(self, run_id: str, dbos_id: str, history_base: int) -> None:
+        """Forget failed effects so they run again; keep every successful one."""
+        with self.engine.begin() as conn:
+            conn.execute(steps.delete().where(steps.c.run_id == run_id, steps.c.ok.is_(False)))
+            conn.execute(
+                runs.update()
+                .where(runs.c.run_id == run_id)
+                .values(
+                    status="RUNNING",
+                    output=None,
+                    error=None,
+                    cause=None,
+                    stopped_at=None,
+                    stop_requested=False,
+                    dbos_id=dbos_id,
+                    history_base=history_base,
+                    redrive_count=runs.c.redrive_count + 1,
+                )
+            )
+
+    # -- effects -------------------------------------------------------------------------
+    def get_step(self, run_id: str, key: str) -> StepRow | None:
+        with self.engine.connect() as conn:
+            row = (
+                conn.execute(sa.select(steps).where(steps.c.run_id == run_id, steps.c.key == key))
+                .mappings()
+                .first()
+            )
+        if row is None:
+            return None
+        return StepRow(
+            row["key"],
+            row["kind"],
+            bool(row["ok"]),
+            _loads(row["result"]),
+            row["error"],
+            row["cause"],
+        )
+
+    def put_step(
+        self,
+        run_id: str,
+        key: str,
+        kind: str,
+        *,
+        ok: bool,
+        result: Any = None,
+        error: str | None = None,
+        cause: str | None = None,
+    ) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(steps.delete().where(steps.c.run_id == run_id, steps.c.key == key))
+            conn.execute(
+                steps.insert().values(
+                    run_id=run_id,
+                    key=key,
+                    kind=kind,
+                    ok=ok,
+                    result=_dumps(result),
+                    error=error,
+                    cause=cause,
+                    created_at=time.time(),
+                )
+            )
+
+    def deadline(self, run_id: str, key: str, deadline: float) -> float:
+        """The recorded deadline of a wait, recording ``deadline`` on first use."""
+        found = self.get_step(run_id, key)
+        if found is not None:
+            return float(found.result)
+        self.put_step(run_id, key, "wait", ok=True, result=deadline)
+        return deadline
+
+    def list_steps(self, run_id: str) -> list[StepRow]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(steps).where(steps.c.run_id == run_id).order_by(steps.c.created_at)
+            ).mappings()
+            return [
+                StepRow(
+                    r["key"], r["kind"], bool(r["ok"]), _loads(r["result"]), r["error"], r["cause"]
+                )
+                for r in rows
+            ]
+
+    # -- history -------------------------------------------------------------------------
+    def write_events(self, run_id: str, rows: Sequence[tuple[int, int, str, float, str]]) -> None:
+        if not rows:
+            return
+        with self.engine.begin() as conn:
+            ids = [r[0] for r in rows]
+            conn.execute(
+                events.delete().where(
+                    events.c.run_id == run_id, events.c.event_id.between(min(ids), max(ids))
+                )
+            )
+            conn.execute(
+                events.insert(),
+                [
+                    {
+                        "run_id": run_id,
+                        "event_id": i,
+                        "previous_event_id": p,
+                        "type": t,
+                        "ts": ts,
+                        "details": d,
+                    }
+                    for i, p, t, ts, d in rows
+                ],
+            )
+
+    def delete_events_after(self, run_id: str, event_id: int) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                events.delete().where(events.c.run_id == run_id, events.c.event_id > event_id)
+            )
+
+    def event_times(self, run_id: str, after: int) -> dict[int, tuple[str, float]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(events.c.event_id, events.c.type, events.c.ts).where(
+                    events.c.run_id == run_id, events.c.event_id > after
+                )
+            )
+            return {int(r[0]): (str(r[1]), float(r[2])) for r in rows}
+
+    def history(self, run_id: str, *, after: int = 0) -> list[dict[str, Any]]:
+        """Events in id order as plain dicts (id, previousEventId, type, timestamp, details)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(events)
+                .where(events.c.run_id == run_id, events.c.event_id > after)
+                .order_by(events.c.event_id)
+            ).mappings()
+            return [
+                {
+                    "id": r["event_id"],
+                    "previousEventId": r["previous_event_id"],
+                    "type": r["type"],
+                    "timestamp": r["ts"],
+                    "details": json.loads(r["details"]),
+                }
+                for r in rows
+            ]
+
+    # -- task tokens ---------------------------------------------------------------------
+    def open_callback(self, token: str, run_id: str) -> None:
+        with self.engine.begin() as conn:
+            found = conn.execute(
+                sa.select(callbacks.c.token).where(callbacks.c.token == token)
+            ).first()
+            if found is None:
+                conn.execute(
+                    callbacks.insert().values(
+                        token=token, run_id=run_id, status="WAITING", updated_at=time.time()
+                    )
+                )
+
+    def answer_callback(
+        self,
+        token: str,
+        *,
+        ok: bool,
+        output: Any = None,
+        error: str | None = None,
+        cause: str | None = None,
+    ) -> str:
+        """Record the answer for a waiting task; returns the run id."""
+        with self.engine.begin() as conn:
+            found = conn.execute(
+                sa.select(callbacks.c.run_id).where(callbacks.c.token == token)
+            ).first()
+            if found is None:
+                from cfnops.jobs.errors import UnknownTaskToken
+
+                raise UnknownTaskToken(token)
+            conn.execute(
+                callbacks.update()
+                .where(callbacks.c.token == token)
+                .values(
+                    status="SUCCEEDED" if ok else "FAILED",
+                    output=_dumps(output),
+                    error=error,
+                    cause=cause,
+                    updated_at=time.time(),
+                )
+            )
+            return str(found[0])
+
+    def get_callback(self, token: str) -> CallbackRow | None:
+        with self.engine.connect() as conn:
+            r = conn.execute(sa.select(callbacks).where(callbacks.c.token == token)).mappings()
+            row = r.first()
+        if row is None:
+            return None
+        return CallbackRow(
+            row["token"],
+            row["run_id"],
+            row["status"],
+            _loads(row["output"]),
+            row["error"],
+            row["cause"],
+        )
+
+    def rearm_callback(self, token: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                callbacks.update()
+                .where(callbacks.c.token == token)
+                .values(
+                    status="WAITING", output=None, error=None, cause=None, updated_at=time.time()
+                )
+            )
+
+    # -- schedules and event triggers ----------------------------------------------------
+    def put_schedule(self, row: Mapping[str, Any]) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(schedules.delete().where(schedules.c.name == row["name"]))
+            conn.execute(schedules.insert().values(**row, created_at=time.time()))
+
+    def list_schedules(self, kind: str | None = None) -> list[dict[str, Any]]:
+        query = sa.select(schedules).order_by(schedules.c.name)
+        if kind:
+            query = query.where(schedules.c.kind == kind)
+        with self.engine.connect() as conn:
+            return [dict(r) for r in conn.execute(query).mappings()]
+
+    def remove_schedule(self, name: str) -> bool:
+        with self.engine.begin() as conn:
+            return bool(conn.execute(schedules.delete().where(schedules.c.name == name)).rowcount)
+
+    def advance_schedule(self, name: str, previous: float | None, next_fire: float) -> bool:
+        """Move a schedule to its next fire time; False if another worker did it first."""
+        cond = (
+            schedules.c.next_fire.is_(None)
+            if previous is None
+            else (schedules.c.next_fire == previous)
+        )
+        with self.engine.begin() as conn:
+            done = conn.execute(
+                schedules.update().where(schedules.c.name == name, cond).values(next_fire=next_fire)
+            )
+            return bool(done.rowcount)
+
+
+def dumps(value: Any) -> str:
+    return _dumps(value)
+
+
+def chunks(items: Iterable[Any], size: int) -> Iterable[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
