@@ -21,7 +21,11 @@ _lock = threading.Lock()
 _workflows: dict[str, WorkflowFn] = {}
 
 # Modules whose import registers cfnops's own workflows; imported on engine start.
-BUILTIN_MODULES: tuple[str, ...] = ("cfnops.durable.samples", "cfnops.heal._workflow")
+BUILTIN_MODULES: tuple[str, ...] = (
+    "cfnops.durable.samples",
+    "cfnops.heal._workflow",
+    "cfnops.jobs._service",
+)
 
 
 def unwrap(handler: Callable[..., Any]) -> WorkflowFn:
