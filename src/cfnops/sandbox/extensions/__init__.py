@@ -22,6 +22,8 @@ EXTENSIONS: tuple[str, ...] = (
     "ssm_commands",
     "backup",
     "faults",
+    "ec2_image_params",
+    "cfn_update_failures",
     "cfn_outcomes",
 )
 
