@@ -1,0 +1,48 @@
+"""Drift-free AMI rotation for auto-healing Auto Scaling groups.
+
+Pattern 1 (SSM parameter): the launch template's ``ImageId`` is
+``resolve:ssm:<name>``; rotation writes the parameter. Pattern 2 (stack
+parameter): the template takes ``ImageId`` as a parameter; rotation is an
+UpdateStack that keeps every other value (the durable workflow
+``cfnops.ami.rotate-stack``). :func:`check_template` flags the drift-prone
+alternative. See ``docs/ami.md``.
+"""
+
+from cfnops.ami._check import CheckReport, Finding, check_template, load_template
+from cfnops.ami._events import ImageEvent, Skipped, load_event, parse_event
+from cfnops.ami._images import ImageFacts, wait_until_available
+from cfnops.ami._parameter import (
+    PREVIOUS_TAG,
+    ParameterRotation,
+    parameter_owner,
+    rollback_parameter,
+    rotate_parameter,
+)
+from cfnops.ami._rotate import Rotation, rotate_from_event
+from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
+from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
+
+__all__ = [
+    "PREVIOUS_TAG",
+    "ROTATE_STACK_WORKFLOW",
+    "CheckReport",
+    "Finding",
+    "ImageEvent",
+    "ImageFacts",
+    "ParameterRotation",
+    "Rotation",
+    "Skipped",
+    "StackRotation",
+    "build_request",
+    "check_template",
+    "load_event",
+    "load_template",
+    "parameter_owner",
+    "parse_event",
+    "previous_stack_image",
+    "rollback_parameter",
+    "rotate_from_event",
+    "rotate_parameter",
+    "rotate_stack",
+    "wait_until_available",
+]

@@ -1,0 +1,145 @@
+"""Pattern 2 building blocks: CloudFormation calls made by the rotate-stack workflow.
+
+Each function is one idempotent step of :mod:`cfnops.ami._stack_workflow` and
+returns plain JSON. UpdateStack follows the API reference (UpdateStack,
+``UsePreviousTemplate``, ``Parameter.UsePreviousValue``, ``Capabilities``,
+``ClientRequestToken``): every parameter other than the image one is sent as
+``UsePreviousValue`` so no other value can change, and the capabilities the
+stack was deployed with (plus those GetTemplateSummary reports) are passed back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+__all__ = [
+    "UPDATABLE",
+    "client_token",
+    "collect_failures",
+    "parameter_list",
+    "read_stack",
+    "stack_status",
+    "start_update",
+]
+
+# Statuses from which UpdateStack is accepted (API reference, UpdateStack; User
+# Guide, "Stack status codes").
+UPDATABLE = frozenset(
+    {
+        "CREATE_COMPLETE",
+        "UPDATE_COMPLETE",
+        "UPDATE_ROLLBACK_COMPLETE",
+        "IMPORT_COMPLETE",
+        "IMPORT_ROLLBACK_COMPLETE",
+    }
+)
+ROLLED_BACK = frozenset({"UPDATE_ROLLBACK_COMPLETE", "UPDATE_ROLLBACK_FAILED", "UPDATE_FAILED"})
+
+
+def client_token(run_id: str) -> str:
+    """A ``ClientRequestToken`` derived from the run id (pattern ``[a-zA-Z0-9][-a-zA-Z0-9]*``)."""
+    return "cfnops-ami-" + hashlib.sha256(run_id.encode()).hexdigest()[:32]
+
+
+def _code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def _message(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Message", ""))
+
+
+def stack_status(cfn: Any, stack: str) -> str:
+    """The stack's status, or ``MISSING``."""
+    try:
+        found = cfn.describe_stacks(StackName=stack)["Stacks"]
+    except ClientError as exc:
+        if _code(exc) == "ValidationError" and "does not exist" in _message(exc):
+            return "MISSING"
+        raise
+    return str(found[0]["StackStatus"]) if found else "MISSING"
+
+
+def read_stack(cfn: Any, stack: str, key: str) -> dict[str, Any]:
+    """Parameters, capabilities, the image in use and the newest event id."""
+    found = cfn.describe_stacks(StackName=stack)["Stacks"][0]
+    params = {
+        p["ParameterKey"]: str(p.get("ResolvedValue") or p.get("ParameterValue", ""))
+        for p in found.get("Parameters", []) or []
+    }
+    capabilities = set(found.get("Capabilities", []) or [])
+    try:
+        summary = cfn.get_template_summary(StackName=stack)
+        capabilities.update(summary.get("Capabilities", []) or [])
+    except ClientError:
+        pass  # not answered everywhere; the stack's own capabilities still apply
+    events = cfn.describe_stack_events(StackName=stack).get("StackEvents", [])
+    return {
+        "StackStatus": str(found["StackStatus"]),
+        "ParameterKeys": sorted(params),
+        "CurrentImageId": params.get(key),
+        "Capabilities": sorted(capabilities),
+        "LastEventId": events[0]["EventId"] if events else None,
+    }
+
+
+def parameter_list(keys: list[str], key: str, image_id: str) -> list[dict[str, Any]]:
+    """The image parameter with its new value; every other one ``UsePreviousValue``."""
+    out: list[dict[str, Any]] = [
+        {"ParameterKey": k, "UsePreviousValue": True} for k in keys if k != key
+    ]
+    out.append({"ParameterKey": key, "ParameterValue": image_id})
+    return out
+
+
+def start_update(
+    cfn: Any,
+    stack: str,
+    parameters: list[dict[str, Any]],
+    capabilities: list[str],
+    token: str,
+) -> dict[str, Any]:
+    """UpdateStack; ``{"started": False}`` when CloudFormation sees nothing to update."""
+    request: dict[str, Any] = {
+        "StackName": stack,
+        "UsePreviousTemplate": True,
+        "Parameters": parameters,
+        "ClientRequestToken": token,
+    }
+    if capabilities:
+        request["Capabilities"] = capabilities
+    try:
+        reply = cfn.update_stack(**request)
+    except ClientError as exc:
+        message = _message(exc)
+        if _code(exc) == "ValidationError" and "No updates are to be performed" in message:
+            return {"started": False, "reason": message}
+        if _code(exc) == "ValidationError" and "can not be updated" in message:
+            return {"started": False, "busy": True, "reason": message}
+        raise
+    return {"started": True, "StackId": reply.get("StackId")}
+
+
+def collect_failures(cfn: Any, stack: str, since_event_id: str | None) -> list[dict[str, str]]:
+    """Resource events ``*_FAILED`` newer than ``since_event_id`` (oldest first)."""
+    failures: list[dict[str, str]] = []
+    for page in cfn.get_paginator("describe_stack_events").paginate(StackName=stack):
+        for event in page.get("StackEvents", []):
+            if since_event_id and event.get("EventId") == since_event_id:
+                return list(reversed(failures))
+            if (
+                str(event.get("ResourceStatus", "")).endswith("_FAILED")
+                and event.get("ResourceType") != "AWS::CloudFormation::Stack"
+            ):
+                failures.append(
+                    {
+                        "LogicalResourceId": str(event.get("LogicalResourceId", "")),
+                        "ResourceType": str(event.get("ResourceType", "")),
+                        "ResourceStatus": str(event.get("ResourceStatus", "")),
+                        "ResourceStatusReason": str(event.get("ResourceStatusReason") or ""),
+                    }
+                )
+    return list(reversed(failures))

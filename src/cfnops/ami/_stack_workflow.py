@@ -1,0 +1,230 @@
+"""Pattern 2 as a durable workflow: ``cfnops.ami.rotate-stack``.
+
+Written against the AWS Durable Execution SDK, so it runs on cfnops's engine
+(DBOS) and, unchanged, as an AWS Lambda durable function
+(:mod:`cfnops.lambda_handlers.ami`). Input (JSON)::
+
+    {"StackName": "web", "ImageId": "ami-...", "ParameterKey": "ImageId",
+     "CheckCompatibility": true, "Action": "rotate" | "rollback",
+     "Waits": {"image": 600, "busy": 900, "update": 3600, "poll": 15},
+     "Aws": {"region": "...", "endpoint_url": "..."}}
+
+Steps: wait (bounded) for the AMI to be ``available``; wait (bounded) while the
+stack is busy; read parameters and capabilities; UpdateStack with the previous
+template, the new image and ``UsePreviousValue`` for every other parameter
+(``ClientRequestToken`` from the run id); wait for the update to end; on a
+rollback, read the failing resources' status reasons from DescribeStackEvents.
+
+The output always says what happened (``outcome``: ``UPDATED``, ``UNCHANGED``,
+``ROLLED_BACK``, ``IMAGE_NOT_AVAILABLE``, ``INCOMPATIBLE``, ``STACK_NOT_READY``,
+``NO_SUCH_PARAMETER``) together with ``PreviousImageId``: the run record is where
+the previous value is kept for ``cfnops ami rollback --stack``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_execution
+from aws_durable_execution_sdk_python.config import Duration, StepConfig
+from aws_durable_execution_sdk_python.retries import RetryPresets
+from aws_durable_execution_sdk_python.waits import WaitForConditionConfig, WaitForConditionDecision
+
+from cfnops.ami import _stack_steps as steps
+from cfnops.ami._images import ImageFacts, compatibility_differences, describe_image
+from cfnops.aws import AwsClients
+from cfnops.config import AwsSettings
+from cfnops.durable._registry import workflow
+
+__all__ = ["ROTATE_STACK_WORKFLOW", "rotate_stack", "run_rotation"]
+
+ROTATE_STACK_WORKFLOW = "cfnops.ami.rotate-stack"
+_BAD_IMAGE = ("invalid", "deregistered", "failed", "error", "disabled")
+_NO_RETRY = StepConfig(retry_strategy=RetryPresets.none())
+
+_clients_lock = threading.Lock()
+_clients_cache: dict[str, AwsClients] = {}
+
+
+def _clients(request: dict[str, Any]) -> AwsClients:
+    """Clients for the run's AWS settings (region/endpoint/profile; never secrets)."""
+    aws = dict(request.get("Aws") or {})
+    key = json.dumps(aws, sort_keys=True)
+    with _clients_lock:
+        found = _clients_cache.get(key)
+        if found is None:
+            found = _clients_cache[key] = AwsClients(AwsSettings(**aws))
+        return found
+
+
+def _attempts(bound: float, poll: int) -> int:
+    return max(1, math.ceil(bound / max(1, poll)) + 1)
+
+
+def _poll_until(done: Any, bound: float, poll: int) -> Any:
+    limit = _attempts(bound, poll)
+
+    def decide(state: dict[str, Any], attempt: int) -> WaitForConditionDecision:
+        if done(state) or attempt >= limit:
+            return WaitForConditionDecision.stop_polling()
+        return WaitForConditionDecision.continue_waiting(Duration.from_seconds(poll))
+
+    return decide
+
+
+def _initial() -> dict[str, Any]:
+    return {"polls": 0}
+
+
+def _result(request: dict[str, Any], outcome: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "pattern": "stack-parameter",
+        "outcome": outcome,
+        "StackName": request["StackName"],
+        "ParameterKey": request.get("ParameterKey", "ImageId"),
+        "ImageId": request["ImageId"],
+        "Action": request.get("Action", "rotate"),
+        **extra,
+    }
+
+
+def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) -> dict[str, Any]:
+    """The workflow body (shared by the engine entry point and the Lambda handler)."""
+    stack, image_id = str(request["StackName"]), str(request["ImageId"])
+    key = str(request.get("ParameterKey") or "ImageId")
+    waits = dict(request.get("Waits") or {})
+    poll = max(1, int(waits.get("poll", 15)))
+
+    def check_image(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        facts = describe_image(_clients(request).client("ec2"), image_id)
+        return {"polls": int(state.get("polls", 0)) + 1, "image": facts.to_json()}
+
+    image_state: dict[str, Any] = context.wait_for_condition(
+        check_image,
+        WaitForConditionConfig(
+            wait_strategy=_poll_until(
+                lambda s: s["image"]["State"] in ("available", *_BAD_IMAGE),
+                float(waits.get("image", 600)),
+                poll,
+            ),
+            initial_state=_initial(),
+        ),
+        name="image-available",
+    )
+    new = ImageFacts.from_json(image_state["image"])
+    if new.state != "available":
+        waited = (int(image_state["polls"]) - 1) * poll
+        return _result(request, "IMAGE_NOT_AVAILABLE", ImageState=new.state, Waited=waited)
+
+    def check_stack(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        status = steps.stack_status(_clients(request).client("cloudformation"), stack)
+        return {"polls": int(state.get("polls", 0)) + 1, "status": status}
+
+    busy: dict[str, Any] = context.wait_for_condition(
+        check_stack,
+        WaitForConditionConfig(
+            wait_strategy=_poll_until(
+                lambda s: not str(s["status"]).endswith("_IN_PROGRESS"),
+                float(waits.get("busy", 900)),
+                poll,
+            ),
+            initial_state=_initial(),
+        ),
+        name="stack-idle",
+    )
+    if busy["status"] not in steps.UPDATABLE:
+        waited = (int(busy["polls"]) - 1) * poll
+        return _result(request, "STACK_NOT_READY", StackStatus=busy["status"], Waited=waited)
+
+    info = context.step(
+        lambda _: steps.read_stack(_clients(request).client("cloudformation"), stack, key),
+        name="read-stack",
+    )
+    previous = info["CurrentImageId"]
+    if key not in info["ParameterKeys"]:
+        return _result(request, "NO_SUCH_PARAMETER", ParameterKeys=info["ParameterKeys"])
+    if request.get("CheckCompatibility", True) and previous and previous != image_id:
+
+        def compare(_: StepContext) -> list[str]:
+            current = describe_image(_clients(request).client("ec2"), previous)
+            return [] if current.state == "missing" else compatibility_differences(new, current)
+
+        differences = context.step(compare, name="compatibility", config=_NO_RETRY)
+        if differences:
+            return _result(
+                request, "INCOMPATIBLE", PreviousImageId=previous, Differences=differences
+            )
+    if previous == image_id:
+        return _result(request, "UNCHANGED", PreviousImageId=previous, StackStatus=busy["status"])
+
+    parameters = steps.parameter_list(info["ParameterKeys"], key, image_id)
+    started = context.step(
+        lambda _: steps.start_update(
+            _clients(request).client("cloudformation"),
+            stack,
+            parameters,
+            info["Capabilities"],
+            steps.client_token(run_id),
+        ),
+        name="update-stack",
+    )
+    if started.get("busy"):
+        return _result(request, "STACK_NOT_READY", StackStatus="busy", Reason=started["reason"])
+
+    def check_update(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        status = steps.stack_status(_clients(request).client("cloudformation"), stack)
+        return {"polls": int(state.get("polls", 0)) + 1, "status": status}
+
+    done: dict[str, Any] = context.wait_for_condition(
+        check_update,
+        WaitForConditionConfig(
+            wait_strategy=_poll_until(
+                lambda s: not str(s["status"]).endswith("_IN_PROGRESS"),
+                float(waits.get("update", 3600)),
+                poll,
+            ),
+            initial_state=_initial(),
+        ),
+        name="update-complete",
+    )
+    status = str(done["status"])
+    if status in steps.ROLLED_BACK:
+        failures = context.step(
+            lambda _: steps.collect_failures(
+                _clients(request).client("cloudformation"), stack, info["LastEventId"]
+            ),
+            name="rollback-reasons",
+        )
+        return _result(
+            request, "ROLLED_BACK", PreviousImageId=previous, StackStatus=status, Failures=failures
+        )
+    if status.endswith("_IN_PROGRESS"):
+        reason = "update still running"
+        return _result(request, "STACK_NOT_READY", StackStatus=status, Reason=reason)
+    outcome = "UPDATED" if started.get("started") else "UNCHANGED"
+    return _result(
+        request,
+        outcome,
+        PreviousImageId=previous,
+        StackStatus=status,
+        Parameters=parameters,
+        Capabilities=info["Capabilities"],
+    )
+
+
+def _run_id(context: Any) -> str:
+    found = getattr(context, "run_id", None)  # cfnops's engine
+    if found:
+        return str(found)
+    state = getattr(context, "state", None)  # the SDK on Lambda
+    return str(getattr(state, "durable_execution_arn", "") or "cfnops-ami")
+
+
+@workflow(ROTATE_STACK_WORKFLOW)
+@durable_execution
+def rotate_stack(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
+    """Rotate the AMI of one stack through its image parameter (pattern 2)."""
+    return run_rotation(event, context, _run_id(context))
