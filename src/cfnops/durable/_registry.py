@@ -23,6 +23,7 @@ _workflows: dict[str, WorkflowFn] = {}
 # Modules whose import registers cfnops's own workflows; imported on engine start.
 BUILTIN_MODULES: tuple[str, ...] = (
     "cfnops.durable.samples",
+    "cfnops.ami._stack_workflow",
     "cfnops.heal._workflow",
     "cfnops.jobs._service",
 )
