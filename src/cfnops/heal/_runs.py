@@ -1,0 +1,156 @@
+"""Heal runs on cfnops's engine: start (never two per stack), read outcomes, approve, reject."""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from dbos import DBOSClient
+from dbos._serialization import DBOSPortableJSONSerializer
+
+from cfnops.config import Settings
+from cfnops.durable import Engine
+from cfnops.durable._dbos_setup import make_engine
+from cfnops.durable._records import RunRecord, RunStore, StepRecord
+from cfnops.heal._workflow import APPROVAL, HEAL_WORKFLOW
+from cfnops.heal.errors import HealAlreadyRunning, NotHeld
+
+ACTIVE = ("RUNNING", "QUEUED")
+
+
+def new_run_id(stack: str) -> str:
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"heal-{stack[:80]}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def heal_event(
+    settings: Settings, stack: str, *, only: bool = False, region: str | None = None
+) -> dict[str, Any]:
+    """The workflow input: the reference keys plus the region and the [heal] settings used."""
+    event: dict[str, Any] = {
+        "StackName": stack,
+        "CreateChangeSetOnly": only,
+        "Settings": settings.heal.model_dump(mode="json"),
+    }
+    if region:
+        event["Region"] = region
+    return event
+
+
+def _key(event: Any, default_region: str | None) -> tuple[str | None, str] | None:
+    if not isinstance(event, dict) or "StackName" not in event:
+        return None
+    return (event.get("Region") or default_region, str(event["StackName"]))
+
+
+def active_heals(store: RunStore, default_region: str | None) -> dict[tuple[str | None, str], str]:
+    """``(region, stack) → run id`` of every heal run still running or queued."""
+    found: dict[tuple[str | None, str], str] = {}
+    for status in ACTIVE:
+        for rec in store.list_runs(status=status, workflow=HEAL_WORKFLOW, limit=100_000):
+            key = _key(rec.input, default_region)
+            if key is not None:
+                found.setdefault(key, rec.run_id)
+    return found
+
+
+def start_heal(
+    engine: Engine,
+    settings: Settings,
+    stack: str,
+    *,
+    only: bool = False,
+    region: str | None = None,
+    run_id: str | None = None,
+    active: dict[tuple[str | None, str], str] | None = None,
+) -> str:
+    """Start a heal run; :class:`HealAlreadyRunning` when one is running for the stack.
+
+    The rule: one run per (region, stack) at a time. The second is refused, not
+    queued, so that nobody approves a change set built from stale drift.
+    """
+    if active is None:
+        with RunStore(settings) as store:
+            active = active_heals(store, settings.aws.region)
+    running = active.get((region or settings.aws.region, stack))
+    if running is not None and running != run_id:
+        raise HealAlreadyRunning(stack, running)
+    run_id = run_id or new_run_id(stack)
+    engine.start(
+        HEAL_WORKFLOW, heal_event(settings, stack, only=only, region=region), run_id=run_id
+    )
+    return run_id
+
+
+@dataclass(frozen=True)
+class HeldInfo:
+    run_id: str
+    stack: str
+    reasons: tuple[str, ...]
+    change_set_id: str | None
+
+
+def held_info(record: RunRecord, steps: list[StepRecord]) -> HeldInfo | None:
+    """The run's hold, when it waits for approval right now."""
+    if record.workflow != HEAL_WORKFLOW or record.status != "RUNNING":
+        return None
+    names = [s.name for s in steps]
+    gate = next((s for s in steps if s.name == "gate"), None)
+    if gate is None or not isinstance(gate.result, dict) or gate.result.get("decision") != "HOLD":
+        return None
+    if "record-approval" in names or f"{APPROVAL} submit" not in names:
+        return None
+    made = next((s.result for s in steps if s.name == "create-change-set"), None)
+    return HeldInfo(
+        record.run_id,
+        str((record.input or {}).get("StackName", "?")),
+        tuple(gate.result.get("reasons", [])),
+        made.get("Id") if isinstance(made, dict) else None,
+    )
+
+
+def run_outcome(record: RunRecord, steps: list[StepRecord] | None = None) -> str:
+    """HEALED, IN_SYNC, … from the output; FAILED; HELD; RUNNING/QUEUED; CANCELLED."""
+    if record.status == "SUCCEEDED" and isinstance(record.output, dict):
+        return str(record.output.get("outcome", "SUCCEEDED"))
+    if record.status == "RUNNING" and steps is not None and held_info(record, steps):
+        return "HELD"
+    return record.status
+
+
+def decide(
+    settings: Settings, run_id: str, verdict: str, *, reason: str = "", by: str | None = None
+) -> dict[str, Any]:
+    """Answer a held run's approval callback (``approve`` or ``reject``); who and why recorded.
+
+    Only the first answer counts (the message carries an idempotency key).
+    """
+    with RunStore(settings) as store:
+        record = store.get(run_id)
+        if record.workflow != HEAL_WORKFLOW:
+            raise NotHeld(run_id, f"it is a {record.workflow} run, not {HEAL_WORKFLOW}")
+        held = held_info(record, store.steps(run_id))
+    if held is None:
+        raise NotHeld(run_id, f"its status is {record.status} and it has no pending approval")
+    answer = {
+        "decision": verdict,
+        "by": by or getpass.getuser(),
+        "reason": reason,
+        "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    db = make_engine(settings.database_url, pool_size=2)
+    client = DBOSClient(system_database_engine=db, serializer=DBOSPortableJSONSerializer())
+    try:
+        client.send(
+            run_id,
+            {"status": "SUCCEEDED", "result": answer},
+            topic=f"{run_id}:{APPROVAL}",
+            idempotency_key=f"{run_id}:{APPROVAL}:answer",
+        )
+    finally:
+        client.destroy()
+        db.dispose()
+    return answer

@@ -1,0 +1,64 @@
+"""The sample stack of ``cfnops demo heal``, the tests and the fleet benchmark.
+
+One SSM parameter (``/drift-test/<suffix>`` = ``initial-value``); drifting it
+means setting the parameter to ``updated-value`` outside CloudFormation.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+INITIAL_VALUE = "initial-value"
+DRIFTED_VALUE = "updated-value"
+
+
+def sample_template(parameter_name: str = "/drift-test/sample") -> str:
+    return json.dumps(
+        {
+            "AWSTemplateFormatVersion": "2010-09-09",
+            "Description": "cfnops heal sample: one SSM parameter",
+            "Resources": {
+                "SampleParameter": {
+                    "Type": "AWS::SSM::Parameter",
+                    "Properties": {
+                        "Name": parameter_name,
+                        "Type": "String",
+                        "Value": INITIAL_VALUE,
+                    },
+                }
+            },
+        }
+    )
+
+
+def wait_stack(cfn: Any, stack: str, timeout: float = 60) -> str:
+    """Wait until the stack leaves ``*_IN_PROGRESS``; its status."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = str(cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"])
+        if not status.endswith("_IN_PROGRESS") or time.monotonic() > deadline:
+            return status
+        time.sleep(0.1)
+
+
+def deploy_sample(
+    cfn: Any,
+    stack: str = "drift-test",
+    parameter_name: str = "/drift-test/sample",
+    tags: dict[str, str] | None = None,
+) -> str:
+    """Create the sample stack; its id."""
+    made = cfn.create_stack(
+        StackName=stack,
+        TemplateBody=sample_template(parameter_name),
+        Tags=[{"Key": k, "Value": v} for k, v in (tags or {}).items()],
+    )
+    wait_stack(cfn, stack)
+    return str(made["StackId"])
+
+
+def drift_sample(ssm: Any, parameter_name: str = "/drift-test/sample") -> None:
+    """Change the parameter outside CloudFormation."""
+    ssm.put_parameter(Name=parameter_name, Value=DRIFTED_VALUE, Type="String", Overwrite=True)

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from tests.heal._support import FAST, Heal
+
+from cfnops.config import load_settings
+from cfnops.durable import Engine
+from cfnops.heal import configure_runtime
+from cfnops.sandbox import Sandbox
+
+
+@pytest.fixture(scope="session")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The process's engine (DBOS is a singleton: reuse one another conftest started)."""
+    existing = Engine.current()
+    if existing is not None:
+        yield existing
+        return
+    db = tmp_path_factory.mktemp("heal") / "engine.sqlite"
+    eng = Engine.start_process(
+        load_settings(database_url=f"sqlite:///{db}", worker={"heartbeat_seconds": 0.5})
+    )
+    yield eng
+    if Engine.current() is eng:
+        eng.shutdown(grace_seconds=1)
+
+
+@pytest.fixture
+def heal_env(engine: Engine, cfnops_sandbox: Sandbox) -> Iterator[Heal]:
+    settings = load_settings(
+        aws={"region": "us-east-1", "endpoint_url": cfnops_sandbox.endpoint_url},
+        heal=FAST,
+        notify={"console": False},
+    )
+    env = Heal(engine, cfnops_sandbox, settings)
+    configure_runtime(settings, cfnops_sandbox.clients, notify_hook=env.notes.append)
+    yield env
