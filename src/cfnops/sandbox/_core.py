@@ -12,51 +12,22 @@ Example::
 from __future__ import annotations
 
 import socket
-import threading
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import boto3
-from moto.moto_server.threaded_moto_server import ThreadedMotoServer
-from moto.moto_server.werkzeug_app import (
-    DomainDispatcherApplication,
-    MotoRequestHandler,
-    create_backend_app,
-)
-from werkzeug.serving import make_server
-
-from cfnops.aws import AwsClients
-from cfnops.config import AwsSettings
-from cfnops.sandbox._control import build_app, register_control
+from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import Delays, SandboxState, current_state
 from cfnops.sandbox.errors import SandboxError
+
+if TYPE_CHECKING:
+    from cfnops.aws import AwsClients
+    from cfnops.sandbox._server import SandboxServer
 
 __all__ = ["DUMMY_ACCESS_KEY_ID", "DUMMY_SECRET_ACCESS_KEY", "Sandbox", "reset_all"]
 
 DUMMY_ACCESS_KEY_ID = "testing"
 DUMMY_SECRET_ACCESS_KEY = "testing"
 DEFAULT_REGION = "us-east-1"
-
-
-class _QuietHandler(MotoRequestHandler):  # type: ignore[misc]
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        return None
-
-
-class _Server(ThreadedMotoServer):  # type: ignore[misc]
-    """moto's threaded server with the cfnops WSGI layer in front of its app."""
-
-    def start(self) -> None:
-        # Bind in the caller's thread so "address in use" raises here instead of
-        # killing the server thread while start() waits forever.
-        app = build_app(DomainDispatcherApplication(create_backend_app))
-        handler = MotoRequestHandler if self._verbose else _QuietHandler
-        self._server = make_server(self._ip_address, self._port, app, True, request_handler=handler)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="cfnops-sandbox", daemon=True
-        )
-        self._thread.start()
-        self._server_ready_event.set()
 
 
 def reset_all() -> None:
@@ -120,13 +91,15 @@ class Sandbox:
         self.region = region
         self._delays = delays
         self._log_requests = log_requests
-        self._server: _Server | None = None
+        self._server: SandboxServer | None = None
         self._clients: AwsClients | None = None
 
     # lifecycle --------------------------------------------------------------
     def start(self) -> Sandbox:
         if self._server is not None:
             return self
+        # moto and Flask load here, not at import: the pytest plugin imports this module.
+        from cfnops.sandbox._server import SandboxServer
         from cfnops.sandbox.extensions import install_all
 
         install_all()
@@ -137,7 +110,7 @@ class Sandbox:
         elif self._delays is not None:
             self.state.set_delays(Delays.uniform(float(self._delays)))
         port = self.port or _free_port(self.host)
-        server = _Server(ip_address=self.host, port=port, verbose=self._log_requests)
+        server = SandboxServer(ip_address=self.host, port=port, verbose=self._log_requests)
         try:
             _check_bindable(self.host, port)
             server.start()
@@ -201,6 +174,11 @@ class Sandbox:
     def clients(self) -> AwsClients:
         """Clients aimed at this sandbox with dummy credentials (built by AwsClients)."""
         if self._clients is None:
+            import boto3
+
+            from cfnops.aws import AwsClients
+            from cfnops.config import AwsSettings
+
             session = boto3.session.Session(
                 aws_access_key_id=DUMMY_ACCESS_KEY_ID,
                 aws_secret_access_key=DUMMY_SECRET_ACCESS_KEY,

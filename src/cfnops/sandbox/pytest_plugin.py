@@ -15,16 +15,19 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
-from cfnops.sandbox._core import Sandbox
-from cfnops.sandbox._state import Delays
+if TYPE_CHECKING:  # imported lazily: every pytest run loads this plugin
+    from cfnops.sandbox._core import Sandbox
 
 
 @pytest.fixture(scope="session")
 def cfnops_sandbox_server() -> Iterator[Sandbox]:
     """The session's sandbox server (delays 0)."""
+    from cfnops.sandbox._core import Sandbox
+
     with Sandbox(delays=0) as sandbox:
         yield sandbox
 
@@ -32,6 +35,8 @@ def cfnops_sandbox_server() -> Iterator[Sandbox]:
 @pytest.fixture
 def cfnops_sandbox(cfnops_sandbox_server: Sandbox) -> Iterator[Sandbox]:
     """A running sandbox with zero delays; delays and faults restored after the test."""
+    from cfnops.sandbox._state import Delays
+
     state = cfnops_sandbox_server.state
     state.set_delays(Delays.zero())
     yield cfnops_sandbox_server
