@@ -19,6 +19,7 @@ from cfnops.ami._parameter import (
     rotate_parameter,
 )
 from cfnops.ami._rotate import Rotation, rotate_from_event
+from cfnops.ami._service import Rotator
 from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
 from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
 
@@ -31,6 +32,7 @@ __all__ = [
     "ImageFacts",
     "ParameterRotation",
     "Rotation",
+    "Rotator",
     "Skipped",
     "StackRotation",
     "build_request",

@@ -188,6 +188,11 @@ def _classify(image: Any, parameters: dict[str, Any], owned: dict[str, str]) -> 
             name = found.group(1).rsplit(":", 1)[0] if found.group(1).count(":") else found.group(1)
             return "stack-owned-parameter" if name in owned else "ssm-parameter"
         return "literal"
+    sub = image.get("Fn::Sub") if isinstance(image, dict) and len(image) == 1 else None
+    if isinstance(sub, list) and sub:
+        sub = sub[0]
+    if isinstance(sub, str) and (_EC2_SSM.match(sub) or _DYNAMIC_SSM.match(sub)):
+        return _classify(sub, parameters, owned)
     ref = _target(image) if isinstance(image, dict) and "Ref" in image else None
     if ref and ref in parameters:
         kind = str((parameters[ref] or {}).get("Type", ""))

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from cfnops.ami.errors import MalformedEvent
 
 __all__ = [
+    "BACKUP_COMPLETED_PATTERN",
     "BACKUP_DETAIL_TYPE",
     "IMAGE_BUILDER_DETAIL_TYPE",
     "ImageEvent",
@@ -48,6 +49,13 @@ BACKUP_SOURCE = "aws.backup"
 BACKUP_DETAIL_TYPE = "Backup Job State Change"
 IMAGE_BUILDER_SOURCE = "aws.imagebuilder"
 IMAGE_BUILDER_DETAIL_TYPE = "EC2 Image Builder Image State Change"
+
+# The EventBridge rule that feeds rotation (deploy/ami-rotation.yaml uses the same).
+BACKUP_COMPLETED_PATTERN: dict[str, Any] = {
+    "source": [BACKUP_SOURCE],
+    "detail-type": [BACKUP_DETAIL_TYPE],
+    "detail": {"state": ["COMPLETED"], "resourceType": ["EC2"]},
+}
 
 _IMAGE_ARN = re.compile(r"^arn:aws[a-z-]*:ec2:[a-z0-9-]*:\d*:image/(ami-[0-9a-f]+)$")
 _IMAGE_ID = re.compile(r"^ami-[0-9a-f]{8,17}$")

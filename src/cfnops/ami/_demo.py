@@ -1,0 +1,259 @@
+"""``cfnops demo ami``: both drift-free patterns on the local sandbox, then the naive one.
+
+1. Pattern 1: deploy ``examples/ami-rotation/pattern1-ssm-parameter.yaml`` with the
+   parameter created outside the stack; back the instance up with an AWS Backup
+   job (the sandbox makes the AMI and publishes "Backup Job State Change"); the
+   event reaches the rotation handler on the sandbox bus; the parameter holds the
+   new AMI; drift detection: IN_SYNC; an auto-healing replacement launches from it.
+2. Pattern 2: the same with ``pattern2-stack-parameter.yaml``: the stack is updated
+   (durable workflow); drift detection: IN_SYNC.
+3. The naive approach on a third stack: a new launch template version and the
+   group switched to it; drift detection: DRIFTED.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from cfnops.ami._sandbox_bridge import subscribe_rotation
+from cfnops.ami._service import Rotator
+from cfnops.config import AwsSettings, Settings
+from cfnops.errors import OperationFailed, UsageError
+
+__all__ = ["detect_drift", "examples_dir", "run_demo", "wait_stack"]
+
+Log = Callable[[str], None] | None
+
+
+def examples_dir() -> Path:
+    """``examples/ami-rotation`` of the source tree this package runs from."""
+    found = Path(__file__).resolve().parents[3] / "examples" / "ami-rotation"
+    if not found.is_dir():
+        raise UsageError(
+            f"example templates not found at {found}",
+            hint="run the demo from a cfnops source checkout (pip install -e .)",
+        )
+    return found
+
+
+def wait_stack(cfn: Any, stack: str, timeout: float = 60.0) -> str:
+    deadline = time.monotonic() + timeout
+    while True:
+        status = str(cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"])
+        if not status.endswith("_IN_PROGRESS") or time.monotonic() > deadline:
+            return status
+        time.sleep(0.2)
+
+
+def detect_drift(cfn: Any, stack: str, timeout: float = 60.0) -> dict[str, Any]:
+    """DetectStackDrift, wait, and the drifted resources with their differences."""
+    detection = cfn.detect_stack_drift(StackName=stack)["StackDriftDetectionId"]
+    deadline = time.monotonic() + timeout
+    while True:
+        status = cfn.describe_stack_drift_detection_status(StackDriftDetectionId=detection)
+        if status["DetectionStatus"] != "DETECTION_IN_PROGRESS" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    drifts = cfn.describe_stack_resource_drifts(StackName=stack)["StackResourceDrifts"]
+    return {
+        "StackDriftStatus": status.get("StackDriftStatus"),
+        "Drifted": [
+            {
+                "LogicalResourceId": d["LogicalResourceId"],
+                "Status": d["StackResourceDriftStatus"],
+                "Differences": d.get("PropertyDifferences", []),
+            }
+            for d in drifts
+            if d["StackResourceDriftStatus"] not in ("IN_SYNC", "NOT_CHECKED")
+        ],
+    }
+
+
+@contextmanager
+def _sandbox_env(environment: dict[str, str]) -> Iterator[None]:
+    # The demo's own process talks only to its sandbox (dummy credentials).
+    saved = {k: os.environ.get(k) for k in environment}
+    os.environ.update(environment)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _group(clients: Any, cfn: Any, stack: str) -> dict[str, Any]:
+    outputs = cfn.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+    name = next(o["OutputValue"] for o in outputs if o["OutputKey"] == "GroupName")
+    groups = clients.client("autoscaling").describe_auto_scaling_groups(
+        AutoScalingGroupNames=[name]
+    )
+    return dict(groups["AutoScalingGroups"][0])
+
+
+def _backup(clients: Any, instance_id: str) -> str:
+    account = clients.account_id()
+    arn = f"arn:aws:ec2:{clients.region}:{account}:instance/{instance_id}"
+    backup = clients.client("backup")
+    job = backup.start_backup_job(
+        BackupVaultName="Default",
+        ResourceArn=arn,
+        IamRoleArn=f"arn:aws:iam::{account}:role/service-role/AWSBackupDefaultServiceRole",
+    )["BackupJobId"]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        described = backup.describe_backup_job(BackupJobId=job)
+        if described["State"] in ("COMPLETED", "FAILED", "ABORTED"):
+            return str(described.get("RecoveryPointArn", "")).rsplit("/", 1)[-1]
+        time.sleep(0.2)
+    raise OperationFailed(f"backup job {job} did not complete within 60 s")
+
+
+def _instance_image(clients: Any, instance_id: str) -> str:
+    reply = clients.client("ec2").describe_instances(InstanceIds=[instance_id])
+    return str(reply["Reservations"][0]["Instances"][0]["ImageId"])
+
+
+def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dict[str, Any]:
+    """Run the three scenarios; ``report["ok"]`` when each ended as it should."""
+    from cfnops.sandbox import Delays, Sandbox
+
+    say = log or (lambda _: None)
+    steps: dict[str, Any] = {}
+    sandbox_delays = Delays.uniform(delays)
+    with Sandbox(delays=sandbox_delays) as sandbox, _sandbox_env(sandbox.environment()):
+        aws = AwsSettings(region=sandbox.region, endpoint_url=sandbox.endpoint_url, max_attempts=3)
+        ami = settings.ami.model_copy(update={"poll_seconds": 1.0})
+        demo_settings = settings.model_copy(update={"aws": aws, "ami": ami})
+        with Rotator(demo_settings, sandbox.clients) as rotator:
+            rotator.engine()  # start the durable engine before events arrive
+            subscription = subscribe_rotation(rotator)
+            try:
+                steps["pattern1"] = _pattern(rotator, 1, say)
+                steps["pattern2"] = _pattern(rotator, 2, say)
+                steps["naive"] = _naive(rotator, say)
+            finally:
+                subscription.close()
+            steps["handler"] = {
+                "results": [r.to_json() for r in subscription.results],
+                "errors": [str(e) for e in subscription.errors],
+            }
+    ok = (
+        steps["pattern1"]["drift"]["StackDriftStatus"] == "IN_SYNC"
+        and steps["pattern1"]["rotated"]
+        and steps["pattern2"]["drift"]["StackDriftStatus"] == "IN_SYNC"
+        and steps["pattern2"]["rotated"]
+        and steps["naive"]["drift"]["StackDriftStatus"] == "DRIFTED"
+    )
+    summary = {
+        "pattern1 (SSM parameter)": steps["pattern1"]["drift"]["StackDriftStatus"],
+        "pattern2 (stack parameter)": steps["pattern2"]["drift"]["StackDriftStatus"],
+        "naive (new LT version + group version)": steps["naive"]["drift"]["StackDriftStatus"],
+    }
+    return {"ok": ok, "summary": summary, "steps": steps}
+
+
+def _deploy(rotator: Rotator, pattern: int, stack: str, params: dict[str, str]) -> None:
+    clients = rotator.clients
+    cfn, ec2 = clients.client("cloudformation"), clients.client("ec2")
+    subnets = ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])
+    subnet = subnets["Subnets"][0]["SubnetId"]
+    name = "pattern1-ssm-parameter.yaml" if pattern == 1 else "pattern2-stack-parameter.yaml"
+    body = (examples_dir() / name).read_text(encoding="utf-8")
+    values = {**params, "Subnets": subnet}
+    cfn.create_stack(
+        StackName=stack,
+        TemplateBody=body,
+        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in values.items()],
+    )
+    status = wait_stack(cfn, stack)
+    if status != "CREATE_COMPLETE":
+        raise OperationFailed(f"demo stack {stack} ended {status}")
+
+
+def _pattern(rotator: Rotator, pattern: int, say: Callable[[str], None]) -> dict[str, Any]:
+    clients = rotator.clients
+    cfn, ssm = clients.client("cloudformation"), clients.client("ssm")
+    base = clients.client("ec2").describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    stack = f"cfnops-demo-ami-p{pattern}-{int(time.time())}"
+    parameter = f"/cfnops/demo/{stack}/ami"
+    if pattern == 1:
+        ssm.put_parameter(Name=parameter, Value=base, Type="String", DataType="aws:ec2:image")
+        say(f"pattern 1: parameter {parameter} = {base} (created outside the stack)")
+        _deploy(rotator, 1, stack, {"ImageIdParameterName": parameter})
+    else:
+        _deploy(rotator, 2, stack, {"ImageId": base})
+    say(f"pattern {pattern}: stack {stack} CREATE_COMPLETE")
+    group = _group(clients, cfn, stack)
+    instance = group["Instances"][0]["InstanceId"]
+    new_ami = _backup(clients, instance)
+    say(f"pattern {pattern}: AWS Backup job of {instance} COMPLETED → AMI {new_ami}")
+    from cfnops.sandbox.extensions import events
+
+    events.wait_for_deliveries(timeout=120)
+    if pattern == 1:
+        value = ssm.get_parameter(Name=parameter)["Parameter"]["Value"]
+        rotated = value == new_ami
+        say(f"pattern 1: handler wrote {parameter} = {value}")
+    else:
+        found = cfn.describe_stacks(StackName=stack)["Stacks"][0]
+        value = next(
+            p["ParameterValue"] for p in found["Parameters"] if p["ParameterKey"] == "ImageId"
+        )
+        rotated = value == new_ami and found["StackStatus"] == "UPDATE_COMPLETE"
+        say(f"pattern 2: handler updated {stack}: ImageId = {value} ({found['StackStatus']})")
+    drift = detect_drift(cfn, stack)
+    say(f"pattern {pattern}: drift detection → {drift['StackDriftStatus']}")
+    # Auto-healing: the replacement instance launches from the new AMI.
+    clients.client("autoscaling").terminate_instance_in_auto_scaling_group(
+        InstanceId=instance, ShouldDecrementDesiredCapacity=False
+    )
+    replacement = _group(clients, cfn, stack)["Instances"][0]["InstanceId"]
+    healed_image = _instance_image(clients, replacement)
+    say(f"pattern {pattern}: replacement {replacement} launched from {healed_image}")
+    return {
+        "stack": stack,
+        "newImageId": new_ami,
+        "value": value,
+        "rotated": rotated,
+        "drift": drift,
+        "replacementImageId": healed_image,
+    }
+
+
+def _naive(rotator: Rotator, say: Callable[[str], None]) -> dict[str, Any]:
+    clients = rotator.clients
+    cfn, ec2 = clients.client("cloudformation"), clients.client("ec2")
+    images = ec2.describe_images(Owners=["amazon"])["Images"]
+    base, new = images[0]["ImageId"], images[1]["ImageId"]
+    stack = f"cfnops-demo-ami-naive-{int(time.time())}"
+    _deploy(rotator, 2, stack, {"ImageId": base})
+    group = _group(clients, cfn, stack)
+    lt = group["LaunchTemplate"]["LaunchTemplateId"]
+    version = ec2.create_launch_template_version(
+        LaunchTemplateId=lt,
+        SourceVersion=str(group["LaunchTemplate"]["Version"]),
+        LaunchTemplateData={"ImageId": new},
+    )["LaunchTemplateVersion"]["VersionNumber"]
+    after_version = detect_drift(cfn, stack)
+    say(f"naive: new launch template version {version} alone → {after_version['StackDriftStatus']}")
+    clients.client("autoscaling").update_auto_scaling_group(
+        AutoScalingGroupName=group["AutoScalingGroupName"],
+        LaunchTemplate={"LaunchTemplateId": lt, "Version": str(version)},
+    )
+    drift = detect_drift(cfn, stack)
+    say(f"naive: group switched to version {version} → {drift['StackDriftStatus']}")
+    for item in drift["Drifted"]:
+        for diff in item["Differences"]:
+            say(
+                f"  {item['LogicalResourceId']} {diff['PropertyPath']}: expected "
+                f"{diff['ExpectedValue']}, actual {diff['ActualValue']}"
+            )
+    return {"stack": stack, "afterNewVersion": after_version, "drift": drift}

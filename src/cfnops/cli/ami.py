@@ -1,0 +1,219 @@
+"""``cfnops ami``: drift-free AMI rotation (rotate, rollback, check) and ``cfnops demo ami``.
+
+Exit codes: 0 rotated, nothing to do, or skipped (with the reason); 1 the rotation
+failed (image not available, stack busy past the wait, update rolled back,
+refused stack-owned parameter) or ``check`` found a drift-prone pattern;
+2 bad input (malformed event, bad flags, unreadable template).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cfnops.cli._state import CliState, state
+from cfnops.errors import UsageError
+
+ami_app = typer.Typer(help="Drift-free AMI rotation for auto-healing Auto Scaling groups.")
+
+_Output = Annotated[str | None, typer.Option("--output", "-o", help="text | json.")]
+_Force = Annotated[
+    bool, typer.Option("--force", help="Write a parameter even if a stack owns it (drifts it).")
+]
+_Compat = Annotated[
+    bool,
+    typer.Option(
+        "--check-compatibility/--no-check-compatibility",
+        help="Refuse an AMI whose architecture or virtualisation type differs from the one in use.",
+    ),
+]
+
+
+def _fmt(st: CliState, output: str | None) -> str:
+    fmt = output or st.output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise UsageError(f"--output {fmt!r}: expected text or json")
+    return fmt
+
+
+def _render(st: CliState, fmt: str, results: list[Any]) -> None:
+    data = [r.to_json() for r in results]
+    if fmt == "json":
+        st.emit_json(data if len(data) != 1 else data[0])
+        return
+    for item in data:
+        outcome = item.get("outcome")
+        if outcome == "SKIPPED":
+            st.console.print(f"skipped: {item['reason']}")
+        elif item.get("pattern") == "ssm-parameter":
+            st.console.print(
+                f"{outcome}: parameter {item['Parameter']} = {item['ImageId']} "
+                f"(previous {item.get('PreviousImageId') or '-'})"
+            )
+        else:
+            st.console.print(
+                f"{outcome}: stack {item['StackName']} {item['ParameterKey']} = {item['ImageId']} "
+                f"(previous {item.get('PreviousImageId') or '-'}, {item.get('StackStatus')}, "
+                f"run {item.get('RunId')})"
+            )
+
+
+def _read_event(path: str) -> tuple[Any, str]:
+    from cfnops.ami import load_event
+
+    if path == "-":
+        return load_event(sys.stdin.read(), "<stdin>"), "<stdin>"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read event file {path}: {exc.strerror or exc}") from exc
+    return load_event(text, path), path
+
+
+@ami_app.command("rotate")
+def rotate_command(
+    ctx: typer.Context,
+    event: Annotated[
+        str | None, typer.Option("--event", help="EventBridge event file or -.")
+    ] = None,
+    image_id: Annotated[str | None, typer.Option("--image-id", help="The new AMI.")] = None,
+    parameter: Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")] = None,
+    stack: Annotated[str | None, typer.Option("--stack", help="Stack to update.")] = None,
+    parameter_key: Annotated[
+        str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
+    ] = None,
+    force: _Force = False,
+    check_compatibility: _Compat = True,
+    output: _Output = None,
+) -> None:
+    """Rotate from an event (AMI tags name the target) or from explicit ids."""
+    from cfnops.ami import Rotator
+
+    st = state(ctx)
+    fmt = _fmt(st, output)
+    if event is None and (image_id is None or (parameter is None) == (stack is None)):
+        raise UsageError("give --event FILE|-, or --image-id with --parameter or --stack")
+    if event is not None and (image_id or parameter or stack):
+        raise UsageError("--event cannot be combined with --image-id/--parameter/--stack")
+    with Rotator(
+        st.settings,
+        st.clients,
+        force=force,
+        check_compatibility=check_compatibility,
+        parameter_key=parameter_key,
+    ) as rotator:
+        if event is not None:
+            data, source = _read_event(event)
+            results: list[Any] = rotator.event(data, source)
+        elif parameter is not None:
+            results = [rotator.parameter(parameter, str(image_id))]
+        else:
+            results = [rotator.stack(str(stack), str(image_id))]
+    _render(st, fmt, results)
+
+
+@ami_app.command("rollback")
+def rollback_command(
+    ctx: typer.Context,
+    parameter: Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")] = None,
+    stack: Annotated[str | None, typer.Option("--stack", help="Stack.")] = None,
+    parameter_key: Annotated[
+        str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
+    ] = None,
+    force: _Force = False,
+    check_compatibility: _Compat = True,
+    output: _Output = None,
+) -> None:
+    """Restore the AMI the last rotation replaced (parameter tag / run record)."""
+    from cfnops.ami import Rotator
+
+    st = state(ctx)
+    fmt = _fmt(st, output)
+    if (parameter is None) == (stack is None):
+        raise UsageError("give exactly one of --parameter or --stack")
+    with Rotator(
+        st.settings,
+        st.clients,
+        force=force,
+        check_compatibility=check_compatibility,
+        parameter_key=parameter_key,
+    ) as rotator:
+        result: Any = (
+            rotator.rollback_parameter(parameter)
+            if parameter is not None
+            else rotator.rollback_stack(str(stack))
+        )
+    _render(st, fmt, [result])
+
+
+@ami_app.command("check")
+def check_command(
+    ctx: typer.Context,
+    template: Annotated[Path, typer.Argument(help="CloudFormation template (JSON or YAML).")],
+    output: _Output = None,
+) -> None:
+    """Flag launch templates whose AMI rotation would drift the stack; show the edit."""
+    from cfnops.ami import check_template, load_template
+
+    st = state(ctx)
+    fmt = _fmt(st, output)
+    report = check_template(load_template(template), str(template))
+    if fmt == "json":
+        st.emit_json(report.to_json())
+    else:
+        _render_check(st, report)
+    if report.drift_prone:
+        raise typer.Exit(1)
+
+
+def _render_check(st: CliState, report: Any) -> None:
+    console = st.console
+    for use in report.launch_templates:
+        groups = ", ".join(use.groups) or "no group"
+        console.print(f"{use.launch_template}: {use.pattern} (ImageId {use.image}; {groups})")
+    for f in report.findings:
+        where = f"{report.path}:{f.line}" if f.line else report.path
+        console.print(f"\n[bold]{f.severity} {f.code}[/bold] {where} {f.pointer}\n  {f.message}")
+        for name, edits in f.fixes.items():
+            console.print(f"  fix ({name.replace('pattern', 'pattern ')}):")
+            for e in edits:
+                at = f" (line {e.line})" if e.line else ""
+                console.print(
+                    f"    at {e.pointer}{at}: {e.note}" if e.note else f"    at {e.pointer}{at}:"
+                )
+                if e.before:
+                    console.print(f"      - {e.before}", markup=False)
+                for line in e.after.splitlines():
+                    console.print(f"      + {line}", markup=False)
+    if not report.findings:
+        console.print("no drift-prone AMI pattern found")
+
+
+def demo_ami_command(
+    ctx: typer.Context,
+    output: _Output = None,
+) -> None:
+    """On the local sandbox: both drift-free patterns driven by AWS Backup events, then the
+    naive approach drifting."""
+    from cfnops.ami._demo import run_demo
+
+    st = state(ctx)
+    fmt = _fmt(st, output)
+    report = run_demo(st.settings, log=None if fmt == "json" else st.console.print)
+    if fmt == "json":
+        st.emit_json(report)
+    else:
+        st.console.print(json.dumps(report["summary"]))
+    if not report["ok"]:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    from cfnops.cli.demo import demo_app
+
+    app.add_typer(ami_app, name="ami")
+    demo_app.command("ami")(demo_ami_command)
