@@ -35,6 +35,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.sandbox",
     "cfnops.cli.guard",
     "cfnops.cli.diff",
+    "cfnops.cli.ami",
 )
 
 app = typer.Typer(
