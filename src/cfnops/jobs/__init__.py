@@ -12,6 +12,8 @@ from cfnops.jobs._integrations import register_function, register_state_machine
 from cfnops.jobs._runner import JobResult
 from cfnops.jobs._service import WORKFLOW, JobService
 from cfnops.jobs._store import JobStore, RunRow
+from cfnops.jobs._triggers import TriggerService
+from cfnops.jobs._worker import start_worker_services
 
 __all__ = [
     "WORKFLOW",
@@ -22,7 +24,9 @@ __all__ = [
     "JobService",
     "JobStore",
     "RunRow",
+    "TriggerService",
     "register_function",
     "register_state_machine",
     "set_http_transport",
+    "start_worker_services",
 ]

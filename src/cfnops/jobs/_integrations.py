@@ -238,3 +238,8 @@ class JobInvoker:
                 raise TaskFailure(row.error, row.cause)
             if context.cancel.wait(0.2):
                 raise TaskFailure("States.Aborted", "the task was abandoned")
+
+
+def local_function_names() -> frozenset[str]:
+    """Names of the local callables registered with :func:`register_function`."""
+    return frozenset(_functions._functions)

@@ -1,0 +1,313 @@
+"""``cfnops job``: run, watch, inspect, stop, redrive, schedule and deploy job-nets."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.live import Live
+from rich.table import Table
+from rich.tree import Tree
+
+from cfnops.cli._state import CliState, state
+from cfnops.errors import ExitCode, UsageError
+from cfnops.jobs import JobService
+from cfnops.jobs._definition import load_definition, machine_name, parse_input
+from cfnops.jobs._graph import to_dot, to_mermaid
+from cfnops.jobs._runner import JobResult, iter_states
+from cfnops.jobs._views import StateView, state_views
+
+job_app = typer.Typer(
+    help="Job-nets (Amazon States Language) on the durable engine.", no_args_is_help=True
+)
+
+_ICON = {
+    "SUCCEEDED": "[green]✔[/]",
+    "RUNNING": "[cyan]…[/]",
+    "FAILED": "[red]✘[/]",
+    "ABORTED": "[yellow]■[/]",
+}
+Def = Annotated[Path, typer.Argument(help="Definition file (JSON or YAML).")]
+RunArg = Annotated[str, typer.Argument(help="Run id (execution name).")]
+
+
+def _service(st: CliState) -> JobService:
+    return JobService(st.settings, st.clients)
+
+
+def _tree(definition: dict[str, Any], views: dict[str, StateView], title: str) -> Tree:
+    def add(node: Tree, defn: dict[str, Any]) -> None:
+        for name, st in defn.get("States", {}).items():
+            view = views.get(name)
+            icon = _ICON.get(view.status, " ") if view else "[dim]·[/]"
+            extra = f" x{view.visits}" if view and view.visits > 1 else ""
+            child = node.add(f"{icon} {name} [dim]{st.get('Type')}{extra}[/]")
+            for sub in st.get("Branches", []) or []:
+                add(child, sub)
+            for key in ("ItemProcessor", "Iterator"):
+                if isinstance(st.get(key), dict):
+                    add(child, st[key])
+
+    tree = Tree(title)
+    add(tree, definition)
+    return tree
+
+
+@job_app.command("run")
+def run(
+    ctx: typer.Context,
+    definition: Def,
+    input_: Annotated[str | None, typer.Option("--input", help="JSON, or @FILE.")] = None,
+    name: Annotated[str | None, typer.Option(help="Execution name (the run id).")] = None,
+    notify: Annotated[bool, typer.Option(help="Notify (cfnops.notify) when it ends.")] = False,
+) -> None:
+    """Run a job-net to its end, showing a live tree of its states."""
+    st = state(ctx)
+    defn, value = load_definition(definition), parse_input(input_)
+    jobs = _service(st)
+    run_id = jobs.start(
+        defn, value, machine_name=machine_name(definition), name=name, options={"notify": notify}
+    )
+    if st.output_format == "json":
+        result = jobs.wait(run_id)
+    else:
+        with Live(console=st.console, refresh_per_second=4, transient=False) as live:
+            while True:
+                views = state_views(jobs.store.history(run_id))
+                row = jobs.store.get_run(run_id)
+                live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
+                if row.status != "RUNNING":
+                    break
+                time.sleep(0.25)
+        result = jobs.wait(run_id)
+        st.console.print()
+    _finish(st, result)
+
+
+def _finish(st: CliState, result: JobResult) -> None:
+    from cfnops.durable import Engine
+
+    engine = Engine.current()
+    if engine is not None:
+        engine.shutdown(grace_seconds=1)
+    if st.output_format == "json":
+        st.emit_json(result.to_json())
+    elif result.status == "SUCCEEDED":
+        st.console.print(f"{result.run_id}: [green]SUCCEEDED[/]")
+        st.console.print_json(json.dumps(result.output))
+    else:
+        st.console.print(f"{result.run_id}: [red]{result.status}[/] {result.error}: {result.cause}")
+    if result.status != "SUCCEEDED":
+        raise typer.Exit(int(ExitCode.FAILED))
+
+
+@job_app.command("validate")
+def validate_cmd(
+    ctx: typer.Context,
+    definition: Def,
+    strict: Annotated[
+        bool, typer.Option(help="Also reject what would not run the same on AWS.")
+    ] = False,
+) -> None:
+    """Check a definition as Step Functions does (exit 2 when invalid)."""
+    from cfnops.asl import validate
+    from cfnops.jobs._deploy import strict_problems
+
+    st = state(ctx)
+    defn = load_definition(definition)
+    problems = strict_problems(defn) if strict else [str(f) for f in validate(defn)]
+    if st.output_format == "json":
+        st.emit_json({"valid": not problems, "problems": problems})
+    else:
+        for problem in problems:
+            st.console.print(f"[red]✘[/] {problem}")
+        st.console.print(f"{definition}: {'valid' if not problems else 'INVALID'}")
+    if problems:
+        raise typer.Exit(int(ExitCode.USAGE))
+
+
+@job_app.command("list")
+def list_cmd(
+    ctx: typer.Context,
+    status: Annotated[str | None, typer.Option(help="Only runs in this status.")] = None,
+    limit: Annotated[int, typer.Option(min=1)] = 50,
+) -> None:
+    """List job runs, newest first."""
+    st = state(ctx)
+    rows = _service(st).store.list_runs(status=status.upper() if status else None, limit=limit)
+    if st.output_format == "json":
+        st.emit_json([r.to_json() for r in rows])
+        return
+    table = Table("RUN ID", "STATE MACHINE", "STATUS", "STARTED (UTC)", "SOURCE", "REDRIVES")
+    for r in rows:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(r.started_at))
+        table.add_row(r.run_id, r.machine_name, r.status, started, r.source, str(r.redrive_count))
+    st.console.print(table if rows else "no job runs")
+
+
+@job_app.command("show")
+def show(ctx: typer.Context, run_id: RunArg) -> None:
+    """Status, current states, and the input and output of every state."""
+    st = state(ctx)
+    jobs = _service(st)
+    row = jobs.store.get_run(run_id)
+    views = state_views(jobs.store.history(run_id))
+    current = [v.name for v in views.values() if v.status == "RUNNING"]
+    if st.output_format == "json":
+        st.emit_json(
+            {
+                **row.to_json(),
+                "currentStates": current,
+                "states": [v.to_json() for v in views.values()],
+            }
+        )
+        return
+    st.console.print(_tree(row.definition, views, f"[bold]{run_id}[/] {row.status}"))
+    if current:
+        st.console.print(f"current: {', '.join(current)}")
+    if row.error:
+        st.console.print(f"[red]{row.error}[/]: {row.cause}")
+    table = Table("STATE", "STATUS", "INPUT", "OUTPUT", show_lines=True)
+    for v in views.values():
+        table.add_row(
+            v.name,
+            v.status,
+            _short(v.input),
+            _short(v.output if v.error is None else f"{v.error}: {v.cause}"),
+        )
+    st.console.print(table)
+
+
+def _short(value: Any, width: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@job_app.command("history")
+def history(ctx: typer.Context, run_id: RunArg) -> None:
+    """Every history event, in Step Functions' vocabulary."""
+    st = state(ctx)
+    events = _service(st).store.history(run_id)
+    if st.output_format == "json":
+        st.emit_json(events)
+        return
+    table = Table("ID", "PREV", "TYPE", "TIME (UTC)", "DETAILS")
+    for e in events:
+        when = time.strftime("%H:%M:%S", time.gmtime(e["timestamp"]))
+        table.add_row(
+            str(e["id"]), str(e["previousEventId"]), e["type"], when, _short(e["details"], 120)
+        )
+    st.console.print(table)
+
+
+@job_app.command("graph")
+def graph(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Argument(help="Definition file or run id.")],
+    fmt: Annotated[str, typer.Option("--output", "-o", help="dot or mermaid.")] = "mermaid",
+) -> None:
+    """Draw a job-net (coloured by status for a run)."""
+    st = state(ctx)
+    if Path(target).exists():
+        defn, statuses = load_definition(target), None
+    else:
+        jobs = _service(st)
+        row = jobs.store.get_run(target)
+        defn = row.definition
+        statuses = {k: v.status for k, v in state_views(jobs.store.history(target)).items()}
+    if fmt not in ("dot", "mermaid", "json"):
+        raise UsageError(f"unknown graph format {fmt!r}", hint="use dot or mermaid")
+    if fmt == "json":
+        st.emit_json({"states": [n for n, _ in iter_states(defn)], "statuses": statuses})
+        return
+    typer.echo(to_dot(defn, statuses) if fmt == "dot" else to_mermaid(defn, statuses), nl=False)
+
+
+@job_app.command("stop")
+def stop(ctx: typer.Context, run_id: RunArg) -> None:
+    """Stop a running job run (it ends ABORTED)."""
+    st = state(ctx)
+    row = _service(st).stop(run_id)
+    st.emit_json(row.to_json()) if st.output_format == "json" else st.console.print(
+        f"{run_id}: stop requested ({row.status})"
+    )
+
+
+@job_app.command("redrive")
+def redrive(
+    ctx: typer.Context,
+    run_id: RunArg,
+    wait: Annotated[bool, typer.Option(help="Wait for the run to end.")] = True,
+) -> None:
+    """Rerun a failed run from the failed state; completed states keep their outputs."""
+    st = state(ctx)
+    jobs = _service(st)
+    jobs.redrive(run_id)
+    if not wait:
+        st.console.print(f"{run_id}: redriven")
+        return
+    _finish(st, jobs.wait(run_id))
+
+
+@job_app.command("send-task-success")
+def send_task_success(
+    ctx: typer.Context,
+    token: Annotated[str, typer.Argument(help="The task token ($$.Task.Token).")],
+    output: Annotated[str, typer.Option(help="JSON output, or @FILE.")] = "{}",
+) -> None:
+    """Complete a .waitForTaskToken task successfully."""
+    st = state(ctx)
+    run_id = _service(st).send_task_success(token, parse_input(output))
+    _answered(st, run_id)
+
+
+@job_app.command("send-task-failure")
+def send_task_failure(
+    ctx: typer.Context,
+    token: Annotated[str, typer.Argument(help="The task token ($$.Task.Token).")],
+    error: Annotated[str | None, typer.Option(help="Error name.")] = None,
+    cause: Annotated[str | None, typer.Option(help="Cause text.")] = None,
+) -> None:
+    """Fail a .waitForTaskToken task."""
+    st = state(ctx)
+    _answered(st, _service(st).send_task_failure(token, error, cause))
+
+
+def _answered(st: CliState, run_id: str) -> None:
+    if st.output_format == "json":
+        st.emit_json({"runId": run_id, "answered": True})
+    else:
+        st.console.print(f"answered the task of run {run_id}")
+
+
+@job_app.command("deploy")
+def deploy_cmd(
+    ctx: typer.Context,
+    definition: Def,
+    name: Annotated[str, typer.Option(help="State machine name.")],
+    role_arn: Annotated[str, typer.Option(help="Execution role ARN.")],
+) -> None:
+    """Create or update the state machine in AWS Step Functions (strict check first)."""
+    from cfnops.jobs._deploy import deploy, strict_problems
+    from cfnops.jobs.errors import StrictValidationFailed
+
+    st = state(ctx)
+    defn = load_definition(definition)
+    problems = strict_problems(defn)
+    if problems:
+        raise StrictValidationFailed(problems)
+    result = deploy(st.clients, defn, name, role_arn)
+    if st.output_format == "json":
+        st.emit_json(result)
+    else:
+        st.console.print(f"{result['action']} {result['stateMachineArn']}")
+
+
+def register(app: typer.Typer) -> None:
+    from cfnops.cli.job_triggers import register_triggers
+
+    register_triggers(job_app)
+    app.add_typer(job_app, name="job")

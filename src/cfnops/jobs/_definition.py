@@ -1,0 +1,64 @@
+"""Reading job-net definitions (JSON or YAML) and execution inputs (JSON or @FILE)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from cfnops.jobs.errors import JobInputError
+
+__all__ = ["load_definition", "machine_name", "parse_input"]
+
+_SUFFIXES = (".asl.json", ".asl.yaml", ".asl.yml", ".json", ".yaml", ".yml")
+
+
+def machine_name(path: str | Path) -> str:
+    """``examples/jobnets/webapp-stop.asl.json`` → ``webapp-stop``."""
+    name = Path(path).name
+    for suffix in _SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _parse(text: str, where: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as json_error:
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise JobInputError(what, where, str(json_error)) from None
+
+
+def load_definition(path: str | Path) -> dict[str, Any]:
+    """The definition in a JSON or YAML file, as a dict."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise JobInputError("the definition", str(p), exc.strerror or str(exc)) from None
+    found = _parse(text, str(p), "the definition")
+    if not isinstance(found, dict):
+        raise JobInputError("the definition", str(p), "the top level is not an object")
+    return found
+
+
+def parse_input(text: str | None) -> Any:
+    """``'{"a": 1}'`` or ``@input.json`` (JSON or YAML) → the value; None → ``{}``."""
+    if text is None or text == "":
+        return {}
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            content = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise JobInputError("the input", str(path), exc.strerror or str(exc)) from None
+        return _parse(content, str(path), "the input")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise JobInputError("the input", "--input", str(exc)) from None

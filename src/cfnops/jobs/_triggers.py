@@ -1,0 +1,222 @@
+"""Schedules and event triggers: definitions kept in the job store, fired by workers.
+
+An event trigger is an EventBridge rule (the trigger's event pattern) on a bus whose
+target is an SQS queue (``cfnops-job-<name>``); ``cfnops worker`` reads the queue and
+starts one run per event, named after the event id so a redelivered event does not start
+a second run. The same works against the sandbox (its bus delivers to SQS targets, and
+``cfnops events put`` publishes) and against AWS.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from cfnops.jobs._definition import machine_name
+from cfnops.jobs._schedules import parse_schedule
+from cfnops.jobs._service import JobService
+from cfnops.jobs.errors import JobInputError
+
+__all__ = ["TriggerService"]
+
+_log = logging.getLogger("cfnops.jobs")
+QUEUE = "cfnops"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "-", name)[:60]
+
+
+class TriggerService:
+    """Adds, lists and removes schedules and event triggers; fires them (in workers)."""
+
+    def __init__(self, jobs: JobService) -> None:
+        self.jobs = jobs
+        self.store = jobs.store
+
+    # -- schedules -----------------------------------------------------------------------
+    def add_schedule(
+        self,
+        name: str,
+        definition_path: str,
+        definition: Mapping[str, Any],
+        expression: str,
+        timezone: str,
+        value: Any,
+        *,
+        notify: bool = False,
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        schedule = parse_schedule(expression, timezone)
+        first = schedule.next_after(now or datetime.now(UTC))
+        row = {
+            "name": name,
+            "kind": "schedule",
+            "definition": json.dumps(definition),
+            "machine_name": machine_name(definition_path),
+            "expression": expression,
+            "timezone": timezone,
+            "input": json.dumps(value),
+            "next_fire": first.timestamp(),
+            "options": json.dumps({"notify": notify}),
+        }
+        self.store.put_schedule(row)
+        return self._public(row)
+
+    def add_event_trigger(
+        self,
+        name: str,
+        definition_path: str,
+        definition: Mapping[str, Any],
+        pattern: Mapping[str, Any],
+        *,
+        bus: str = "default",
+        notify: bool = False,
+    ) -> dict[str, Any]:
+        from cfnops.sandbox.extensions.event_patterns import InvalidEventPattern, validate_pattern
+
+        try:
+            validate_pattern(dict(pattern))
+        except InvalidEventPattern as exc:
+            raise JobInputError("the event pattern", "--pattern", str(exc)) from None
+        clients = self.jobs.clients
+        sqs, events = clients.client("sqs"), clients.client("events")
+        queue_url = sqs.create_queue(QueueName=f"cfnops-job-{_safe(name)}")["QueueUrl"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
+        rule = f"cfnops-job-{_safe(name)}"
+        events.put_rule(
+            Name=rule, EventPattern=json.dumps(pattern), EventBusName=bus, State="ENABLED"
+        )
+        events.put_targets(
+            Rule=rule, EventBusName=bus, Targets=[{"Id": "cfnops", "Arn": queue_arn}]
+        )
+        row = {
+            "name": name,
+            "kind": "event",
+            "definition": json.dumps(definition),
+            "machine_name": machine_name(definition_path),
+            "expression": json.dumps(pattern),
+            "timezone": "UTC",
+            "input": "null",
+            "next_fire": None,
+            "options": json.dumps(
+                {"notify": notify, "queue_url": queue_url, "rule": rule, "bus": bus}
+            ),
+        }
+        self.store.put_schedule(row)
+        return self._public(row)
+
+    def entries(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return [self._public(r) for r in self.store.list_schedules(kind)]
+
+    def remove(self, name: str) -> bool:
+        for row in self.store.list_schedules():
+            if row["name"] == name and row["kind"] == "event":
+                opts = json.loads(row["options"])
+                events = self.jobs.clients.client("events")
+                try:
+                    events.remove_targets(
+                        Rule=opts["rule"], EventBusName=opts["bus"], Ids=["cfnops"]
+                    )
+                    events.delete_rule(Name=opts["rule"], EventBusName=opts["bus"])
+                    self.jobs.clients.client("sqs").delete_queue(QueueUrl=opts["queue_url"])
+                except Exception as exc:  # the trigger goes anyway; say what was left behind
+                    _log.warning("trigger %s: could not remove its rule/queue: %s", name, exc)
+        return self.store.remove_schedule(name)
+
+    @staticmethod
+    def _public(row: Mapping[str, Any]) -> dict[str, Any]:
+        nxt = row.get("next_fire")
+        return {
+            "name": row["name"],
+            "kind": row["kind"],
+            "stateMachine": row["machine_name"],
+            "expression": row["expression"],
+            "timezone": row["timezone"],
+            "input": json.loads(row["input"]),
+            "nextFire": datetime.fromtimestamp(nxt, UTC).isoformat() if nxt else None,
+        }
+
+    # -- firing (worker services) --------------------------------------------------------
+    def fire_due(self, now: datetime | None = None) -> list[str]:
+        """Start a run for every schedule that is due; each fire time starts one run."""
+        now = now or datetime.now(UTC)
+        started: list[str] = []
+        for row in self.store.list_schedules("schedule"):
+            due = row["next_fire"]
+            if due is None or due > now.timestamp():
+                continue
+            schedule = parse_schedule(row["expression"], row["timezone"])
+            after = max(datetime.fromtimestamp(due, UTC), now - schedule_slack())
+            nxt = schedule.next_after(after)
+            if not self.store.advance_schedule(row["name"], due, nxt.timestamp()):
+                continue  # another worker took this fire time
+            stamp = datetime.fromtimestamp(due, UTC).strftime("%Y%m%dT%H%M%SZ")
+            run_id = f"{_safe(row['name'])}-{stamp}"
+            self.jobs.start(
+                json.loads(row["definition"]),
+                json.loads(row["input"]),
+                machine_name=row["machine_name"],
+                name=run_id,
+                source=f"schedule:{row['name']}",
+                queue=QUEUE,
+                options=json.loads(row["options"]),
+            )
+            started.append(run_id)
+        return started
+
+    def poll_events(self, wait_seconds: int = 1) -> list[str]:
+        """Start a run for each event waiting in a trigger's queue (input: the event)."""
+        from cfnops.sandbox.extensions.event_patterns import matches
+
+        started: list[str] = []
+        sqs = self.jobs.clients.client("sqs")
+        for row in self.store.list_schedules("event"):
+            opts = json.loads(row["options"])
+            got = sqs.receive_message(
+                QueueUrl=opts["queue_url"], MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds
+            )
+            for msg in got.get("Messages", []):
+                event = json.loads(msg["Body"])
+                if matches(json.loads(row["expression"]), event):
+                    run_id = f"{_safe(row['name'])}-{_safe(str(event.get('id', msg['MessageId'])))}"
+                    self.jobs.start(
+                        json.loads(row["definition"]),
+                        event,
+                        machine_name=row["machine_name"],
+                        name=run_id[:80],
+                        source=f"event:{row['name']}",
+                        queue=QUEUE,
+                        options={"notify": opts.get("notify", False)},
+                    )
+                    started.append(run_id[:80])
+                sqs.delete_message(QueueUrl=opts["queue_url"], ReceiptHandle=msg["ReceiptHandle"])
+        return started
+
+
+def schedule_slack() -> Any:
+    from datetime import timedelta
+
+    # A worker that was down does not replay every missed fire time: at most one catch-up.
+    return timedelta(seconds=60)
+
+
+def run_services(jobs: JobService, stop: threading.Event, interval: float = 1.0) -> None:
+    """The worker loop: fire due schedules and read event-trigger queues until ``stop``."""
+    triggers = TriggerService(jobs)
+    while not stop.is_set():
+        began = time.monotonic()
+        for fire in (triggers.fire_due, triggers.poll_events):
+            try:
+                fire()
+            except Exception:  # keep serving: a bad row or an unreachable queue is logged
+                _log.warning("job triggers: %s failed", fire.__name__, exc_info=True)
+        stop.wait(max(0.0, interval - (time.monotonic() - began)))
