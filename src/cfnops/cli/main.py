@@ -36,6 +36,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.guard",
     "cfnops.cli.diff",
     "cfnops.cli.ami",
+    "cfnops.cli.job",
+    "cfnops.cli.events",
 )
 
 app = typer.Typer(
