@@ -1,0 +1,1 @@
+"""Entry points for AWS Lambda (heal as a durable function, AMI rotation)."""
