@@ -35,9 +35,10 @@ CUSTOM_RESOURCE_NOTE = (
 )
 
 
-def _section(template: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+def _section(template: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A section as a mapping with string keys (a malformed section counts as empty)."""
     value = template.get(key)
-    return value if isinstance(value, Mapping) else {}
+    return {str(k): v for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
 def _entries(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff, ...]:
@@ -51,11 +52,6 @@ def _entries(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff,
             change = Change.ADDED if name in new else Change.REMOVED
         out.append(EntryDiff(str(name), change, plain(old.get(name)), plain(new.get(name))))
     return tuple(out)
-
-
-def _dicts(template: Mapping[str, Any], key: str) -> dict[str, Any]:
-    value = template.get(key)
-    return {str(k): v for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
 def _other_sections(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[EntryDiff, ...]:
@@ -82,8 +78,8 @@ def _is_custom(type_name: str) -> bool:
 
 
 def _resources(
-    old: Mapping[str, Any],
-    new: Mapping[str, Any],
+    old: dict[str, Any],
+    new: dict[str, Any],
     table: SchemaTable,
     changed_params: Mapping[str, ParameterValue],
 ) -> tuple[ResourceDiff, ...]:
@@ -91,15 +87,15 @@ def _resources(
     out: dict[str, ResourceDiff] = {}
     for rid in new:
         if rid not in old:
-            out[str(rid)] = ResourceDiff(
-                str(rid), type_of(new[rid]), Impact.WILL_CREATE, "only in the new template"
+            out[rid] = ResourceDiff(
+                rid, type_of(new[rid]), Impact.WILL_CREATE, "only in the new template"
             )
             continue
         old_res, new_res = old[rid], new[rid]
         new_type, old_type = type_of(new_res), type_of(old_res)
         behaviour = table.get(new_type)
-        draft = Draft(str(rid), new_type, behaviour, old_type=old_type)
-        drafts[str(rid)] = draft
+        draft = Draft(rid, new_type, behaviour, old_type=old_type)
+        drafts[rid] = draft
         if old_res == new_res:
             continue  # unchanged text; may still be reached by propagation
         if not draft.type_changed:
@@ -110,10 +106,9 @@ def _resources(
     for rid in old:
         if rid not in new:
             impact, reason = deletion_impact(old[rid])
-            out[str(rid)] = ResourceDiff(str(rid), type_of(old[rid]), impact, reason)
-    new_resources = {str(k): v for k, v in new.items()}
-    apply_parameter_changes(drafts, new_resources, changed_params)
-    propagate(drafts, new_resources)
+            out[rid] = ResourceDiff(rid, type_of(old[rid]), impact, reason)
+    apply_parameter_changes(drafts, new, changed_params)
+    propagate(drafts, new)
     explain = Explainer(drafts)
     for rid, draft in drafts.items():
         impact = draft.impact
@@ -194,7 +189,7 @@ def diff_templates(
         parameter_values=tuple(changed.values()),
         schema_region=table.region,
         schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})",
-        security=security_view(_dicts(o, "Resources"), _dicts(n, "Resources"))
+        security=security_view(_section(o, "Resources"), _section(n, "Resources"))
         if security
         else None,
     )
