@@ -39,7 +39,14 @@ from cfnops.aws import AwsClients
 from cfnops.config import AwsSettings
 from cfnops.durable._registry import workflow
 
-__all__ = ["ROTATE_STACK_WORKFLOW", "rotate_stack", "run_rotation"]
+__all__ = [
+    "ROTATE_STACK_EVENT_WORKFLOW",
+    "ROTATE_STACK_WORKFLOW",
+    "event_targets",
+    "rotate_stack",
+    "rotate_stack_event",
+    "run_rotation",
+]
 
 ROTATE_STACK_WORKFLOW = "cfnops.ami.rotate-stack"
 _BAD_IMAGE = ("invalid", "deregistered", "failed", "error", "disabled")
@@ -228,3 +235,58 @@ def _run_id(context: Any) -> str:
 def rotate_stack(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
     """Rotate the AMI of one stack through its image parameter (pattern 2)."""
     return run_rotation(event, context, _run_id(context))
+
+
+ROTATE_STACK_EVENT_WORKFLOW = "cfnops.ami.rotate-stack-event"
+
+
+def event_targets(event: Any) -> dict[str, Any]:
+    """The stacks an EventBridge event's AMIs are tagged for (settings from the environment).
+
+    On Lambda the settings come from ``CFNOPS_*`` variables of the function
+    (``CFNOPS_AMI__STACK_TAG``, ``CFNOPS_AMI__POLL_SECONDS``, …).
+    """
+    from cfnops.ami._events import Skipped, parse_event
+    from cfnops.ami._images import resolve_event_images
+    from cfnops.ami._stack import build_request
+    from cfnops.config import load_settings
+
+    settings = load_settings()
+    parsed = parse_event(event)
+    if isinstance(parsed, Skipped):
+        return {"targets": [], "skipped": [parsed.reason]}
+    clients = AwsClients(settings.aws)
+    targets: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for image_id in resolve_event_images(clients, parsed):
+        facts = describe_image(clients.client("ec2"), image_id)
+        stack = facts.tags.get(settings.ami.stack_tag)
+        if not stack:
+            skipped.append(f"image {image_id} has no {settings.ami.stack_tag!r} tag")
+            continue
+        targets.append(build_request(settings, stack=stack, image_id=image_id))
+    if not targets and not skipped:
+        skipped.append(f"no AMI found for the {parsed.kind} event")
+    return {"targets": targets, "skipped": skipped}
+
+
+@workflow(ROTATE_STACK_EVENT_WORKFLOW)
+@durable_execution
+def rotate_stack_event(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
+    """Pattern 2 driven by an EventBridge event (the Lambda durable function's entry point).
+
+    Skipped events end with ``{"results": [], "skipped": [reasons]}``; each tagged
+    stack is rotated in its own child context.
+    """
+    found = context.step(lambda _: event_targets(event), name="targets", config=_NO_RETRY)
+    run_id = _run_id(context)
+    results: list[dict[str, Any]] = []
+    for index, request in enumerate(found["targets"]):
+
+        def rotate_one(
+            child: DurableContext, request: dict[str, Any] = request, index: int = index
+        ) -> dict[str, Any]:
+            return run_rotation(request, child, f"{run_id}/{index}")
+
+        results.append(context.run_in_child_context(rotate_one, name=f"stack-{index}"))
+    return {"results": results, "skipped": found["skipped"]}
