@@ -38,6 +38,9 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.ami",
     "cfnops.cli.job",
     "cfnops.cli.events",
+    "cfnops.cli.drift",
+    "cfnops.cli.heal",
+    "cfnops.cli.demo_heal",
 )
 
 app = typer.Typer(
