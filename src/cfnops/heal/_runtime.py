@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.console import Console
+
 from cfnops.aws import AwsClients
 from cfnops.config import Settings, load_settings
 from cfnops.notify import Delivery, Notification, notify_all
@@ -25,6 +27,7 @@ class HealRuntime:
     # A region other than the default gets its own AwsClients (same session settings).
     _regional: dict[str, AwsClients] = field(default_factory=dict)
     notify_hook: Callable[[Notification], None] | None = None
+    console: Console | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def clients_for(self, region: str | None) -> AwsClients:
@@ -44,7 +47,9 @@ class HealRuntime:
     def notify(self, notification: Notification, region: str | None) -> list[Delivery]:
         if self.notify_hook is not None:
             self.notify_hook(notification)
-        return notify_all(notification, self.settings, self.clients_for(region))
+        return notify_all(
+            notification, self.settings, self.clients_for(region), console=self.console
+        )
 
 
 _lock = threading.Lock()
@@ -56,12 +61,13 @@ def configure_runtime(
     clients: AwsClients | None = None,
     *,
     notify_hook: Callable[[Notification], None] | None = None,
+    console: Console | None = None,
 ) -> HealRuntime:
     """Set the process-wide runtime heal runs use (returns it)."""
     global _runtime
     with _lock:
         _runtime = HealRuntime(
-            settings, clients or AwsClients(settings.aws), notify_hook=notify_hook
+            settings, clients or AwsClients(settings.aws), notify_hook=notify_hook, console=console
         )
         return _runtime
 

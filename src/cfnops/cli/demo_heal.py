@@ -1,0 +1,72 @@
+"""``cfnops demo heal``: the headline on the embedded sandbox, end to end."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfnops.cli._state import CliState, state
+from cfnops.cli.demo import demo_app
+from cfnops.cli.drift import render_reports
+from cfnops.cli.heal import run_fleet
+from cfnops.heal._fleet import FleetTarget
+from cfnops.heal._report import drift_report
+from cfnops.heal._sample import DRIFTED_VALUE, deploy_sample, drift_sample
+from cfnops.sandbox import Sandbox
+
+STACK = "drift-test"
+PARAMETER = "/drift-test/sample"
+# The sandbox settles in 1-3 s: poll every second instead of the production 30/60 s.
+DEMO_POLLS = {
+    "drift_poll_seconds": 1,
+    "changeset_poll_seconds": 1,
+    "execute_poll_seconds": 1,
+    "busy_poll_seconds": 1,
+}
+
+
+@demo_app.command("heal")
+def demo_heal(
+    ctx: typer.Context,
+    delay: Annotated[
+        float | None, typer.Option(help="Sandbox delay in seconds (default: realistic 1-3 s).")
+    ] = None,
+) -> None:
+    """Deploy a stack on a local sandbox, drift it, heal it with a durable run, show IN_SYNC.
+
+    The run is recorded in a fresh database in a temporary folder (printed at the
+    end), so the demo never touches runs of real stacks.
+    """
+    st = state(ctx)
+    console = st.console
+    db = Path(tempfile.mkdtemp(prefix="cfnops-demo-")) / "cfnops.sqlite"
+    with Sandbox(delays=delay) as sandbox:
+        clients = sandbox.clients
+        settings = st.settings.model_copy(
+            update={
+                "database_url": f"sqlite:///{db}",
+                "aws": clients.settings,
+                "heal": st.settings.heal.model_copy(update=DEMO_POLLS),
+            }
+        )
+        demo = CliState(output=st.output_format, _settings=settings, _clients=clients)
+        cfn = clients.client("cloudformation")
+        console.print(f"sandbox at {sandbox.endpoint_url}; deploying stack {STACK} …")
+        deploy_sample(cfn, STACK, PARAMETER)
+        drift_sample(clients.client("ssm"), PARAMETER)
+        console.print(f"changed {PARAMETER} to {DRIFTED_VALUE!r} outside CloudFormation")
+        before = drift_report(cfn, STACK, poll_seconds=0.5)
+        render_reports(console, [before])
+        run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1)
+        after = drift_report(cfn, STACK, poll_seconds=0.5)
+        render_reports(console, [after])
+    if st.output_format != "json":
+        console.print(f"stack {STACK} is {after.effective_status}; runs recorded in {db}")
+    raise typer.Exit(0 if after.effective_status == "IN_SYNC" else 1)
+
+
+def register(app: typer.Typer) -> None:
+    """Sub-commands are registered on ``demo_app`` at import."""

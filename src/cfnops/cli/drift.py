@@ -1,0 +1,96 @@
+"""``cfnops drift``: drift reports for stacks (nested stacks followed)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+from rich.tree import Tree
+
+from cfnops.cli._state import state
+from cfnops.errors import UsageError
+from cfnops.heal import StackDriftReport
+from cfnops.heal._render import report_markdown
+from cfnops.heal._report import drift_reports, list_stacks
+
+_COLOUR = {"IN_SYNC": "green", "MODIFIED": "yellow", "DELETED": "red", "DRIFTED": "yellow"}
+
+
+def _tree(report: StackDriftReport, parent: Tree | None = None) -> Tree:
+    status = report.effective_status
+    label = Text.assemble(
+        ("stack " if parent is None else "nested stack ", "bold"),
+        report.stack_name,
+        " ",
+        (status, _COLOUR.get(status, "cyan")),
+    )
+    if report.reason and status not in ("IN_SYNC", "DRIFTED"):
+        label.append(f" ({report.reason})")
+    node = Tree(label) if parent is None else parent.add(label)
+    for r in report.resources:
+        status = r.effective_status
+        text = Text.assemble(
+            (r.logical_id, "bold"), f" {r.resource_type} ", (status, _COLOUR.get(status, "cyan"))
+        )
+        if status != r.status:
+            text.append(f" (drift ignored: {r.status})")
+        if r.status == "NOT_CHECKED":
+            text.append(f" — {r.reason or 'drift detection does not support this type'}")
+        branch = node.add(text)
+        for p in r.properties:
+            mark = " [ignored]" if p.ignored else ""
+            branch.add(
+                Text(
+                    f"{p.path}: expected {p.expected!r}, actual {p.actual!r} "
+                    f"({p.difference_type}){mark}"
+                )
+            )
+    for nested in report.nested:
+        _tree(nested, node)
+    return node
+
+
+def render_reports(console: Console, reports: list[StackDriftReport]) -> None:
+    for report in reports:
+        console.print(_tree(report))
+
+
+def drift(
+    ctx: typer.Context,
+    stacks: Annotated[list[str] | None, typer.Argument(help="Stack names or ids.")] = None,
+    all_stacks: Annotated[bool, typer.Option("--all", help="Every stack of the region.")] = False,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="text | json | markdown.")
+    ] = None,
+) -> None:
+    """Detect drift and report each resource: status, property paths, expected vs actual.
+
+    NOT_CHECKED resources are listed with the reason; nested stacks are followed.
+    Ignore rules from [[heal.ignore]] mark differences as ignored.
+    """
+    st = state(ctx)
+    fmt = output or st.output_format
+    if fmt not in ("text", "json", "markdown"):
+        raise UsageError(f"unknown output format {fmt!r}", hint="use text, json or markdown")
+    if bool(stacks) == all_stacks:
+        raise UsageError("give stack names or --all (not both)", hint="cfnops drift web api")
+    cfn = st.clients.client("cloudformation")
+    names = stacks or [s["StackName"] for s in list_stacks(cfn) if not s.get("ParentId")]
+    reports = drift_reports(
+        cfn,
+        names,
+        ignore=st.settings.heal.ignore,
+        poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
+    )
+    if fmt == "json":
+        st.emit_json([r.to_json() for r in reports])
+    elif fmt == "markdown":
+        typer.echo(report_markdown(reports), nl=False)
+    else:
+        render_reports(st.console, reports)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("drift")(drift)

@@ -1,0 +1,191 @@
+"""``cfnops heal``, ``cfnops approve``, ``cfnops reject``: durable heal runs from the CLI.
+
+Exit codes: 0 healed / in sync / change set created, 1 failed, 2 usage,
+3 held for review (approve with ``cfnops approve RUN_ID``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Annotated
+
+import typer
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from cfnops.cli._state import CliState, state
+from cfnops.durable import Engine
+from cfnops.durable._records import RunStore
+from cfnops.errors import UsageError
+from cfnops.heal import configure_runtime
+from cfnops.heal._fleet import BUCKETS, FleetRow, FleetSummary, FleetTarget, heal_fleet
+from cfnops.heal._fleet import select_stacks as _select
+from cfnops.heal._runs import decide, run_outcome
+
+_COLOUR = {
+    "HEALED": "green",
+    "IN_SYNC": "green",
+    "HELD": "yellow",
+    "CHANGE_SET_CREATED": "cyan",
+    "FAILED": "red",
+    "RUNNING": "blue",
+}
+
+
+def progress_table(rows: tuple[FleetRow, ...]) -> Table:
+    table = Table("STACK", "REGION", "RUN", "STATUS", "PHASE", "DETAIL", title="heal")
+    for r in rows:
+        colour = _COLOUR.get(r.status, "white")
+        table.add_row(
+            r.target.stack,
+            r.target.region or "-",
+            r.run_id or "-",
+            f"[{colour}]{r.status}[/]",
+            r.phase,
+            r.detail[:100],
+        )
+    return table
+
+
+def summary_table(summary: FleetSummary) -> Table:
+    table = Table(*(b.upper() for b in BUCKETS), title="summary")
+    table.add_row(*(str(summary.counts.get(b, 0)) for b in BUCKETS))
+    return table
+
+
+@contextmanager
+def engine_for(st: CliState, console: Console | None = None) -> Iterator[Engine]:
+    """The process's engine with the heal runtime aimed at this command's AWS settings."""
+    configure_runtime(st.settings, st.clients, console=console)
+    engine = Engine.start_process(st.settings)
+    try:
+        yield engine
+    finally:
+        # Held runs stay pending: the next cfnops process (approve, worker) resumes them.
+        engine.shutdown(grace_seconds=0)
+
+
+def run_fleet(
+    st: CliState, targets: list[FleetTarget], *, only: bool, concurrency: int | None
+) -> FleetSummary:
+    console = st.console
+    if st.output_format == "json":
+        with engine_for(st, console=Console(stderr=True)) as engine:
+            summary = heal_fleet(engine, st.settings, targets, concurrency=concurrency, only=only)
+        st.emit_json({"counts": summary.counts, "runs": [r.to_json() for r in summary.rows]})
+        return summary
+    with Live(console=console, refresh_per_second=4, transient=False) as live:
+
+        def update(rows: tuple[FleetRow, ...]) -> None:
+            live.update(progress_table(rows))
+
+        with engine_for(st, console=console) as engine:
+            summary = heal_fleet(
+                engine, st.settings, targets, concurrency=concurrency, only=only, on_update=update
+            )
+        live.update(Group(progress_table(summary.rows), summary_table(summary)))
+    console.print()
+    for row in summary.rows:
+        if row.status == "HELD":
+            console.print(
+                f"held: {row.target.stack} — approve with 'cfnops approve {row.run_id}' "
+                f"or reject with 'cfnops reject {row.run_id}' (reasons: "
+                f"'cfnops runs show {row.run_id}')"
+            )
+    return summary
+
+
+def _parse_tags(tags: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for tag in tags:
+        key, sep, value = tag.partition("=")
+        if not sep or not key:
+            raise UsageError(f"bad --tag {tag!r}", hint="use --tag key=value")
+        out[key] = value
+    return out
+
+
+def heal(
+    ctx: typer.Context,
+    stacks: Annotated[list[str] | None, typer.Argument(help="Stack names.")] = None,
+    review: Annotated[
+        bool, typer.Option("--review", help="Create the change set only (CreateChangeSetOnly).")
+    ] = False,
+    all_stacks: Annotated[bool, typer.Option("--all", help="Every matching stack.")] = False,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="With --all: key=value.")] = None,
+    name: Annotated[list[str] | None, typer.Option("--name", help="With --all: name glob.")] = None,
+    regions: Annotated[
+        str | None, typer.Option("--regions", help="With --all: r1,r2 (default: --region).")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Runs at once (default [heal] fleet_concurrency).")
+    ] = None,
+) -> None:
+    """Heal drifted stacks with durable runs (detect → REVERT_DRIFT change set → gate → execute).
+
+    Exit codes: 0 healed or in sync, 1 failed, 2 usage, 3 held for review.
+    """
+    st = state(ctx)
+    if bool(stacks) == all_stacks:
+        raise UsageError("give stack names or --all (not both)", hint="cfnops heal web")
+    if not all_stacks and (tag or name or regions):
+        raise UsageError("--tag, --name and --regions select stacks for --all")
+    if all_stacks:
+        given = [r.strip() for r in (regions or "").split(",") if r.strip()]
+        region_list: list[str | None] = list(given) or [None]
+        runtime = configure_runtime(st.settings, st.clients)
+        targets = _select(runtime, region_list, tags=_parse_tags(tag or []), names=name or [])
+        if not targets:
+            raise UsageError("no stack matches the filters")
+    else:
+        targets = [FleetTarget(s) for s in stacks or []]
+    summary = run_fleet(st, targets, only=review, concurrency=concurrency)
+    raise typer.Exit(summary.exit_code)
+
+
+def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:
+    st = state(ctx)
+    answer = decide(st.settings, run_id, verdict, reason=reason)
+    st.console.print(f"{run_id}: {verdict}d by {answer['by']}" + (f": {reason}" if reason else ""))
+    if not wait:
+        return
+    # This process resumes the run if its previous process is gone.
+    # The outcome is read from the record below, whatever result() raises.
+    with engine_for(st) as engine, st.console.status(f"{run_id}: finishing …"), suppress(Exception):
+        engine.result(run_id)
+    with RunStore(st.settings) as store:
+        record = store.get(run_id)
+    outcome = run_outcome(record)
+    if st.output_format == "json":
+        st.emit_json({"runId": run_id, "answer": answer, "outcome": outcome, "error": record.error})
+    else:
+        st.console.print(f"{run_id}: {outcome}" + (f" — {record.error}" if record.error else ""))
+    raise typer.Exit(0 if outcome in ("HEALED", "REJECTED", "IN_SYNC") else 1)
+
+
+def approve(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The held heal run.")],
+    reason: Annotated[str, typer.Option(help="Why (recorded with who approved).")] = "",
+    wait: Annotated[bool, typer.Option(help="Wait for the run to finish.")] = True,
+) -> None:
+    """Approve a held change set: the run executes it and reports."""
+    _answer(ctx, run_id, "approve", reason, wait)
+
+
+def reject(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The held heal run.")],
+    reason: Annotated[str, typer.Option(help="Why (recorded with who rejected).")] = "",
+    wait: Annotated[bool, typer.Option(help="Wait for the run to finish.")] = True,
+) -> None:
+    """Reject a held change set: the run deletes it and ends as REJECTED."""
+    _answer(ctx, run_id, "reject", reason, wait)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("heal")(heal)
+    app.command("approve")(approve)
+    app.command("reject")(reject)

@@ -1,0 +1,187 @@
+"""Fleet heals: one durable run per stack, bounded concurrency, live rows, a summary.
+
+Throttling is handled where it happens: every client uses botocore's ``adaptive``
+retry mode (a client-side token bucket shared by all runs of the process, so the
+whole fleet slows down together), and each workflow step retries throttling
+errors with capped exponential backoff (:func:`cfnops.heal._steps.aws_retry`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from typing import Any
+
+from dbos import DBOS
+
+from cfnops.config import Settings
+from cfnops.durable import Engine
+from cfnops.durable._records import RunStore
+from cfnops.heal._report import list_stacks
+from cfnops.heal._runs import active_heals, start_heal
+from cfnops.heal._runtime import HealRuntime
+from cfnops.heal._workflow import APPROVAL
+
+# Summary buckets, in display order.
+BUCKETS = ("healed", "in sync", "held", "change set created", "failed", "not checkable")
+_BUCKET = {
+    "HEALED": "healed",
+    "IN_SYNC": "in sync",
+    "HELD": "held",
+    "CHANGE_SET_CREATED": "change set created",
+    "NOT_CHECKABLE": "not checkable",
+}
+_NOT_CHECKABLE = ("drift detection is only possible", "ended DETECTION_FAILED", "ended UNKNOWN")
+
+
+@dataclass(frozen=True)
+class FleetTarget:
+    stack: str
+    region: str | None = None
+
+
+@dataclass(frozen=True)
+class FleetRow:
+    target: FleetTarget
+    run_id: str | None = None
+    status: str = "WAITING"  # WAITING | RUNNING | HELD | <outcome> | FAILED
+    phase: str = ""
+    detail: str = ""
+
+    @property
+    def bucket(self) -> str | None:
+        if self.status in ("WAITING", "RUNNING"):
+            return None
+        if self.status == "FAILED" and any(m in self.detail for m in _NOT_CHECKABLE):
+            return "not checkable"
+        return _BUCKET.get(self.status, "failed")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stack": self.target.stack,
+            "region": self.target.region,
+            "runId": self.run_id,
+            "status": self.status,
+            "bucket": self.bucket,
+            "phase": self.phase,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class FleetSummary:
+    rows: tuple[FleetRow, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        if self.counts.get("failed", 0) or self.counts.get("not checkable", 0):
+            return 1
+        return 3 if self.counts.get("held", 0) else 0
+
+
+def select_stacks(
+    runtime: HealRuntime,
+    regions: Sequence[str | None],
+    *,
+    tags: dict[str, str] | None = None,
+    names: Sequence[str] = (),
+) -> list[FleetTarget]:
+    """Root stacks (nested ones are healed through their parent) matching every filter."""
+    found: list[FleetTarget] = []
+    for region in regions or (None,):
+        for s in list_stacks(runtime.cfn(region)):
+            if s.get("ParentId"):
+                continue
+            if tags and any(s["Tags"].get(k) != v for k, v in tags.items()):
+                continue
+            if names and not any(fnmatchcase(s["StackName"], g) for g in names):
+                continue
+            found.append(FleetTarget(s["StackName"], region))
+    return found
+
+
+def _phase(run_id: str) -> tuple[str, bool]:
+    """The run's latest step name, and whether it waits for approval now."""
+    steps = DBOS.list_workflow_steps(run_id, load_output=False)
+    if not steps:
+        return "", False
+    names = [str(s["function_name"]) for s in steps]
+    held = f"{APPROVAL} submit" in names and "record-approval" not in names
+    held = held and names[-1] in (f"{APPROVAL} submit", "DBOS.recv")
+    last = names[-1]
+    return ("waiting" if last == "DBOS.sleep" else last), held
+
+
+def _finished(wf: Any) -> tuple[str, str]:
+    if wf.status == "SUCCESS":
+        out = wf.output if isinstance(wf.output, dict) else {}
+        return str(out.get("outcome", "SUCCEEDED")), ""
+    return "FAILED", str(wf.error or wf.status)
+
+
+def heal_fleet(
+    engine: Engine,
+    settings: Settings,
+    targets: Sequence[FleetTarget],
+    *,
+    concurrency: int | None = None,
+    only: bool = False,
+    on_update: Callable[[tuple[FleetRow, ...]], None] | None = None,
+    poll_seconds: float = 0.5,
+    track_phase: bool = True,
+) -> FleetSummary:
+    """Heal ``targets``, at most ``concurrency`` runs at once (``[heal] fleet_concurrency``).
+
+    A held run frees its slot (it waits durably for ``cfnops approve``); a stack
+    already being healed by another run is reported failed with that run's id.
+    """
+    limit = concurrency or settings.heal.fleet_concurrency
+    rows = [FleetRow(t) for t in targets]
+    with RunStore(settings) as store:
+        active = active_heals(store, settings.aws.region)
+    waiting = list(range(len(rows)))
+    inflight: dict[str, int] = {}
+    rounds = 0
+    while waiting or inflight:
+        rounds += 1
+        while waiting and len(inflight) < limit:
+            i = waiting.pop(0)
+            t = rows[i].target
+            try:
+                run_id = start_heal(
+                    engine, settings, t.stack, only=only, region=t.region, active=active
+                )
+            except Exception as exc:  # e.g. HealAlreadyRunning: report, go on
+                rows[i] = replace(rows[i], status="FAILED", detail=str(exc))
+                continue
+            rows[i] = replace(rows[i], run_id=run_id, status="RUNNING")
+            inflight[run_id] = i
+        if on_update is not None:
+            on_update(tuple(rows))
+        if not inflight:
+            continue
+        time.sleep(poll_seconds)
+        statuses = DBOS.list_workflows(workflow_ids=list(inflight), load_input=False)
+        for wf in statuses:
+            i = inflight[wf.workflow_id]
+            if wf.status in ("PENDING", "ENQUEUED"):
+                # Reading steps costs a query per run: without a live view, look
+                # for held runs every tenth round only.
+                if track_phase or rounds % 10 == 0:
+                    phase, held = _phase(wf.workflow_id)
+                    rows[i] = replace(rows[i], phase=phase)
+                    if held:
+                        rows[i] = replace(rows[i], status="HELD", detail="waiting for approval")
+                        del inflight[wf.workflow_id]
+                continue
+            outcome, detail = _finished(wf)
+            rows[i] = replace(rows[i], status=outcome, detail=detail, phase="done")
+            del inflight[wf.workflow_id]
+    if on_update is not None:
+        on_update(tuple(rows))
+    counts = Counter(r.bucket for r in rows if r.bucket)
+    return FleetSummary(tuple(rows), {b: counts.get(b, 0) for b in BUCKETS})
