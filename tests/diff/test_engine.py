@@ -299,3 +299,27 @@ def test_security_view_ignores_reordering_and_moves() -> None:
     widened = diff_templates(groups([r80], []), groups([r80, r443], []))
     assert widened.security is not None and widened.security.sg_broadened
     assert [(r.from_port, r.peer) for r in widened.security.ingress_added] == [(443, "10.0.0.0/8")]
+
+
+def test_conditional_location_is_named_in_the_chain() -> None:
+    def tpl(name: str) -> dict[str, Any]:
+        return {
+            "Resources": {
+                "Bus": {"Type": "AWS::Events::EventBus", "Properties": {"Name": name}},
+                "Rule": {
+                    "Type": "AWS::Events::Rule",
+                    "Properties": {
+                        "EventBusName": {"Ref": "Bus"},
+                        "EventPattern": {"source": ["x"]},
+                    },
+                },
+            }
+        }
+
+    rule = diff_templates(tpl("a"), tpl("b")).resource("Rule")
+    assert rule is not None and rule.impact is Impact.MAY_REPLACE
+    assert rule.reason == (
+        "Rule may be replaced because EventBusName (conditionally create-only) refers to Bus, "
+        "which is replaced because Name is create-only"
+    )
+    assert rule.properties[0].reason.startswith("conditionally create-only; refers to Bus")

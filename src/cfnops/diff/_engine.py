@@ -115,7 +115,8 @@ def _resources(
         if impact is Impact.NO_CHANGE:
             continue
         props = tuple(
-            replace(p, reason=explain.property_reason(p)) for _, p in sorted(draft.props.items())
+            replace(p, reason=explain.property_reason(rid, p))
+            for _, p in sorted(draft.props.items())
         )
         notes: tuple[str, ...] = ()
         if impact.replaces:

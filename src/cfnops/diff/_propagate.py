@@ -109,18 +109,29 @@ class Explainer:
             text = f"its type changes from {draft.old_type} to {draft.type}"
         else:
             prop = self.decisive(rid)
-            text = "it changed" if prop is None else self.property_cause(prop, depth)
+            text = "it changed" if prop is None else self.property_cause(rid, prop, depth)
         if depth == 0:
             self._memo[rid] = text
         return text
 
-    def property_cause(self, prop: PropertyDiff, depth: int = 0) -> str:
+    def _conditional(self, owner: str, prop: PropertyDiff) -> bool:
+        behaviour = self._drafts[owner].behaviour
+        if behaviour is None or not prop.path:
+            return False
+        path = tuple(prop.path.removeprefix("/properties/").split("/"))
+        return path in behaviour.conditional_create_only
+
+    def property_cause(self, owner: str, prop: PropertyDiff, depth: int = 0) -> str:
+        """Why ``prop`` of resource ``owner`` has its impact, starting with its name."""
         if prop.propagated_from is not None:
             target = prop.propagated_from
+            name = prop.name
+            if self._conditional(owner, prop):
+                name += " (conditionally create-only)"
             if depth >= _MAX_CHAIN:
-                return f"{prop.name} refers to {target}, which is replaced (chain shortened)"
+                return f"{name} refers to {target}, which is replaced (chain shortened)"
             verb = self.verb(self._drafts[target].impact)
-            return f"{prop.name} refers to {target}, which {verb} because " + self.cause(
+            return f"{name} refers to {target}, which {verb} because " + self.cause(
                 target, depth + 1
             )
         if prop.parameter is not None:
@@ -138,8 +149,12 @@ class Explainer:
         impact = self._drafts[rid].impact
         return f"{rid} {self.verb(impact)} because {self.cause(rid)}"
 
-    def property_reason(self, prop: PropertyDiff) -> str:
+    def property_reason(self, owner: str, prop: PropertyDiff) -> str:
+        """The report text of ``prop``: its own reason, or its propagation chain."""
         if prop.propagated_from is None:
             return prop.reason
-        text = self.property_cause(prop)
-        return text[len(prop.name) + 1 :] if text.startswith(prop.name + " ") else text
+        text = self.property_cause(owner, prop).removeprefix(prop.name + " ")
+        marker = "(conditionally create-only) "
+        if text.startswith(marker):
+            text = "conditionally create-only; " + text[len(marker) :]
+        return text
