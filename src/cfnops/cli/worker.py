@@ -10,6 +10,7 @@ import typer
 
 from cfnops.cli._state import state
 from cfnops.durable import DEFAULT_QUEUE, Engine
+from cfnops.jobs import start_worker_services
 
 
 def worker(
@@ -55,12 +56,15 @@ def worker(
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     engine = Engine.start_process(settings, worker=True)
+    services = start_worker_services(settings, stop)  # job-net schedules and event triggers
     st.console.print(
         f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "
         f"{worker_cfg.concurrency}, database {settings.database_url}"
     )
     stop.wait()
     st.console.print("stopping: waiting for steps in flight …")
+    for service in services:
+        service.join(timeout=grace)
     engine.shutdown(grace_seconds=grace)
     st.console.print("stopped")
 
