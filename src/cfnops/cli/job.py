@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from cfnops.cli._state import CliState, state
+from cfnops.durable import Engine
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs import JobService
 from cfnops.jobs._definition import load_definition, machine_name, parse_input
@@ -67,7 +68,7 @@ def run(
     """Run a job-net to its end, showing a live tree of its states."""
     st = state(ctx)
     defn, value = load_definition(definition), parse_input(input_)
-    jobs = _service(st)
+    jobs, before = _service(st), Engine.current()
     run_id = jobs.start(
         defn, value, machine_name=machine_name(definition), name=name, options={"notify": notify}
     )
@@ -84,14 +85,12 @@ def run(
                 time.sleep(0.25)
         result = jobs.wait(run_id)
         st.console.print()
-    _finish(st, result)
+    _finish(st, result, before)
 
 
-def _finish(st: CliState, result: JobResult) -> None:
-    from cfnops.durable import Engine
-
+def _finish(st: CliState, result: JobResult, engine_before: object) -> None:
     engine = Engine.current()
-    if engine is not None:
+    if engine is not None and engine is not engine_before:  # started by this command
         engine.shutdown(grace_seconds=1)
     if st.output_format == "json":
         st.emit_json(result.to_json())
@@ -244,12 +243,12 @@ def redrive(
 ) -> None:
     """Rerun a failed run from the failed state; completed states keep their outputs."""
     st = state(ctx)
-    jobs = _service(st)
-    jobs.redrive(run_id)
+    jobs, before = _service(st), Engine.current()
+    jobs.redrive(run_id, queue=None if wait else "cfnops")
     if not wait:
         st.console.print(f"{run_id}: redriven")
         return
-    _finish(st, jobs.wait(run_id))
+    _finish(st, jobs.wait(run_id), before)
 
 
 @job_app.command("send-task-success")
