@@ -323,3 +323,33 @@ def test_conditional_location_is_named_in_the_chain() -> None:
         "which is replaced because Name is create-only"
     )
     assert rule.properties[0].reason.startswith("conditionally create-only; refers to Bus")
+
+
+def test_nested_foreach_loops_expand_with_both_identifiers() -> None:
+    def tpl(envs: list[str]) -> dict[str, Any]:
+        return {
+            "Transform": "AWS::LanguageExtensions",
+            "Resources": {
+                "Fn::ForEach::Env": [
+                    "Env",
+                    envs,
+                    {
+                        "Fn::ForEach::Tier": [
+                            "Tier",
+                            ["web", "db"],
+                            {
+                                "Q${Env}${Tier}": {
+                                    "Type": "AWS::SQS::Queue",
+                                    "Properties": {"QueueName": {"Fn::Sub": "${Env}-${Tier}"}},
+                                }
+                            },
+                        ]
+                    },
+                ]
+            },
+        }
+
+    result = diff_templates(tpl(["dev"]), tpl(["dev", "prod"]))
+    assert sorted(r.logical_id for r in result.resources) == ["Qproddb", "Qprodweb"]
+    assert all(r.impact is Impact.WILL_CREATE for r in result.resources)
+    assert diff_templates(tpl(["dev"]), tpl(["dev"])).is_empty

@@ -15,7 +15,7 @@ from cfnops.diff._model import (
     ResourceDiff,
     TemplateDiff,
 )
-from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, transform
+from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain
 from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._resources import (
@@ -59,12 +59,7 @@ def _other_sections(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[Ent
     out: list[EntryDiff] = []
     for key in sorted((set(old) | set(new)) - skip, key=str):
         if key in old and key in new:
-            same = (
-                transform(old[key]) == transform(new[key])
-                if key == "Transform"
-                else canon(old[key]) == canon(new[key])
-            )
-            if same:
+            if canon(old[key]) == canon(new[key]):
                 continue
             change = Change.MODIFIED
         else:

@@ -66,7 +66,8 @@ def _substitute(value: Any, ident: str, item: str) -> Any:
             return item
         if len(value) == 1 and "Fn::Sub" in value:
             return {"Fn::Sub": _sub_arg(value["Fn::Sub"], ident, item)}
-        return {k: _substitute(v, ident, item) for k, v in value.items()}
+        # Keys too: an inner loop's output key may name the outer identifier.
+        return {_key(str(k), ident, item): _substitute(v, ident, item) for k, v in value.items()}
     if isinstance(value, list):
         return [_substitute(v, ident, item) for v in value]
     return value

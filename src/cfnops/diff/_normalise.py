@@ -153,13 +153,6 @@ def depends_on(value: Any) -> Canon:
     return canon(value, None)
 
 
-def transform(value: Any) -> Canon:
-    """``Transform``: a name equals a one-item list of it."""
-    if isinstance(value, str):
-        return canon([value], None)
-    return canon(value, None)
-
-
 def mangle(value: Any) -> Any:
     """What GetTemplate returns: every code point above U+007F becomes ``?``."""
     if isinstance(value, str):
