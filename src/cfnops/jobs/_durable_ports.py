@@ -274,10 +274,20 @@ class BatchRecorder:
 
 
 class DurableBranchExecutor:
-    """Runs Map iterations and Parallel branches on threads, each with its own key path."""
+    """Runs Map iterations and Parallel branches on threads, each with its own key path.
 
-    def __init__(self, keys: EffectKeys, max_threads: int = 40) -> None:
+    A branch that fails is marked (``<path>!failed``) so that a redrive runs it again from
+    its start, as Step Functions re-runs unsuccessful iterations and branches.
+    """
+
+    def __init__(
+        self,
+        keys: EffectKeys,
+        on_failure: Callable[[str], None] | None = None,
+        max_threads: int = 40,
+    ) -> None:
         self.keys = keys
+        self.on_failure = on_failure
         self.max_threads = max_threads
 
     def _wrap(self, job: BranchJob, path: str) -> Callable[[], Any]:
@@ -285,6 +295,10 @@ class DurableBranchExecutor:
             previous = self.keys.push(path)
             try:
                 return job()
+            except StatesFailure:
+                if self.on_failure is not None:
+                    self.on_failure(path)
+                raise
             finally:
                 self.keys.pop(previous)
 

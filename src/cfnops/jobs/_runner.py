@@ -135,7 +135,9 @@ def execute_run(
         invoker=invoker,
         clock=clock,
         recorder=recorder,
-        branch_executor=DurableBranchExecutor(keys),
+        branch_executor=DurableBranchExecutor(
+            keys, lambda path: store.put_step(run_id, f"{path}!failed", "branch", ok=False)
+        ),
         cancel=root,
         rng=random.Random(run_id),
         default_query_language=str(definition.get("QueryLanguage", "JSONPath")),

@@ -286,6 +286,18 @@ class JobStore:
     def prepare_redrive(self, run_id: str, dbos_id: str, history_base: int) -> None:
         """Forget failed effects so they run again; keep every successful one."""
         with self.engine.begin() as conn:
+            failed: list[str] = list(
+                conn.execute(
+                    sa.select(steps.c.key).where(steps.c.run_id == run_id, steps.c.kind == "branch")
+                ).scalars()
+            )
+            for key in list(failed):
+                prefix = key.removesuffix("!failed") + "/"
+                conn.execute(
+                    steps.delete().where(
+                        steps.c.run_id == run_id, steps.c.key.startswith(prefix, autoescape=True)
+                    )
+                )
             conn.execute(steps.delete().where(steps.c.run_id == run_id, steps.c.ok.is_(False)))
             conn.execute(
                 runs.update()

@@ -17,48 +17,81 @@ __all__ = ["build_web_system"]
 
 
 def build_web_system(
-    clients: AwsClients, *, prefix: str = "webapp", wait_seconds: int = 10,
+    clients: AwsClients,
+    *,
+    prefix: str = "webapp",
+    wait_seconds: int = 10,
     slack_endpoint: str = "cfnops:slack",
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Create the system with unique names; the input for the stop/start job-nets."""
     suffix = uuid.uuid4().hex[:6]
     ec2, elbv2, rds = clients.client("ec2"), clients.client("elbv2"), clients.client("rds")
     vpc = ec2.create_vpc(CidrBlock="10.20.0.0/16")["Vpc"]["VpcId"]
     zones = [z["ZoneName"] for z in ec2.describe_availability_zones()["AvailabilityZones"]][:2]
     subnets = [
-        ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.20.{i}.0/24", AvailabilityZone=zone)[
-            "Subnet"]["SubnetId"]
+        ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.20.{i}.0/24", AvailabilityZone=zone)["Subnet"][
+            "SubnetId"
+        ]
         for i, zone in enumerate(zones)
-    ]  # fmt: skip
+    ]
     image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
     instances = [
-        ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, InstanceType="t3.micro",
-                          SubnetId=subnets[i % 2], TagSpecifications=[{
-                              "ResourceType": "instance",
-                              "Tags": [{"Key": "Name", "Value": f"{prefix}-web-{i + 1}"}]}])[
-            "Instances"][0]["InstanceId"]
+        ec2.run_instances(
+            ImageId=image,
+            MinCount=1,
+            MaxCount=1,
+            InstanceType="t3.micro",
+            SubnetId=subnets[i % 2],
+            TagSpecifications=[
+                {
+                    "ResourceType": "instance",
+                    "Tags": [{"Key": "Name", "Value": f"{prefix}-web-{i + 1}"}],
+                }
+            ],
+        )["Instances"][0]["InstanceId"]
         for i in range(2)
-    ]  # fmt: skip
-    lb = elbv2.create_load_balancer(Name=f"{prefix}-{suffix}", Subnets=subnets,
-                                    Type="application")["LoadBalancers"][0]  # fmt: skip
-    tg = elbv2.create_target_group(Name=f"{prefix}-tg-{suffix}", Protocol="HTTP", Port=80,
-                                   VpcId=vpc, TargetType="instance")["TargetGroups"][0]  # fmt: skip
-    elbv2.register_targets(TargetGroupArn=tg["TargetGroupArn"],
-                           Targets=[{"Id": i, "Port": 80} for i in instances])  # fmt: skip
+    ]
+    lb = elbv2.create_load_balancer(Name=f"{prefix}-{suffix}", Subnets=subnets, Type="application")[
+        "LoadBalancers"
+    ][0]
+    tg = elbv2.create_target_group(
+        Name=f"{prefix}-tg-{suffix}", Protocol="HTTP", Port=80, VpcId=vpc, TargetType="instance"
+    )["TargetGroups"][0]
+    elbv2.register_targets(
+        TargetGroupArn=tg["TargetGroupArn"], Targets=[{"Id": i, "Port": 80} for i in instances]
+    )
     listener = elbv2.create_listener(
-        LoadBalancerArn=lb["LoadBalancerArn"], Protocol="HTTP", Port=80,
+        LoadBalancerArn=lb["LoadBalancerArn"],
+        Protocol="HTTP",
+        Port=80,
         DefaultActions=[{"Type": "forward", "TargetGroupArn": tg["TargetGroupArn"]}],
-    )["Listeners"][0]  # fmt: skip
+    )["Listeners"][0]
     cluster = f"{prefix}-db-{suffix}"
-    rds.create_db_cluster(DBClusterIdentifier=cluster, Engine="aurora-mysql",
-                          MasterUsername="admin", MasterUserPassword="not-a-secret-1")  # fmt: skip
+    rds.create_db_cluster(
+        DBClusterIdentifier=cluster,
+        Engine="aurora-mysql",
+        MasterUsername="admin",
+        MasterUserPassword="not-a-secret-1",
+    )
     account = lb["LoadBalancerArn"].split(":")[4]
+    backup = clients.client("backup")
+    vaults = {v["BackupVaultName"] for v in backup.list_backup_vaults()["BackupVaultList"]}
+    if "Default" not in vaults:
+        backup.create_backup_vault(BackupVaultName="Default")
     return {
-        "listenerArn": listener["ListenerArn"], "targetGroupArn": tg["TargetGroupArn"],
-        "instanceIds": instances, "clusterId": cluster, "region": clients.region,
-        "accountId": account, "waitSeconds": wait_seconds,
-        "backup": {"vaultName": "Default",
-                   "roleArn": f"arn:aws:iam::{account}:role/service-role/AWSBackupDefaultServiceRole"},
-        "slack": {"endpoint": slack_endpoint,
-                  "connectionArn": f"arn:aws:events:{clients.region}:{account}:connection/slack/x"},
-    }  # fmt: skip
+        "listenerArn": listener["ListenerArn"],
+        "targetGroupArn": tg["TargetGroupArn"],
+        "instanceIds": instances,
+        "clusterId": cluster,
+        "region": clients.region,
+        "accountId": account,
+        "waitSeconds": wait_seconds,
+        "backup": {
+            "vaultName": "Default",
+            "roleArn": f"arn:aws:iam::{account}:role/service-role/AWSBackupDefaultServiceRole",
+        },
+        "slack": {
+            "endpoint": slack_endpoint,
+            "connectionArn": f"arn:aws:events:{clients.region}:{account}:connection/slack/x",
+        },
+    }

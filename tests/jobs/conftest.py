@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from cfnops.config import load_settings  # noqa: E402
+from cfnops.durable import Engine  # noqa: E402
+from cfnops.jobs import CapturingTransport, JobService, set_http_transport  # noqa: E402
+
+EXAMPLES = HERE.parents[1] / "examples" / "jobnets"
+
+
+@pytest.fixture(scope="session")
+def job_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """The process's one engine (DBOS is a singleton): reuse one a sibling suite started."""
+    existing = Engine.current()
+    if existing is not None:
+        yield existing
+        return
+    db = tmp_path_factory.mktemp("jobs") / "jobs.sqlite"
+    engine = Engine.start_process(load_settings(database_url=f"sqlite:///{db}"))
+    yield engine
+    engine.shutdown(grace_seconds=1)
+
+
+@pytest.fixture(scope="session")
+def sandbox_env(cfnops_sandbox_server: object) -> Iterator[dict[str, str]]:
+    """Point every boto3 client of this process (workflows included) at the sandbox."""
+    env = cfnops_sandbox_server.environment()  # type: ignore[attr-defined]
+    mp = pytest.MonkeyPatch()
+    for key, value in env.items():
+        mp.setenv(key, value)
+    yield env
+    mp.undo()
+
+
+@pytest.fixture
+def jobs(job_engine: Engine) -> JobService:
+    return JobService(job_engine.settings)
+
+
+@pytest.fixture
+def slack() -> Iterator[CapturingTransport]:
+    transport = CapturingTransport()
+    previous = set_http_transport(transport)
+    yield transport
+    set_http_transport(previous)
+
