@@ -1,0 +1,38 @@
+"""Local Lambda stand-ins for subprocess tests (imported through worker.workflow_modules)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from cfnops.asl import TaskContext
+from cfnops.jobs import register_function
+
+
+def _mark(log: str, mark: str) -> None:
+    with Path(log).open("a") as fh:
+        fh.write(f"{mark} {time.time()}\n")
+
+
+def _logged(payload: Any, ctx: TaskContext) -> Any:
+    _mark(payload["log"], f"{payload['mark']}-start")
+    time.sleep(float(payload.get("sleep", 0)))
+    _mark(payload["log"], f"{payload['mark']}-end")
+    return {"mark": payload["mark"]}
+
+
+def count(log: str, mark: str) -> int:
+    path = Path(log)
+    if not path.exists():
+        return 0
+    return sum(1 for line in path.read_text().splitlines() if line.split()[0] == mark)
+
+
+def times(log: str, mark: str) -> list[float]:
+    path = Path(log)
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [float(line.split()[1]) for line in lines if line.split()[0] == mark]
+
+
+register_function("jobs-test-logged", _logged)

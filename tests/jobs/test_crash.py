@@ -1,0 +1,108 @@
+"""kill -9 during a Task and during a Wait: the run resumes in a worker, nothing repeats."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from jobs_test_functions import count, times
+
+from cfnops.config import load_settings
+from cfnops.jobs import JobStore
+
+HERE = Path(__file__).resolve().parent
+pytestmark = pytest.mark.slow
+
+
+def _definition(log: str, wait_seconds: int, task_sleep: float) -> dict[str, object]:
+    def task(mark: str, sleep: float, nxt: str | None) -> dict[str, object]:
+        state: dict[str, object] = {
+            "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName": "jobs-test-logged",
+                           "Payload": {"log": log, "mark": mark, "sleep": sleep}},
+            "ResultSelector": {"mark.$": "$.Payload.mark"},
+        }  # fmt: skip
+        state.update({"Next": nxt} if nxt else {"End": True})
+        return state
+
+    return {"StartAt": "T1", "States": {
+        "T1": task("t1", 0, "T2"), "T2": task("t2", task_sleep, "W"),
+        "W": {"Type": "Wait", "Seconds": wait_seconds, "Next": "T3"},
+        "T3": task("t3", 0, None)}}  # fmt: skip
+
+
+def _env(db: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["CFNOPS_DATABASE_URL"] = f"sqlite:///{db}"
+    env["CFNOPS_WORKER__WORKFLOW_MODULES"] = json.dumps(["jobs_test_functions"])
+    env["CFNOPS_WORKER__HEARTBEAT_SECONDS"] = "0.5"
+    env["CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS"] = "0.5"
+    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
+    return env
+
+
+def _cfnops(db: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "cfnops", *args], env=_env(db),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _wait_for(predicate: Callable[[], bool], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting for the subprocess"
+        time.sleep(0.05)
+
+
+def _kill_then_resume(tmp_path: Path, kill_when: Callable[[str], bool], wait_seconds: int,
+                      task_sleep: float) -> tuple[str, JobStore]:  # fmt: skip
+    db, log = tmp_path / "db.sqlite", str(tmp_path / "log")
+    definition = tmp_path / "crash.asl.json"
+    definition.write_text(json.dumps(_definition(log, wait_seconds, task_sleep)))
+    first = _cfnops(db, "-o", "json", "job", "run", str(definition), "--name", "crash-1")
+    _wait_for(lambda: kill_when(log))
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=10)
+    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    assert store.get_run("crash-1").status == "RUNNING"
+    worker = _cfnops(db, "worker")
+    try:
+        _wait_for(lambda: store.get_run("crash-1").status != "RUNNING", timeout=90)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        _out, err = worker.communicate(timeout=30)
+    assert worker.returncode == 0, err
+    return log, store
+
+
+def test_sigkill_during_a_task_reruns_only_that_task(tmp_path: Path) -> None:
+    log, store = _kill_then_resume(
+        tmp_path, lambda log: count(log, "t2-start") == 1, wait_seconds=1, task_sleep=3
+    )
+    run = store.get_run("crash-1")
+    assert run.status == "SUCCEEDED", (run.error, run.cause)
+    assert run.output == {"mark": "t3"}
+    # T1 had finished: never again. T2 was in flight: it runs again (at least once).
+    assert [count(log, m) for m in ("t1-end", "t2-start", "t2-end", "t3-end")] == [1, 2, 1, 1]
+    assert store.history("crash-1")[-1]["type"] == "ExecutionSucceeded"
+
+
+def test_sigkill_during_a_wait_resumes_at_its_deadline(tmp_path: Path) -> None:
+    def in_the_wait(log: str) -> bool:
+        ended = times(log, "t2-end")
+        return bool(ended) and time.time() > ended[0] + 1.0
+
+    log, store = _kill_then_resume(tmp_path, in_the_wait, wait_seconds=5, task_sleep=0)
+    run = store.get_run("crash-1")
+    assert run.status == "SUCCEEDED", (run.error, run.cause)
+    assert [count(log, m) for m in ("t1-end", "t2-end", "t3-start")] == [1, 1, 1]
+    t2_done, t3_began = times(log, "t2-end")[0], times(log, "t3-start")[0]
+    assert t3_began >= t2_done + 5, "the wait ended before its deadline"
+    waits = [s for s in store.list_steps("crash-1") if s.kind == "wait"]
+    assert len(waits) == 1 and waits[0].result <= t2_done + 5.5  # the original deadline
