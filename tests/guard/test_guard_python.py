@@ -301,3 +301,16 @@ def test_nested_functions_see_the_enclosing_variables() -> None:
     (sink,) = [s for s in result.sinks if s.request_type == "Update"]
     assert sink.value.labels == {LOG_STREAM}
     assert sink.status == {"SUCCESS"}
+
+
+def test_chained_comparisons_are_unknown_not_a_crash() -> None:
+    result = facts(
+        """
+        import cfnresponse
+        def handler(event, context):
+            if 0 < len(event["PhysicalResourceId"]) < 10 and not event.get("Skip"):
+                cfnresponse.send(event, context, cfnresponse.SUCCESS, {})
+        """
+    )
+    assert ids(result, "Update") == {NONE}
+    assert result.delete_id_reads == (4,)

@@ -50,6 +50,7 @@ from cfnops.guard._js_syntax import (
 
 _NEXT, _BREAK, _EXIT = 0, 1, 2
 _MAX_DEPTH = 8
+_CALL_BUDGET = 400  # inlined calls per request type: bounds the time on very large modules
 _RANDOM_CALLS = {"randomUUID", "randomBytes", "random", "v1", "v4", "uuid", "uuidv4", "nanoid"}
 _READ_COMMANDS = ("Get", "Describe", "List", "Head", "BatchGet", "Query", "Scan")
 _CMD_PREFIX = "cmd:"
@@ -80,6 +81,7 @@ class _Run:
         self.called = declared.called
         self.globals: dict[str, Val] = {}
         self.stack: list[str] = []
+        self.budget = _CALL_BUDGET
         self.returns: list[list[Val]] = [[]]
 
     def run(self, entry: str) -> bool:
@@ -97,8 +99,9 @@ class _Run:
         """Run a function with these arguments; a nested function also sees the caller's
         variables (it is called where it is defined: a callback or a local helper)."""
         fn = self.functions[name]
-        if name in self.stack or len(self.stack) >= _MAX_DEPTH:
+        if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
             return derived(args)
+        self.budget -= 1
         closure = caller if caller is not None and id(fn) in self.declared.nested else {}
         env: dict[str, Val] = dict(closure)
         for i, param in enumerate(fn.params):

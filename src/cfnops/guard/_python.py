@@ -46,6 +46,7 @@ from cfnops.guard._flow import (
 
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_DEPTH = 8
+_CALL_BUDGET = 400  # inlined calls per request type: bounds the time on very large modules
 _CRHELPER_EVENTS = {"create": "Create", "update": "Update", "delete": "Delete"}
 
 
@@ -117,6 +118,7 @@ class _Run:
         self.crhelper: dict[str, set[str]] = {}
         self.uses_crhelper = False
         self.stack: list[str] = []
+        self.budget = _CALL_BUDGET
         self.frames: list[_Frame] = [_Frame()]
 
     # -- entry points ---------------------------------------------------------------
@@ -149,8 +151,9 @@ class _Run:
         caller: dict[str, Val] | None = None,
     ) -> Val:
         fn = self.functions[name]
-        if name in self.stack or len(self.stack) >= _MAX_DEPTH:
+        if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
             return derived(args)
+        self.budget -= 1
         # A nested function is called where it is defined: it sees the caller's variables.
         nested = caller is not None and fn not in self.tree.body
         env: dict[str, Val] = dict(caller) if caller is not None and nested else {}
@@ -362,6 +365,10 @@ class _Run:
                 return None
             decided = compare_request_type(self.rt, left, right)
             return None if decided is None else decided != negate
+        if isinstance(node, ast.Compare):  # chained: a < b < c
+            for operand in (node.left, *node.comparators):
+                self.rec.use(self.expr(operand, env), node.lineno)
+            return None
         if isinstance(node, ast.Constant):
             return bool(node.value)
         value = self.expr(node, env)
