@@ -239,8 +239,11 @@ def test_absurdly_nested_code_is_a_note_not_a_crash(tmp_path: Path) -> None:
             Properties: {ServiceToken: !GetAtt Fn.Arn}
         """,
     )
-    (note,) = check_template(path, tmp_path / "code").notes
-    assert "nested too deeply to analyse" in note.message
+    # Whether Python's recursion limit is reached depends on the interpreter's
+    # settings (other tests may raise it): either outcome is fine, a crash is not.
+    report = check_template(path, tmp_path / "code")
+    assert report.findings == ()
+    assert all("nested too deeply to analyse" in n.message for n in report.notes)
 
 
 def test_cdk_asset_folder_next_to_the_template(tmp_path: Path) -> None:
