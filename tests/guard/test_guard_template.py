@@ -262,3 +262,28 @@ def test_cdk_asset_folder_next_to_the_template(tmp_path: Path) -> None:
     source, why = handler_code(load_template(path), "Fn", None)
     assert source is not None, why
     assert source.file == str(tmp_path / "asset.0123abcd" / "index.js")
+
+
+def test_recursion_error_in_the_analysis_becomes_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cfnops.guard._engine as engine
+
+    def explode(source: object) -> None:
+        raise RecursionError
+
+    monkeypatch.setattr(engine, "analyze_source", explode)
+    path = write(
+        tmp_path,
+        """
+        Resources:
+          Fn:
+            Type: AWS::Lambda::Function
+            Properties: {Code: {ZipFile: "x = 1"}, Handler: index.handler, Runtime: python3.12}
+          Res:
+            Type: Custom::X
+            Properties: {ServiceToken: !GetAtt Fn.Arn}
+        """,
+    )
+    (note,) = check_template(path).notes
+    assert note.message == f"function Fn: the handler in {path} is nested too deeply to analyse"
