@@ -52,4 +52,3 @@ def slack() -> Iterator[CapturingTransport]:
     previous = set_http_transport(transport)
     yield transport
     set_http_transport(previous)
-

@@ -24,18 +24,26 @@ pytestmark = pytest.mark.slow
 def _definition(log: str, wait_seconds: int, task_sleep: float) -> dict[str, object]:
     def task(mark: str, sleep: float, nxt: str | None) -> dict[str, object]:
         state: dict[str, object] = {
-            "Type": "Task", "Resource": "arn:aws:states:::lambda:invoke",
-            "Parameters": {"FunctionName": "jobs-test-logged",
-                           "Payload": {"log": log, "mark": mark, "sleep": sleep}},
+            "Type": "Task",
+            "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {
+                "FunctionName": "jobs-test-logged",
+                "Payload": {"log": log, "mark": mark, "sleep": sleep},
+            },
             "ResultSelector": {"mark.$": "$.Payload.mark"},
-        }  # fmt: skip
+        }
         state.update({"Next": nxt} if nxt else {"End": True})
         return state
 
-    return {"StartAt": "T1", "States": {
-        "T1": task("t1", 0, "T2"), "T2": task("t2", task_sleep, "W"),
-        "W": {"Type": "Wait", "Seconds": wait_seconds, "Next": "T3"},
-        "T3": task("t3", 0, None)}}  # fmt: skip
+    return {
+        "StartAt": "T1",
+        "States": {
+            "T1": task("t1", 0, "T2"),
+            "T2": task("t2", task_sleep, "W"),
+            "W": {"Type": "Wait", "Seconds": wait_seconds, "Next": "T3"},
+            "T3": task("t3", 0, None),
+        },
+    }
 
 
 def _env(db: Path) -> dict[str, str]:
@@ -49,8 +57,13 @@ def _env(db: Path) -> dict[str, str]:
 
 
 def _cfnops(db: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "cfnops", *args], env=_env(db),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-m", "cfnops", *args],
+        env=_env(db),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(predicate: Callable[[], bool], timeout: float = 60) -> None:
@@ -60,8 +73,9 @@ def _wait_for(predicate: Callable[[], bool], timeout: float = 60) -> None:
         time.sleep(0.05)
 
 
-def _kill_then_resume(tmp_path: Path, kill_when: Callable[[str], bool], wait_seconds: int,
-                      task_sleep: float) -> tuple[str, JobStore]:  # fmt: skip
+def _kill_then_resume(
+    tmp_path: Path, kill_when: Callable[[str], bool], wait_seconds: int, task_sleep: float
+) -> tuple[str, JobStore]:
     db, log = tmp_path / "db.sqlite", str(tmp_path / "log")
     definition = tmp_path / "crash.asl.json"
     definition.write_text(json.dumps(_definition(log, wait_seconds, task_sleep)))

@@ -111,29 +111,52 @@ def test_sns_publish(jobs: JobService, sandbox_env: dict[str, str]) -> None:
 def test_http_invoke_posts_json_and_fails_on_error_status(
     jobs: JobService, slack: CapturingTransport
 ) -> None:
-    args = {"ApiEndpoint": "https://hooks.slack.test/x", "Method": "POST",
-            "RequestBody": {"text.$": "$.text"}, "Headers": {"X-Test": "1"}}  # fmt: skip
-    result = jobs.wait(jobs.start(_task("arn:aws:states:::http:invoke", args), {"text": "hi"},
-                                  machine_name="http"), 60)  # fmt: skip
+    args = {
+        "ApiEndpoint": "https://hooks.slack.test/x",
+        "Method": "POST",
+        "RequestBody": {"text.$": "$.text"},
+        "Headers": {"X-Test": "1"},
+    }
+    result = jobs.wait(
+        jobs.start(
+            _task("arn:aws:states:::http:invoke", args), {"text": "hi"}, machine_name="http"
+        ),
+        60,
+    )
     assert result.status == "SUCCEEDED"
     assert result.output["StatusCode"] == 200
     assert slack.json_bodies() == [{"text": "hi"}]
     assert slack.requests[0].headers["X-Test"] == "1"
     slack.status = 500
-    failed = jobs.wait(jobs.start(_task("arn:aws:states:::http:invoke", args), {"text": "x"},
-                                  machine_name="http"), 60)  # fmt: skip
+    failed = jobs.wait(
+        jobs.start(_task("arn:aws:states:::http:invoke", args), {"text": "x"}, machine_name="http"),
+        60,
+    )
     assert (failed.status, failed.error) == ("FAILED", "States.Http.StatusCode.500")
 
 
 def test_start_execution_sync_runs_a_child_job_net(jobs: JobService) -> None:
-    register_state_machine("jobs-test-child", {"StartAt": "Add", "States": {"Add": {
-        "Type": "Pass", "Parameters": {"sum.$": "States.MathAdd($.a, $.b)"}, "End": True}}})  # fmt: skip
+    register_state_machine(
+        "jobs-test-child",
+        {
+            "StartAt": "Add",
+            "States": {
+                "Add": {
+                    "Type": "Pass",
+                    "Parameters": {"sum.$": "States.MathAdd($.a, $.b)"},
+                    "End": True,
+                }
+            },
+        },
+    )
     definition = _task(
         "arn:aws:states:::states:startExecution.sync:2",
-        {"StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:jobs-test-child",
-         "Input": {"a.$": "$.a", "b": 2}},
+        {
+            "StateMachineArn": "arn:aws:states:us-east-1:123456789012:stateMachine:jobs-test-child",
+            "Input": {"a.$": "$.a", "b": 2},
+        },
         OutputPath="$.Output",
-    )  # fmt: skip
+    )
     run_id = jobs.start(definition, {"a": 40}, machine_name="parent")
     result = jobs.wait(run_id, timeout=60)
     assert (result.status, result.output) == ("SUCCEEDED", {"sum": 42})
@@ -167,8 +190,12 @@ def test_wait_for_task_token_failure(jobs: JobService) -> None:
         {"FunctionName": "jobs-test-rejecter", "Payload": {"t.$": "$$.Task.Token"}},
     )
     run_id = jobs.start(definition, {}, machine_name="approval")
-    threading.Thread(target=lambda: (_wait_for(tokens), jobs.send_task_failure(
-        tokens[0], "Rejected", "not today"))).start()  # fmt: skip
+    threading.Thread(
+        target=lambda: (
+            _wait_for(tokens),
+            jobs.send_task_failure(tokens[0], "Rejected", "not today"),
+        )
+    ).start()
     result = jobs.wait(run_id, timeout=30)
     assert (result.status, result.error, result.cause) == ("FAILED", "Rejected", "not today")
 

@@ -23,8 +23,7 @@ SLACK = "https://hooks.slack.test/services/T0/B0/x"
 def system(sandbox_env: dict[str, str], cfnops_sandbox: Any) -> Iterator[dict[str, Any]]:
     ssm_commands.clear_outcomes()
     # Apache is stopped once "systemctl stop httpd" ran: the status check exits 3.
-    ssm_commands.set_outcome(command=r"systemctl is-active httpd", exit_code=3,
-                             stdout="inactive")  # fmt: skip
+    ssm_commands.set_outcome(command=r"systemctl is-active httpd", exit_code=3, stdout="inactive")
     yield build_web_system(AwsClients(), wait_seconds=0, slack_endpoint=SLACK)
     ssm_commands.clear_outcomes()
 
@@ -35,13 +34,15 @@ def _run(jobs: JobService, name: str, value: Any) -> tuple[str, Any]:
     return run_id, jobs.wait(run_id, timeout=120)
 
 
-def test_stop_then_start(jobs: JobService, system: dict[str, Any],
-                         slack: CapturingTransport) -> None:  # fmt: skip
+def test_stop_then_start(
+    jobs: JobService, system: dict[str, Any], slack: CapturingTransport
+) -> None:
     clients = AwsClients()
     run_id, result = _run(jobs, "webapp-stop", system)
     assert result.status == "SUCCEEDED", (result.error, result.cause)
     assert sorted(i["instanceId"] for i in result.output["instances"]) == sorted(
-        system["instanceIds"])  # fmt: skip
+        system["instanceIds"]
+    )
     assert all(i["backupJobId"] for i in result.output["instances"])
     assert result.output["cluster"]["status"] == "stopped"
     ec2 = clients.client("ec2")
@@ -68,11 +69,16 @@ def test_stop_then_start(jobs: JobService, system: dict[str, Any],
     assert "Web system started" in slack.json_bodies()[-1]["text"]
 
 
-def test_run_command_failure_then_redrive(jobs: JobService, system: dict[str, Any],
-                                          slack: CapturingTransport) -> None:  # fmt: skip
+def test_run_command_failure_then_redrive(
+    jobs: JobService, system: dict[str, Any], slack: CapturingTransport
+) -> None:
     bad = system["instanceIds"][1]
-    ssm_commands.set_outcome(instance_id=bad, command=r"systemctl stop httpd", exit_code=1,
-                             stderr="Failed to stop httpd.service: Access denied")  # fmt: skip
+    ssm_commands.set_outcome(
+        instance_id=bad,
+        command=r"systemctl stop httpd",
+        exit_code=1,
+        stderr="Failed to stop httpd.service: Access denied",
+    )
     run_id, result = _run(jobs, "webapp-stop", system)
     assert result.status == "FAILED"
     assert result.error == "ApacheStopFailed"

@@ -1,0 +1,190 @@
+"""``cfnops job …`` in-process (the session's engine and database)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES
+
+from cfnops.cli.main import run
+from cfnops.durable import Engine
+
+OK = {
+    "StartAt": "Hello",
+    "States": {
+        "Hello": {
+            "Type": "Pass",
+            "Parameters": {"greeting.$": "States.Format('hello {}', $.who)"},
+            "End": True,
+        }
+    },
+}
+BOOM = {"StartAt": "Boom", "States": {"Boom": {"Type": "Fail", "Error": "Boom", "Cause": "bad"}}}
+
+
+@dataclass
+class Result:
+    exit_code: int
+    stdout: str
+
+
+class Cli:
+    """``cfnops`` through its real entry point (exit codes included), output captured."""
+
+    def __init__(self, capsys: pytest.CaptureFixture[str]) -> None:
+        self.capsys = capsys
+
+    def invoke(self, args: list[str]) -> Result:
+        self.capsys.readouterr()
+        code = run(args)
+        return Result(code, self.capsys.readouterr().out)
+
+
+@pytest.fixture
+def cli(
+    job_engine: Engine, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[Cli]:
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", job_engine.settings.database_url)
+    yield Cli(capsys)
+
+
+def _write(tmp_path: Path, name: str, value: Any) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(value))
+    return str(path)
+
+
+def _json(cli: Cli, *args: str, code: int = 0) -> Any:
+    result = cli.invoke(["-o", "json", *args])
+    assert result.exit_code == code, result.stdout
+    return json.loads(result.stdout)
+
+
+def test_run_json_success_and_failure_exit_codes(cli: Cli, tmp_path: Path) -> None:
+    ok = _write(tmp_path, "hello.asl.json", OK)
+    out = _json(cli, "job", "run", ok, "--input", '{"who": "ops"}', "--name", "cli-hello-1")
+    assert out == {
+        "runId": "cli-hello-1",
+        "status": "SUCCEEDED",
+        "output": {"greeting": "hello ops"},
+        "error": None,
+        "cause": None,
+    }
+    failed = _json(cli, "job", "run", _write(tmp_path, "boom.json", BOOM), code=1)
+    assert (failed["status"], failed["error"], failed["cause"]) == ("FAILED", "Boom", "bad")
+    shown = _json(cli, "job", "show", "cli-hello-1")
+    assert shown["status"] == "SUCCEEDED" and shown["currentStates"] == []
+    assert shown["states"][0]["input"] == {"who": "ops"}
+    assert shown["states"][0]["output"] == {"greeting": "hello ops"}
+    history = _json(cli, "job", "history", "cli-hello-1")
+    assert [e["type"] for e in history] == [
+        "ExecutionStarted",
+        "PassStateEntered",
+        "PassStateExited",
+        "ExecutionSucceeded",
+    ]
+    listed = _json(cli, "job", "list", "--limit", "100")
+    assert "cli-hello-1" in {r["runId"] for r in listed}
+
+
+def test_run_input_from_file_and_bad_input(cli: Cli, tmp_path: Path) -> None:
+    ok = _write(tmp_path, "hello.asl.json", OK)
+    infile = _write(tmp_path, "in.json", {"who": "file"})
+    out = _json(cli, "job", "run", ok, "--input", f"@{infile}")
+    assert out["output"] == {"greeting": "hello file"}
+    bad = cli.invoke(["-o", "json", "job", "run", ok, "--input", "{not json"])
+    assert bad.exit_code == 2
+    invalid = _write(
+        tmp_path, "bad.json", {"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "Nowhere"}}}
+    )
+    assert cli.invoke(["job", "run", invalid]).exit_code == 2
+
+
+def test_validate_and_strict(cli: Cli, tmp_path: Path) -> None:
+    assert _json(cli, "job", "validate", str(EXAMPLES / "webapp-stop.asl.json")) == {
+        "valid": True,
+        "problems": [],
+    }
+    broken = _write(
+        tmp_path,
+        "broken.json",
+        {"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "Nowhere"}}},
+    )
+    found = _json(cli, "job", "validate", broken, code=2)
+    assert any("/States/A/Next" in p for p in found["problems"])
+    local = _write(
+        tmp_path,
+        "local.json",
+        {
+            "StartAt": "N",
+            "States": {
+                "N": {
+                    "Type": "Task",
+                    "Resource": "arn:aws:states:::http:invoke",
+                    "End": True,
+                    "Parameters": {"ApiEndpoint": "cfnops:slack", "Method": "POST"},
+                }
+            },
+        },
+    )
+    assert _json(cli, "job", "validate", local)["valid"] is True
+    strict = _json(cli, "job", "validate", "--strict", local, code=2)
+    assert any("cfnops alias" in p for p in strict["problems"])
+
+
+def test_graph_of_a_definition_and_of_a_run(cli: Cli, tmp_path: Path) -> None:
+    dot = cli.invoke(["job", "graph", str(EXAMPLES / "webapp-start.asl.json"), "--output", "dot"])
+    assert dot.exit_code == 0 and dot.stdout.startswith("digraph jobnet {")
+    assert "s_StartInstances -> s_Start [style=dotted];" in dot.stdout
+    ok = _write(tmp_path, "hello.asl.json", OK)
+    _json(cli, "job", "run", ok, "--input", '{"who": "g"}', "--name", "cli-graph-1")
+    mermaid = cli.invoke(["job", "graph", "cli-graph-1", "--output", "mermaid"])
+    assert mermaid.exit_code == 0
+    assert "class s_Hello succeeded" in mermaid.stdout and "classDef succeeded" in mermaid.stdout
+
+
+def test_schedule_commands(cli: Cli, tmp_path: Path) -> None:
+    ok = _write(tmp_path, "hello.asl.json", OK)
+    added = _json(
+        cli,
+        "job",
+        "schedule",
+        "add",
+        "cli-sched",
+        ok,
+        "--cron",
+        "rate(5 minutes)",
+        "--input",
+        '{"who": "cron"}',
+    )
+    assert added[0]["name"] == "cli-sched" and added[0]["nextFire"]
+    assert "cli-sched" in {s["name"] for s in _json(cli, "job", "schedule", "list")}
+    bad = cli.invoke(["job", "schedule", "add", "x", ok, "--cron", "cron(0 9 * * * *)"])
+    assert bad.exit_code == 2  # both day fields set
+    assert _json(cli, "job", "schedule", "remove", "cli-sched")["removed"] is True
+
+
+def test_unknown_task_token_and_run(cli: Cli) -> None:
+    assert cli.invoke(["job", "send-task-success", "nope"]).exit_code == 2
+    assert cli.invoke(["job", "show", "no-such-run"]).exit_code == 2
+
+
+def test_deploy_creates_then_updates(cli: Cli, sandbox_env: dict[str, str]) -> None:
+    args = [
+        "job",
+        "deploy",
+        str(EXAMPLES / "webapp-stop.asl.json"),
+        "--name",
+        "cli-webapp-stop",
+        "--role-arn",
+        "arn:aws:iam::123456789012:role/sfn",
+    ]
+    first = _json(cli, *args)
+    assert first["action"] == "created"
+    second = _json(cli, *args)
+    assert second == {"action": "updated", "stateMachineArn": first["stateMachineArn"]}
