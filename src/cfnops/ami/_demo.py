@@ -116,6 +116,17 @@ def _backup(clients: Any, instance_id: str) -> str:
     raise OperationFailed(f"backup job {job} did not complete within 60 s")
 
 
+def _base_images(ec2: Any) -> list[str]:
+    """Two Amazon Linux 2 x86_64 AMIs of the sandbox (a filtered query is quick)."""
+    images = ec2.describe_images(
+        Filters=[
+            {"Name": "architecture", "Values": ["x86_64"]},
+            {"Name": "name", "Values": ["amzn2-ami-hvm-*"]},
+        ]
+    )["Images"]
+    return sorted(i["ImageId"] for i in images)[:2]
+
+
 def _instance_image(clients: Any, instance_id: str) -> str:
     reply = clients.client("ec2").describe_instances(InstanceIds=[instance_id])
     return str(reply["Reservations"][0]["Instances"][0]["ImageId"])
@@ -181,7 +192,7 @@ def _deploy(rotator: Rotator, pattern: int, stack: str, params: dict[str, str]) 
 def _pattern(rotator: Rotator, pattern: int, say: Callable[[str], None]) -> dict[str, Any]:
     clients = rotator.clients
     cfn, ssm = clients.client("cloudformation"), clients.client("ssm")
-    base = clients.client("ec2").describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    base = _base_images(clients.client("ec2"))[0]
     stack = f"cfnops-demo-ami-p{pattern}-{int(time.time())}"
     parameter = f"/cfnops/demo/{stack}/ami"
     if pattern == 1:
@@ -231,8 +242,7 @@ def _pattern(rotator: Rotator, pattern: int, say: Callable[[str], None]) -> dict
 def _naive(rotator: Rotator, say: Callable[[str], None]) -> dict[str, Any]:
     clients = rotator.clients
     cfn, ec2 = clients.client("cloudformation"), clients.client("ec2")
-    images = ec2.describe_images(Owners=["amazon"])["Images"]
-    base, new = images[0]["ImageId"], images[1]["ImageId"]
+    base, new = _base_images(ec2)
     stack = f"cfnops-demo-ami-naive-{int(time.time())}"
     _deploy(rotator, 2, stack, {"ImageId": base})
     group = _group(clients, cfn, stack)
