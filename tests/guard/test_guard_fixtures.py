@@ -97,3 +97,28 @@ def test_diff_annotations_are_one_line_per_finding() -> None:
     assert all(f"{path}:" in n and "\n" not in n for n in notes["Setting"])
     clean = Path(__file__).parent / "fixtures" / "cr001_node_inline_ok" / "template.yaml"
     assert diff_annotations(clean) == {}
+
+
+def test_a_constant_physical_id_is_stable(tmp_path: Path) -> None:
+    # The shape of the AWS documentation's cfn-response example: a literal id.
+    path = tmp_path / "template.yaml"
+    path.write_text(
+        "Resources:\n"
+        "  Fn:\n"
+        "    Type: AWS::Lambda::Function\n"
+        "    Properties:\n"
+        "      Runtime: python3.12\n"
+        "      Handler: index.handler\n"
+        "      Code:\n"
+        "        ZipFile: |\n"
+        "          import cfnresponse\n"
+        "          def handler(event, context):\n"
+        "              data = {'Message': 'Hello'}\n"
+        "              cfnresponse.send(event, context, cfnresponse.SUCCESS, data, 'MyPhysicalId')\n"
+        "  Res:\n"
+        "    Type: Custom::Hello\n"
+        "    Properties:\n"
+        "      ServiceToken: !GetAtt Fn.Arn\n"
+    )
+    report = check_template(path)
+    assert (report.findings, report.notes) == ((), ())
