@@ -114,7 +114,7 @@ def test_a_constant_physical_id_is_stable(tmp_path: Path) -> None:
         "          import cfnresponse\n"
         "          def handler(event, context):\n"
         "              data = {'Message': 'Hello'}\n"
-        "              cfnresponse.send(event, context, cfnresponse.SUCCESS, data, 'MyPhysicalId')\n"
+        "              cfnresponse.send(event, context, 'SUCCESS', data, 'MyPhysicalId')\n"
         "  Res:\n"
         "    Type: Custom::Hello\n"
         "    Properties:\n"
