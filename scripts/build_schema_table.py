@@ -163,8 +163,13 @@ def build(out_dir: Path) -> None:
         removed = sorted(set(base) - set(table))
         total += _write(
             out_dir / f"overlay-{region}.json.gz",
-            {"format": 1, "source": source, "region": region, "changed": changed,
-             "removed": removed},
+            {
+                "format": 1,
+                "source": source,
+                "region": region,
+                "changed": changed,
+                "removed": removed,
+            },
         )
     print(
         f"wrote {len(base)} types ({BASE_REGION}) + {len(REGIONS) - 1} region overlays "
