@@ -72,20 +72,24 @@ def run(
     run_id = jobs.start(
         defn, value, machine_name=machine_name(definition), name=name, options={"notify": notify}
     )
-    if st.output_format == "json":
-        result = jobs.wait(run_id)
-    else:
-        with Live(console=st.console, refresh_per_second=4, transient=False) as live:
-            while True:
-                views = state_views(jobs.store.history(run_id))
-                row = jobs.store.get_run(run_id)
-                live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
-                if row.status != "RUNNING":
-                    break
-                time.sleep(0.25)
-        result = jobs.wait(run_id)
-        st.console.print()
+    result = watch(st, jobs, run_id, defn)
     _finish(st, result, before)
+
+
+def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> JobResult:
+    """Wait for the run; in text mode, draw its states live as a tree."""
+    if st.output_format == "json":
+        return jobs.wait(run_id)
+    with Live(console=st.console, refresh_per_second=4, transient=False) as live:
+        while True:
+            views = state_views(jobs.store.history(run_id))
+            row = jobs.store.get_run(run_id)
+            live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
+            if row.status != "RUNNING":
+                break
+            time.sleep(0.25)
+    st.console.print()
+    return jobs.wait(run_id)
 
 
 def _finish(st: CliState, result: JobResult, engine_before: object) -> None:

@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from cfnops.asl import check_definition
 from cfnops.aws import AwsClients
@@ -36,9 +36,13 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 class JobService:
     """Everything a caller does with job runs (CLI, worker services, tests)."""
 
+    # Clients for runs this process executes when none are given (embedding: the demo
+    # hands in the sandbox's clients, which carry their own dummy credentials).
+    default_clients: ClassVar[AwsClients | None] = None
+
     def __init__(self, settings: Settings, clients: AwsClients | None = None) -> None:
         self.settings = settings
-        self.clients = clients or AwsClients(settings.aws)
+        self.clients = clients or JobService.default_clients or AwsClients(settings.aws)
         self.store = JobStore(settings)
 
     @property

@@ -8,6 +8,7 @@ both job-nets take.
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import Any
 
@@ -51,6 +52,7 @@ def build_web_system(
         )["Instances"][0]["InstanceId"]
         for i in range(2)
     ]
+    _until_running(ec2, instances)
     lb = elbv2.create_load_balancer(Name=f"{prefix}-{suffix}", Subnets=subnets, Type="application")[
         "LoadBalancers"
     ][0]
@@ -95,3 +97,14 @@ def build_web_system(
             "connectionArn": f"arn:aws:events:{clients.region}:{account}:connection/slack/x",
         },
     }
+
+
+def _until_running(ec2: Any, instances: list[str], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = ec2.describe_instances(InstanceIds=instances)["Reservations"]
+        if {i["State"]["Name"] for r in found for i in r["Instances"]} == {"running"}:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"instances {instances} are not running after {timeout} s")
+        time.sleep(0.5)

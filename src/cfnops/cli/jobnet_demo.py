@@ -1,0 +1,89 @@
+"""``cfnops demo jobnet``: build the web system on the sandbox, stop it, start it again."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cfnops.cli._state import CliState, state
+from cfnops.cli.demo import demo_app
+from cfnops.cli.job import watch
+from cfnops.errors import ExitCode
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "jobnets"
+
+
+def _definition(name: str) -> dict[str, Any]:
+    from cfnops.jobs._definition import load_definition
+
+    local = EXAMPLES / f"{name}.asl.json"
+    if local.exists():
+        return load_definition(local)
+    raise typer.BadParameter(f"{local} not found (run the demo from a cfnops checkout)")
+
+
+@demo_app.command("jobnet")
+def jobnet(
+    ctx: typer.Context,
+    delay: Annotated[float, typer.Option(help="Sandbox transition delays (seconds).")] = 1.0,
+    wait_seconds: Annotated[int, typer.Option(help="Poll interval of the job-nets.")] = 1,
+) -> None:
+    """Two instances, an ALB and an Aurora cluster on the sandbox: run stop, then start."""
+    from cfnops.config import load_settings
+    from cfnops.durable import Engine
+    from cfnops.jobs import CapturingTransport, JobService, set_http_transport
+    from cfnops.jobs._websystem import build_web_system
+    from cfnops.sandbox import Sandbox
+    from cfnops.sandbox.extensions import ssm_commands
+
+    st = state(ctx)
+    db = Path(tempfile.mkdtemp(prefix="cfnops-jobnet-")) / "demo.sqlite"
+    slack = CapturingTransport()
+    set_http_transport(slack)
+    with Sandbox(delays=delay) as sandbox:
+        settings = load_settings(
+            database_url=f"sqlite:///{db}",
+            aws={"endpoint_url": sandbox.endpoint_url, "region": sandbox.region},
+        )
+        engine = Engine.start_process(settings)
+        JobService.default_clients = sandbox.clients
+        try:
+            jobs = JobService(settings)
+            st.console.print("[bold]building the web system on the sandbox …[/]")
+            hook = "https://hooks.slack.com/services/DEMO"  # captured, never sent
+            value = build_web_system(jobs.clients, wait_seconds=wait_seconds, slack_endpoint=hook)
+            ssm_commands.set_outcome(
+                command=r"systemctl is-active httpd", exit_code=3, stdout="inactive"
+            )
+            st.console.print_json(json.dumps(value))
+            results = [
+                _run(st, jobs, name, value, slack) for name in ("webapp-stop", "webapp-start")
+            ]
+        finally:
+            engine.shutdown(grace_seconds=1)
+            set_http_transport(None)
+            JobService.default_clients = None
+    if st.output_format == "json":
+        st.emit_json(results)
+    if any(r["status"] != "SUCCEEDED" for r in results):
+        raise typer.Exit(int(ExitCode.FAILED))
+
+
+def _run(st: CliState, jobs: Any, name: str, value: Any, slack: Any) -> dict[str, Any]:
+    st.console.rule(name)
+    run_id = jobs.start(_definition(name), value, machine_name=name)
+    result = watch(st, jobs, run_id, _definition(name))
+    report = slack.json_bodies()[-1]["text"] if slack.requests else ""
+    if st.output_format != "json":
+        st.console.print(f"{run_id}: {result.status}")
+        st.console.print("[bold]Slack report[/]")
+        st.console.print(report, markup=False)
+    return {**result.to_json(), "slack": report}
+
+
+def register(app: typer.Typer) -> None:
+    """Sub-command of ``cfnops demo`` (registered on import of this module)."""
