@@ -41,6 +41,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.drift",
     "cfnops.cli.heal",
     "cfnops.cli.demo_heal",
+    "cfnops.cli.jobnet_demo",
 )
 
 app = typer.Typer(
