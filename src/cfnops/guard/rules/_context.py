@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cfnops.guard._facts import HandlerFacts
 from cfnops.guard._model import Finding, RuleInfo, Severity
 from cfnops.guard._template import CodeSource
 
@@ -33,6 +34,21 @@ class RuleContext:
             severity=severity,
             message=message,
             fix=fix,
+        )
+
+    @staticmethod
+    def delete_consequence(facts: HandlerFacts) -> str:
+        """What the Delete for the old id does, as far as the analysis can tell."""
+        if facts.delete_actions:
+            calls = ", ".join(dict.fromkeys(a.what for a in facts.delete_actions))
+            return (
+                f" This handler's Delete path calls {calls}: the live resource is removed, "
+                "and no new Create follows."
+            )
+        return (
+            " No changing call was found on this handler's Delete path: if that is right, "
+            "that Delete is a no-op today, but Delete logic added later will remove the live "
+            "resource."
         )
 
     @property

@@ -40,7 +40,7 @@ def check(facts: HandlerFacts, ctx: RuleContext) -> list[Finding]:
                 f"The crhelper update handler returns an id built from {why}: crhelper sends "
                 "it as the PhysicalResourceId, CloudFormation sees a new id on every update, "
                 "treats it as a replacement and sends Delete for the old id."
-            )
+            ) + ctx.delete_consequence(facts)
             findings.append(ctx.finding(RULE, sink.line, message, _FIX, Severity.ERROR))
         elif sink.value.labels & {OTHER, FROM_ID}:
             message = (

@@ -37,8 +37,9 @@ def check(facts: HandlerFacts, ctx: RuleContext) -> list[Finding]:
             "cfn-response sends the Lambda log stream name. The log stream name changes when "
             f"function {ctx.function} is updated (or runs in a new execution environment); "
             "CloudFormation then sees a new PhysicalResourceId, treats the update as a "
-            "replacement and sends Delete for the old id: the live resource is deleted."
+            "replacement and sends Delete for the old id."
         )
+        message += ctx.delete_consequence(facts)
         if failed_only:
             message += (
                 " This call reports FAILED; pass the id anyway so rollback and later Delete "

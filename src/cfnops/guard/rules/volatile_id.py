@@ -33,9 +33,10 @@ def check(facts: HandlerFacts, ctx: RuleContext) -> list[Finding]:
         message = (
             f"On Update the PhysicalResourceId sent to CloudFormation is built from {why}, "
             "which is different on every invocation. CloudFormation sees a new id, treats the "
-            "update as a replacement and sends Delete for the old id: the live resource is "
-            "deleted after every stack update that touches this custom resource."
+            "update as a replacement and sends Delete for the old id, after every stack "
+            "update that touches this custom resource."
         )
+        message += ctx.delete_consequence(facts)
         fallback = (
             "event.get('PhysicalResourceId') or new_id"
             if ctx.source.language == "python"
