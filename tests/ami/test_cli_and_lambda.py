@@ -1,0 +1,171 @@
+"""``cfnops ami rotate/rollback`` exit codes and JSON; the Lambda handlers on the sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ami_test_support import back_up, base_images, deploy, parameter_value, unique
+
+from cfnops.ami import ROTATE_STACK_WORKFLOW
+from cfnops.ami._stack_workflow import ROTATE_STACK_EVENT_WORKFLOW
+from cfnops.cli.main import run
+from cfnops.config import Settings
+from cfnops.durable import Engine
+from cfnops.lambda_handlers import ami as handlers
+from cfnops.sandbox import Sandbox
+from cfnops.sandbox.extensions import events
+
+
+@pytest.fixture
+def cli(cfnops_sandbox: Sandbox, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Global flags aimed at the sandbox; the engine's database and short waits via env."""
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("CFNOPS_AMI__POLL_SECONDS", "1")
+    monkeypatch.setenv("CFNOPS_AMI__IMAGE_WAIT_SECONDS", "2")
+    return ["--endpoint-url", cfnops_sandbox.endpoint_url, "--region", cfnops_sandbox.region]
+
+
+def backup_event(sandbox: Sandbox, job_image: str) -> dict[str, Any]:
+    """The COMPLETED event the sandbox published for the backup that made ``job_image``."""
+    for event in reversed(events.recorded(source="aws.backup")):
+        detail = event["detail"]
+        if detail.get("state") == "COMPLETED" and str(
+            detail.get("createdResourceArn", "")
+        ).endswith(job_image):
+            return dict(event)
+    raise AssertionError(f"no COMPLETED backup event for {job_image}")
+
+
+def write(tmp_path: Path, data: Any) -> str:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_rotate_event_skip_paths_exit_0(
+    cli: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    running = {
+        "source": "aws.backup",
+        "detail-type": "Backup Job State Change",
+        "detail": {"backupJobId": "J1", "state": "RUNNING", "resourceType": "EC2"},
+    }
+    assert run([*cli, "ami", "rotate", "--event", write(tmp_path, running), "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["outcome"] == "SKIPPED" and "RUNNING" in out["reason"]
+
+
+def test_rotate_malformed_event_exit_2(
+    cli: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = {"source": "aws.backup", "detail-type": "Backup Job State Change", "detail": {}}
+    assert run([*cli, "ami", "rotate", "--event", write(tmp_path, bad)]) == 2
+    err = capsys.readouterr().err
+    assert "malformed event" in err and "/detail/backupJobId" in err
+
+
+def test_rotate_flags_are_checked(cli: list[str]) -> None:
+    assert run([*cli, "ami", "rotate", "--image-id", "ami-12345678"]) == 2
+    assert (
+        run([*cli, "ami", "rotate", "--image-id", "ami-1", "--parameter", "/a", "--stack", "s"])
+        == 2
+    )
+    assert run([*cli, "ami", "rollback"]) == 2
+
+
+def test_rotate_and_rollback_a_parameter(
+    cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = base_images(cfnops_sandbox)
+    name = f"/cfnops/tests/{unique('cli')}"
+    ssm = cfnops_sandbox.client("ssm")
+    ssm.put_parameter(Name=name, Value=old, Type="String")
+    argv = [*cli, "ami", "rotate", "--image-id", new, "--parameter", name, "-o", "json"]
+    assert run(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["outcome"], out["ImageId"], out["PreviousImageId"]) == ("UPDATED", new, old)
+    assert run([*cli, "ami", "rollback", "--parameter", name]) == 0
+    assert "UPDATED" in capsys.readouterr().out
+    assert ssm.get_parameter(Name=name)["Parameter"]["Value"] == old
+
+
+def test_refused_stack_owned_parameter_exit_1(
+    cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = base_images(cfnops_sandbox)
+    stack, name = unique("owner"), f"/cfnops/tests/{unique('owned')}"
+    cfnops_sandbox.client("cloudformation").create_stack(
+        StackName=stack,
+        TemplateBody=(
+            "Resources:\n  Ami:\n    Type: AWS::SSM::Parameter\n    Properties:\n"
+            f"      Type: String\n      Name: {name}\n      Value: {old}\n"
+        ),
+    )
+    assert run([*cli, "ami", "rotate", "--image-id", new, "--parameter", name]) == 1
+    assert f"belongs to stack {stack}" in capsys.readouterr().err
+    assert run([*cli, "ami", "rotate", "--image-id", new, "--parameter", name, "--force"]) == 0
+
+
+def test_rotate_and_rollback_a_stack(
+    cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = base_images(cfnops_sandbox)
+    stack = unique("ami-cli")
+    deploy(cfnops_sandbox, 2, stack, ImageId=old)
+    argv = [*cli, "ami", "rotate", "--image-id", new, "--stack", stack, "-o", "json"]
+    assert run(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["outcome"] == "UPDATED" and out["RunId"]
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == new
+    assert run([*cli, "ami", "rollback", "--stack", stack]) == 0
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == old
+
+
+def test_lambda_parameter_handler(
+    cfnops_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, sandbox_env: dict[str, str]
+) -> None:
+    monkeypatch.setenv("CFNOPS_AWS__ENDPOINT_URL", cfnops_sandbox.endpoint_url)
+    old, _ = base_images(cfnops_sandbox)
+    stack, parameter = unique("ami-l1"), f"/cfnops/tests/{unique('l1')}"
+    ssm = cfnops_sandbox.client("ssm")
+    ssm.put_parameter(Name=parameter, Value=old, Type="String")
+    group = deploy(cfnops_sandbox, 1, stack, ImageIdParameterName=parameter)
+    new = back_up(cfnops_sandbox, group["Instances"][0]["InstanceId"])
+    result = handlers.parameter_handler(backup_event(cfnops_sandbox, new), None)
+    assert [r["outcome"] for r in result["results"]] == ["UPDATED"]
+    assert ssm.get_parameter(Name=parameter)["Parameter"]["Value"] == new
+    skipped = handlers.parameter_handler(
+        {**backup_event(cfnops_sandbox, new), "detail": {"backupJobId": "J", "state": "FAILED"}},
+        None,
+    )
+    assert skipped["results"] == [] and "FAILED" in skipped["skipped"][0]
+
+
+def test_lambda_stack_handler_is_the_durable_workflow(
+    cfnops_sandbox: Sandbox,
+    engine: Engine,
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox_env: dict[str, str],
+) -> None:
+    monkeypatch.setenv("CFNOPS_AWS__ENDPOINT_URL", cfnops_sandbox.endpoint_url)
+    monkeypatch.setenv("CFNOPS_AMI__POLL_SECONDS", "1")
+    assert handlers.stack_handler.__wrapped__.__name__ == "rotate_stack_event"  # type: ignore[attr-defined]
+    old, _ = base_images(cfnops_sandbox)
+    stack = unique("ami-l2")
+    group = deploy(cfnops_sandbox, 2, stack, ImageId=old)
+    new = back_up(cfnops_sandbox, group["Instances"][0]["InstanceId"])
+    run_id = f"{stack}-lambda"
+    engine.start(ROTATE_STACK_EVENT_WORKFLOW, backup_event(cfnops_sandbox, new), run_id=run_id)
+    output = engine.result(run_id, timeout=60)
+    assert output["skipped"] == []
+    (result,) = output["results"]
+    assert (result["outcome"], result["StackName"], result["PreviousImageId"]) == (
+        "UPDATED",
+        stack,
+        old,
+    )
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == new
+    assert ROTATE_STACK_WORKFLOW != ROTATE_STACK_EVENT_WORKFLOW
