@@ -8,7 +8,6 @@ events are written in batches (pure states cost no write of their own).
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,101 +16,13 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.config import Settings
-from cfnops.durable._dbos_setup import make_engine
+from cfnops.jobs._store_rows import CallbackRow, TokenAndScheduleRows
+from cfnops.jobs._tables import dumps as _dumps
+from cfnops.jobs._tables import engine_for, events, runs, steps
+from cfnops.jobs._tables import loads as _loads
 from cfnops.jobs.errors import UnknownJobRun
 
 __all__ = ["CallbackRow", "JobStore", "RunRow", "StepRow"]
-
-_md = sa.MetaData()
-runs = sa.Table(
-    "cfnops_job_runs",
-    _md,
-    sa.Column("run_id", sa.String(200), primary_key=True),
-    sa.Column("machine_name", sa.String(200), nullable=False),
-    sa.Column("definition", sa.Text, nullable=False),
-    sa.Column("input", sa.Text, nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("output", sa.Text),
-    sa.Column("error", sa.Text),
-    sa.Column("cause", sa.Text),
-    sa.Column("started_at", sa.Float, nullable=False),
-    sa.Column("stopped_at", sa.Float),
-    sa.Column("redrive_count", sa.Integer, nullable=False, default=0),
-    sa.Column("history_base", sa.Integer, nullable=False, default=0),
-    sa.Column("stop_requested", sa.Boolean, nullable=False, default=False),
-    sa.Column("dbos_id", sa.String(250), nullable=False),
-    sa.Column("options", sa.Text, nullable=False, default="{}"),
-    sa.Column("parent_run_id", sa.String(200)),
-    sa.Column("source", sa.String(200), nullable=False, default="manual"),
-)
-steps = sa.Table(
-    "cfnops_job_steps",
-    _md,
-    sa.Column("run_id", sa.String(200), primary_key=True),
-    sa.Column("key", sa.String(1000), primary_key=True),
-    sa.Column("kind", sa.String(8), nullable=False),  # task | wait
-    sa.Column("ok", sa.Boolean, nullable=False),
-    sa.Column("result", sa.Text),
-    sa.Column("error", sa.Text),
-    sa.Column("cause", sa.Text),
-    sa.Column("created_at", sa.Float, nullable=False),
-)
-events = sa.Table(
-    "cfnops_job_events",
-    _md,
-    sa.Column("run_id", sa.String(200), primary_key=True),
-    sa.Column("event_id", sa.Integer, primary_key=True),
-    sa.Column("previous_event_id", sa.Integer, nullable=False),
-    sa.Column("type", sa.String(64), nullable=False),
-    sa.Column("ts", sa.Float, nullable=False),
-    sa.Column("details", sa.Text, nullable=False),
-)
-callbacks = sa.Table(
-    "cfnops_job_callbacks",
-    _md,
-    sa.Column("token", sa.String(500), primary_key=True),
-    sa.Column("run_id", sa.String(200), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),  # WAITING | SUCCEEDED | FAILED
-    sa.Column("output", sa.Text),
-    sa.Column("error", sa.Text),
-    sa.Column("cause", sa.Text),
-    sa.Column("updated_at", sa.Float, nullable=False),
-)
-schedules = sa.Table(
-    "cfnops_job_schedules",
-    _md,
-    sa.Column("name", sa.String(200), primary_key=True),
-    sa.Column("kind", sa.String(8), nullable=False),  # schedule | event
-    sa.Column("definition", sa.Text, nullable=False),
-    sa.Column("machine_name", sa.String(200), nullable=False),
-    sa.Column("expression", sa.Text, nullable=False),  # cron/rate, or the event pattern JSON
-    sa.Column("timezone", sa.String(64), nullable=False, default="UTC"),
-    sa.Column("input", sa.Text, nullable=False, default="{}"),
-    sa.Column("next_fire", sa.Float),
-    sa.Column("options", sa.Text, nullable=False, default="{}"),
-    sa.Column("created_at", sa.Float, nullable=False),
-)
-
-_engines: dict[str, sa.Engine] = {}
-_engines_lock = threading.Lock()
-
-
-def _engine(url: str) -> sa.Engine:
-    with _engines_lock:
-        found = _engines.get(url)
-        if found is None:
-            found = make_engine(url, pool_size=8)
-            _md.create_all(found)
-            _engines[url] = found
-        return found
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
 
 
 @dataclass(frozen=True)
@@ -161,22 +72,12 @@ class StepRow:
     cause: str | None
 
 
-@dataclass(frozen=True)
-class CallbackRow:
-    token: str
-    run_id: str
-    status: str
-    output: Any
-    error: str | None
-    cause: str | None
-
-
-class JobStore:
+class JobStore(TokenAndScheduleRows):
     """Reads and writes the job tables (thread-safe; one SQLAlchemy engine per URL)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.engine = _engine(settings.database_url)
+        self.engine = engine_for(settings.database_url)
 
     # -- runs ----------------------------------------------------------------------------
     def create_run(
@@ -439,105 +340,6 @@ class JobStore:
                 }
                 for r in rows
             ]
-
-    # -- task tokens ---------------------------------------------------------------------
-    def open_callback(self, token: str, run_id: str) -> None:
-        with self.engine.begin() as conn:
-            found = conn.execute(
-                sa.select(callbacks.c.token).where(callbacks.c.token == token)
-            ).first()
-            if found is None:
-                conn.execute(
-                    callbacks.insert().values(
-                        token=token, run_id=run_id, status="WAITING", updated_at=time.time()
-                    )
-                )
-
-    def answer_callback(
-        self,
-        token: str,
-        *,
-        ok: bool,
-        output: Any = None,
-        error: str | None = None,
-        cause: str | None = None,
-    ) -> str:
-        """Record the answer for a waiting task; returns the run id."""
-        with self.engine.begin() as conn:
-            found = conn.execute(
-                sa.select(callbacks.c.run_id).where(callbacks.c.token == token)
-            ).first()
-            if found is None:
-                from cfnops.jobs.errors import UnknownTaskToken
-
-                raise UnknownTaskToken(token)
-            conn.execute(
-                callbacks.update()
-                .where(callbacks.c.token == token)
-                .values(
-                    status="SUCCEEDED" if ok else "FAILED",
-                    output=_dumps(output),
-                    error=error,
-                    cause=cause,
-                    updated_at=time.time(),
-                )
-            )
-            return str(found[0])
-
-    def get_callback(self, token: str) -> CallbackRow | None:
-        with self.engine.connect() as conn:
-            r = conn.execute(sa.select(callbacks).where(callbacks.c.token == token)).mappings()
-            row = r.first()
-        if row is None:
-            return None
-        return CallbackRow(
-            row["token"],
-            row["run_id"],
-            row["status"],
-            _loads(row["output"]),
-            row["error"],
-            row["cause"],
-        )
-
-    def rearm_callback(self, token: str) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(
-                callbacks.update()
-                .where(callbacks.c.token == token)
-                .values(
-                    status="WAITING", output=None, error=None, cause=None, updated_at=time.time()
-                )
-            )
-
-    # -- schedules and event triggers ----------------------------------------------------
-    def put_schedule(self, row: Mapping[str, Any]) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(schedules.delete().where(schedules.c.name == row["name"]))
-            conn.execute(schedules.insert().values(**row, created_at=time.time()))
-
-    def list_schedules(self, kind: str | None = None) -> list[dict[str, Any]]:
-        query = sa.select(schedules).order_by(schedules.c.name)
-        if kind:
-            query = query.where(schedules.c.kind == kind)
-        with self.engine.connect() as conn:
-            return [dict(r) for r in conn.execute(query).mappings()]
-
-    def remove_schedule(self, name: str) -> bool:
-        with self.engine.begin() as conn:
-            return bool(conn.execute(schedules.delete().where(schedules.c.name == name)).rowcount)
-
-    def advance_schedule(self, name: str, previous: float | None, next_fire: float) -> bool:
-        """Move a schedule to its next fire time; False if another worker did it first."""
-        cond = (
-            schedules.c.next_fire.is_(None)
-            if previous is None
-            else (schedules.c.next_fire == previous)
-        )
-        with self.engine.begin() as conn:
-            done = conn.execute(
-                schedules.update().where(schedules.c.name == name, cond).values(next_fire=next_fire)
-            )
-            return bool(done.rowcount)
 
 
 def dumps(value: Any) -> str:

@@ -1,0 +1,104 @@
+"""The job store's tables (SQLAlchemy Core) in the durable database, and JSON helpers."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import sqlalchemy as sa
+
+from cfnops.durable._dbos_setup import make_engine
+
+__all__ = ["callbacks", "dumps", "engine_for", "events", "loads", "runs", "schedules", "steps"]
+
+_md = sa.MetaData()
+runs = sa.Table(
+    "cfnops_job_runs",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("machine_name", sa.String(200), nullable=False),
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("input", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("output", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("cause", sa.Text),
+    sa.Column("started_at", sa.Float, nullable=False),
+    sa.Column("stopped_at", sa.Float),
+    sa.Column("redrive_count", sa.Integer, nullable=False, default=0),
+    sa.Column("history_base", sa.Integer, nullable=False, default=0),
+    sa.Column("stop_requested", sa.Boolean, nullable=False, default=False),
+    sa.Column("dbos_id", sa.String(250), nullable=False),
+    sa.Column("options", sa.Text, nullable=False, default="{}"),
+    sa.Column("parent_run_id", sa.String(200)),
+    sa.Column("source", sa.String(200), nullable=False, default="manual"),
+)
+steps = sa.Table(
+    "cfnops_job_steps",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("key", sa.String(1000), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # task | wait
+    sa.Column("ok", sa.Boolean, nullable=False),
+    sa.Column("result", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("cause", sa.Text),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+events = sa.Table(
+    "cfnops_job_events",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("event_id", sa.Integer, primary_key=True),
+    sa.Column("previous_event_id", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(64), nullable=False),
+    sa.Column("ts", sa.Float, nullable=False),
+    sa.Column("details", sa.Text, nullable=False),
+)
+callbacks = sa.Table(
+    "cfnops_job_callbacks",
+    _md,
+    sa.Column("token", sa.String(500), primary_key=True),
+    sa.Column("run_id", sa.String(200), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # WAITING | SUCCEEDED | FAILED
+    sa.Column("output", sa.Text),
+    sa.Column("error", sa.Text),
+    sa.Column("cause", sa.Text),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+schedules = sa.Table(
+    "cfnops_job_schedules",
+    _md,
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),  # schedule | event
+    sa.Column("definition", sa.Text, nullable=False),
+    sa.Column("machine_name", sa.String(200), nullable=False),
+    sa.Column("expression", sa.Text, nullable=False),  # cron/rate, or the event pattern JSON
+    sa.Column("timezone", sa.String(64), nullable=False, default="UTC"),
+    sa.Column("input", sa.Text, nullable=False, default="{}"),
+    sa.Column("next_fire", sa.Float),
+    sa.Column("options", sa.Text, nullable=False, default="{}"),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+_engines: dict[str, sa.Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def engine_for(url: str) -> sa.Engine:
+    with _engines_lock:
+        found = _engines.get(url)
+        if found is None:
+            found = make_engine(url, pool_size=8)
+            _md.create_all(found)
+            _engines[url] = found
+        return found
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
