@@ -41,6 +41,7 @@ def test_inline_nodejs_cfn_response_default_id_is_an_error() -> None:
     line = (case / "template.yaml").read_text().splitlines()[errors[0].line - 1]
     assert "response.send(event, context, response.SUCCESS" in line
     assert "log stream" in errors[0].message
+    assert "Delete path calls deleteParameter()" in errors[0].message
     assert "event.PhysicalResourceId" in errors[0].fix
     assert report.has_errors
 
