@@ -1,0 +1,74 @@
+"""The example job-nets' Slack report (2,000 characters, balanced fences) and run notifications."""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+from conftest import EXAMPLES
+
+from cfnops.jobs import CapturingTransport, JobService
+from cfnops.jobs._definition import load_definition
+
+HOOK = "https://hooks.slack.test/report"
+
+
+def _notify_failure_machine(cause: str) -> dict[str, Any]:
+    """The stop net's own NotifyFailure/Failed states, fed through an Init state."""
+    states = load_definition(EXAMPLES / "webapp-stop.asl.json")["States"]
+    return {
+        "QueryLanguage": "JSONata",
+        "StartAt": "Init",
+        "States": {
+            "Init": {
+                "Type": "Pass",
+                "Next": "NotifyFailure",
+                "Assign": {
+                    "slack": {"endpoint": HOOK, "connectionArn": "arn:aws:events:x"},
+                    "failedState": "StopInstances",
+                    "failure": {"Error": "ApacheStopFailed", "Cause": cause},
+                },
+            },
+            "NotifyFailure": copy.deepcopy(states["NotifyFailure"]),
+            "Failed": copy.deepcopy(states["Failed"]),
+        },
+    }
+
+
+def test_long_failure_report_is_cut_with_balanced_fences(
+    jobs: JobService, slack: CapturingTransport
+) -> None:
+    cause = "journal: " + "x" * 3000
+    run_id = jobs.start(_notify_failure_machine(cause), {}, machine_name="webapp-stop")
+    result = jobs.wait(run_id, timeout=60)
+    assert (result.status, result.error) == ("FAILED", "ApacheStopFailed")
+    text = slack.json_bodies()[0]["text"]
+    assert len(text) <= 2000
+    assert text.count("```") % 2 == 0
+    assert text.endswith("(the rest is omitted)")
+    assert f"execution:webapp-stop:{run_id}" in text
+
+
+def test_short_failure_report_is_whole(jobs: JobService, slack: CapturingTransport) -> None:
+    run_id = jobs.start(_notify_failure_machine("exit code 1"), {}, machine_name="webapp-stop")
+    jobs.wait(run_id, timeout=60)
+    text = slack.json_bodies()[0]["text"]
+    assert "ApacheStopFailed: exit code 1\n```" in text
+    assert "omitted" not in text
+
+
+def test_runs_started_with_notify_send_one_notification(jobs: JobService) -> None:
+    definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
+    run_id = jobs.start(definition, {"x": 1}, machine_name="notified", options={"notify": True})
+    assert jobs.wait(run_id, timeout=60).status == "SUCCEEDED"
+    deadline = time.monotonic() + 30  # sent right after the run's status is stored
+    while not (sent := [s for s in jobs.store.list_steps(run_id) if s.key == "/!notify"]):
+        assert time.monotonic() < deadline, "no notification"
+        time.sleep(0.05)
+    [sent] = sent
+    assert {"channel": "console", "ok": True} in sent.result
+    quiet = jobs.start(definition, {}, machine_name="quiet")
+    jobs.wait(quiet, timeout=60)
+    time.sleep(0.5)
+    assert [s for s in jobs.store.list_steps(quiet) if s.key == "/!notify"] == []
