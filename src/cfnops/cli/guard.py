@@ -32,7 +32,9 @@ def guard_command(
     ] = None,
 ) -> None:
     """Find custom-resource handlers whose PhysicalResourceId is unstable (an update then
-    deletes the old resource) and Delete handlers that ignore the id."""
+    deletes the old resource) and Delete handlers that ignore the id.
+
+    Exit codes: 0 no error-severity finding, 1 error-severity findings, 2 bad input."""
     from cfnops.guard import check_template, render_text, to_json, to_sarif
 
     st = state(ctx)
