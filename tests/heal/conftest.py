@@ -30,6 +30,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 @pytest.fixture
 def heal_env(engine: Engine, cfnops_sandbox: Sandbox) -> Iterator[Heal]:
     settings = load_settings(
+        database_url=engine.settings.database_url,
         aws={"region": "us-east-1", "endpoint_url": cfnops_sandbox.endpoint_url},
         heal=FAST,
         notify={"console": False},

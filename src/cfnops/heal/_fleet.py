@@ -158,6 +158,7 @@ def heal_fleet(
             except Exception as exc:  # e.g. HealAlreadyRunning: report, go on
                 rows[i] = replace(rows[i], status="FAILED", detail=str(exc))
                 continue
+            active[(t.region or settings.aws.region, t.stack)] = run_id
             rows[i] = replace(rows[i], run_id=run_id, status="RUNNING")
             inflight[run_id] = i
         if on_update is not None:

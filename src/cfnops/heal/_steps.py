@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +59,20 @@ def aws_retry(exc: Exception, attempt: int) -> RetryDecision:
 AWS_STEP = StepConfig(retry_strategy=aws_retry)
 
 
+def _retrying(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Retry throttling inside a poll (polls are steps without retries of their own)."""
+    attempt = 1
+    while True:
+        try:
+            return call()
+        except Exception as exc:
+            decision = aws_retry(exc, attempt)
+            if not decision.should_retry:
+                raise
+            time.sleep(min(8, decision.delay_seconds))
+            attempt += 1
+
+
 def poll_until(
     done: Callable[[dict[str, Any]], bool], seconds: int, max_attempts: int
 ) -> Callable[[dict[str, Any], int], WaitForConditionDecision]:
@@ -78,7 +93,8 @@ def check_stack(stack: str, region: str | None) -> dict[str, Any]:
 
 def poll_stack(stack: str, region: str | None) -> Callable[[dict[str, Any], Any], Any]:
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        return {**check_stack(stack, region), "polls": int(state.get("polls", 0)) + 1}
+        found = _retrying(lambda: check_stack(stack, region))
+        return {**found, "polls": int(state.get("polls", 0)) + 1}
 
     return check
 
@@ -89,7 +105,8 @@ def start_detection(stack_id: str, region: str | None) -> str:
 
 def poll_detection(detection_id: str, region: str | None) -> Callable[[dict[str, Any], Any], Any]:
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        status = _cfn.detection_status(current_runtime().cfn(region), detection_id)
+        cfn = current_runtime().cfn(region)
+        status = _retrying(lambda: _cfn.detection_status(cfn, detection_id))
         return {**status, "polls": int(state.get("polls", 0)) + 1}
 
     return check
@@ -112,7 +129,8 @@ def poll_change_set(
     stack_id: str, change_set_id: str, region: str | None
 ) -> Callable[[dict[str, Any], Any], Any]:
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        status = _cfn.change_set_status(current_runtime().cfn(region), stack_id, change_set_id)
+        cfn = current_runtime().cfn(region)
+        status = _retrying(lambda: _cfn.change_set_status(cfn, stack_id, change_set_id))
         return {**status, "polls": int(state.get("polls", 0)) + 1}
 
     return check
