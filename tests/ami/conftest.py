@@ -39,7 +39,8 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     settings = load_settings(database_url=f"sqlite:///{db}", worker={"heartbeat_seconds": 0.5})
     eng = Engine.start_process(settings)
     yield eng
-    eng.shutdown(grace_seconds=1)
+    if Engine.current() is eng:
+        eng.shutdown(grace_seconds=1)
 
 
 @pytest.fixture

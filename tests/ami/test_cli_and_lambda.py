@@ -76,6 +76,7 @@ def test_rotate_flags_are_checked(cli: list[str]) -> None:
     assert run([*cli, "ami", "rollback"]) == 2
 
 
+@pytest.mark.slow
 def test_rotate_and_rollback_a_parameter(
     cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -109,6 +110,7 @@ def test_refused_stack_owned_parameter_exit_1(
     assert run([*cli, "ami", "rotate", "--image-id", new, "--parameter", name, "--force"]) == 0
 
 
+@pytest.mark.slow
 def test_rotate_and_rollback_a_stack(
     cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
