@@ -1,0 +1,102 @@
+"""kill -9 during a pattern 2 rotation: the next process resumes it; UpdateStack runs once."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ami_test_support import base_images, deploy, make_settings, parameter_value, unique
+
+from cfnops.ami import ROTATE_STACK_WORKFLOW, build_request
+from cfnops.durable._records import RunStore
+from cfnops.sandbox import Delays, Sandbox
+
+pytestmark = pytest.mark.slow
+
+
+def cfnops(db: str, *args: str) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env["CFNOPS_DATABASE_URL"] = db
+    env["CFNOPS_WORKER__HEARTBEAT_SECONDS"] = "0.5"
+    env["CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS"] = "0.5"
+    return subprocess.Popen(
+        [sys.executable, "-m", "cfnops", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def user_initiated_updates(sandbox: Sandbox, stack: str) -> int:
+    events = sandbox.client("cloudformation").describe_stack_events(StackName=stack)
+    return sum(
+        1
+        for e in events["StackEvents"]
+        if e["LogicalResourceId"] == stack and e["ResourceStatus"] == "UPDATE_IN_PROGRESS"
+    )
+
+
+def test_killed_rotation_resumes_and_updates_once(
+    cfnops_sandbox: Sandbox, tmp_path: Path, sandbox_env: dict[str, str]
+) -> None:
+    old, _ = base_images(cfnops_sandbox)
+    stack = unique("ami-crash")
+    group = deploy(cfnops_sandbox, 2, stack, ImageId=old)
+    # The AMI exists (pending) from half the backup delay until the job completes: the
+    # run is killed while it waits for it.
+    cfnops_sandbox.state.set_delays(dataclasses.replace(Delays.zero(), backup_job=10.0))
+    backup = cfnops_sandbox.client("backup")
+    instance = group["Instances"][0]["InstanceId"]
+    job = backup.start_backup_job(
+        BackupVaultName="Default",
+        ResourceArn=f"arn:aws:ec2:us-east-1:123456789012:instance/{instance}",
+        IamRoleArn="arn:aws:iam::123456789012:role/backup",
+    )["BackupJobId"]
+    deadline = time.monotonic() + 30
+    while (described := backup.describe_backup_job(BackupJobId=job))["State"] != "RUNNING":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    image_id = str(described["RecoveryPointArn"]).rsplit("/", 1)[-1]
+    images = cfnops_sandbox.client("ec2").describe_images(ImageIds=[image_id])["Images"]
+    assert [i["State"] for i in images] == ["pending"]
+
+    db = f"sqlite:///{tmp_path / 'crash.sqlite'}"
+    settings = make_settings(cfnops_sandbox, db, image_wait_seconds=60.0)
+    request = build_request(settings, stack=stack, image_id=image_id)
+    run_id = f"{stack}-run"
+    args = ["runs", "start", ROTATE_STACK_WORKFLOW, "--run-id", run_id, "--input"]
+    first = cfnops(db, *args, json.dumps(request))
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, "the first process never polled the image"
+        try:
+            with RunStore(settings) as store:
+                names = [s.name for s in store.steps(run_id)]
+        except Exception:  # the database may not exist yet
+            names = []
+        if "image-available #1" in names:
+            break
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=10)  # reap it and close its pipes
+
+    second = cfnops(db, "-o", "json", *args, json.dumps(request))
+    _out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    with RunStore(settings) as store:
+        record = store.get(run_id)
+        names = [s.name for s in store.steps(run_id)]
+    assert record.status == "SUCCEEDED", record
+    assert record.output["outcome"] == "UPDATED"
+    assert names.count("image-available #1") == 1  # not repeated after the kill
+    assert names.count("update-stack") == 1
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == image_id
+    assert user_initiated_updates(cfnops_sandbox, stack) == 1
