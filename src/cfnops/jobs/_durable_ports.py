@@ -284,7 +284,7 @@ class DurableBranchExecutor:
         self,
         keys: EffectKeys,
         on_failure: Callable[[str], None] | None = None,
-        max_threads: int = 40,
+        max_threads: int = 8,
     ) -> None:
         self.keys = keys
         self.on_failure = on_failure

@@ -100,14 +100,10 @@ def execute_run(
         return JobResult(run_id, row.status, row.output, row.error, row.cause)
     definition = row.definition
     keys = EffectKeys(run_id)
-    recorder = BatchRecorder(
-        store,
-        run_id,
-        keys,
-        base=row.history_base,
-        known=store.event_times(run_id, row.history_base),
-    )
-    store.delete_events_after(run_id, row.history_base)
+    known = store.event_times(run_id, row.history_base)
+    recorder = BatchRecorder(store, run_id, keys, base=row.history_base, known=known)
+    if known:  # a replay (recovery): its events are written again
+        store.delete_events_after(run_id, row.history_base)
     invoker = DurableInvoker(invoker_factory(row), store, run_id, keys, recorder.flush)
     clock = DurableClock(store, run_id, keys, recorder.flush)
     started = datetime.fromtimestamp(row.started_at, tz=UTC)

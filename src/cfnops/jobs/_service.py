@@ -30,6 +30,7 @@ from cfnops.jobs.errors import RunNotRedrivable, UnknownTaskToken
 __all__ = ["WORKFLOW", "JobService"]
 
 WORKFLOW = "cfnops.jobs.execution"
+_regions: dict[str, str] = {}
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 
 
@@ -42,22 +43,42 @@ class JobService:
 
     def __init__(self, settings: Settings, clients: AwsClients | None = None) -> None:
         self.settings = settings
-        self.clients = clients or JobService.default_clients or AwsClients(settings.aws)
+        self._clients = clients or JobService.default_clients
         self.store = JobStore(settings)
 
     @property
+    def clients(self) -> AwsClients:
+        """Built on first use: pure job-nets never pay for a boto3 session."""
+        if self._clients is None:
+            self._clients = AwsClients(self.settings.aws)
+        return self._clients
+
+    @property
     def region(self) -> str:
-        try:
-            return self.clients.region
-        except Exception:
-            return "us-east-1"
+        """The region in execution ARNs (settings, else the AWS configuration; cached)."""
+        if self.settings.aws.region:
+            return self.settings.aws.region
+        key = self.settings.aws.model_dump_json()
+        if key not in _regions:
+            try:
+                _regions[key] = self.clients.region
+            except Exception:  # no region configured: ARNs still need one
+                _regions[key] = "us-east-1"
+        return _regions[key]
 
     # -- executing (inside the workflow) ---------------------------------------------------
     def execute(self, run_id: str) -> JobResult:
-        result = execute_run(self.store, run_id, self._invoker, region=self.region)
-        from cfnops.jobs._notify import notify_run_end
+        notify = {"on": False}
 
-        notify_run_end(self, run_id)
+        def invoker(row: RunRow) -> JobInvoker:
+            notify["on"] = bool(row.options.get("notify"))
+            return self._invoker(row)
+
+        result = execute_run(self.store, run_id, invoker, region=self.region)
+        if notify["on"]:
+            from cfnops.jobs._notify import notify_run_end
+
+            notify_run_end(self, run_id)
         return result
 
     def _invoker(self, row: RunRow) -> JobInvoker:
