@@ -19,6 +19,7 @@ from cfnops.sandbox import (
     Delays,
     Sandbox,
     SandboxError,
+    SandboxState,
     current_state,
     register_control,
     register_middleware,
@@ -69,16 +70,6 @@ def test_config_route_reads_and_sets_delays(cfnops_sandbox: Sandbox) -> None:
     assert "config" in body["routes"]
 
 
-def test_reset_route_forgets_resources(cfnops_sandbox: Sandbox) -> None:
-    sqs = cfnops_sandbox.client("sqs")
-    sqs.create_queue(QueueName="core-reset")
-    current_state().record_event({"source": "x", "detail-type": "y"})
-    status, body = _post(cfnops_sandbox.endpoint_url + "/_cfnops/reset", {})
-    assert (status, body) == (200, {"reset": True})
-    assert sqs.list_queues().get("QueueUrls", []) == []
-    assert current_state().events == []
-
-
 def test_custom_control_route_and_middleware(cfnops_sandbox: Sandbox) -> None:
     register_control("echo", lambda req: {"got": req})
     assert _post(cfnops_sandbox.endpoint_url + "/_cfnops/echo", {"a": 1}) == (
@@ -101,11 +92,20 @@ def test_custom_control_route_and_middleware(cfnops_sandbox: Sandbox) -> None:
 def test_timers_run_before_the_next_request(cfnops_sandbox: Sandbox) -> None:
     fired: list[int] = []
     cfnops_sandbox.state.schedule(0, lambda: fired.append(1))
-    cfnops_sandbox.state.schedule(3600, lambda: fired.append(2))
     cfnops_sandbox.client("sqs").list_queues()
     assert fired == [1]
-    cfnops_sandbox.state.reset()
-    assert cfnops_sandbox.state.pending_timers() == 0
+
+
+def test_state_reset_forgets_timers_events_and_stores() -> None:
+    # A private state: resetting the process-wide one would disturb other tests.
+    state = SandboxState()
+    cleared: list[bool] = []
+    state.on_reset(lambda: cleared.append(True))
+    state.schedule(3600, lambda: None)
+    state.record_event({"source": "x", "detail-type": "y"})
+    state.extras["mine"] = 1
+    state.reset()
+    assert (state.pending_timers(), state.events, state.extras, cleared) == (0, [], {}, [True])
 
 
 def test_delays_validate_names_and_signs() -> None:
@@ -152,6 +152,10 @@ def test_cli_up_prints_exports_and_stops_on_sigterm() -> None:
         assert set(config["delays"].values()) == {0.25}
         ssm.put_parameter(Name="/cli/p", Value="1", Type="String")
         assert ssm.get_parameter(Name="/cli/p")["Parameter"]["Value"] == "1"
+        # Reset in this separate process: in the test process it would wipe the
+        # session-wide sandbox other tests share.
+        assert _post(exports["AWS_ENDPOINT_URL"] + "/_cfnops/reset", {}) == (200, {"reset": True})
+        assert ssm.describe_parameters()["Parameters"] == []
     finally:
         proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + 10
