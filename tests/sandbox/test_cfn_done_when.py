@@ -133,6 +133,10 @@ def test_ssm_parameter_drift_is_detected_and_reverted(session: boto3.session.Ses
     assert target["Drift"]["ActualValue"] == "updated-value"
     assert target["AttributeChangeType"] == "Modify"
 
+    # The reconciled resource's drift status is reset by the execution itself...
+    stack = cfn.describe_stacks(StackName="done-ssm")["Stacks"][0]
+    assert stack["DriftInformation"]["StackDriftStatus"] == "IN_SYNC"
+    # ...and a new detection agrees.
     status = wait_for_detection(cfn, "done-ssm")
     assert status["StackDriftStatus"] == "IN_SYNC"
     assert ssm.get_parameter(Name="/drift-test/sample")["Parameter"]["Value"] == "initial-value"

@@ -62,6 +62,12 @@ def _apply(rec: Any, stack: Any, token: str | None) -> None:
     after_update(
         stack, before, revert_all=rec.revert_drift, also_changed=tuple(touched), token=token
     )
+    if rec.revert_drift:
+        # Drift-aware change sets reset the drift status of what they reconciled
+        # (User Guide, "Using drift-aware change sets"): re-check those resources.
+        from cfnops.sandbox.extensions.cfn_drift import recheck
+
+        recheck(stack, touched)
 
 
 def execute(rec: Any, stack: Any, token: str | None, records: dict[str, Any]) -> None:

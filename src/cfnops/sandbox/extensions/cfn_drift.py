@@ -45,6 +45,7 @@ __all__ = [
     "comparable_properties",
     "emit_event",
     "install",
+    "recheck",
     "stack_drift_status",
 ]
 
@@ -140,6 +141,19 @@ def _store_results(stack: Any, drifts: list[dict[str, Any]]) -> tuple[str, int]:
     record.drift_status = status
     record.last_check = _now()
     return status, count
+
+
+def recheck(stack: Any, logical_ids: list[str]) -> None:
+    """Refresh stored drift results of ``logical_ids`` that were checked before."""
+    record = record_of(stack.stack_id)
+    deployment = deployment_of(stack)
+    fresh = [
+        check_resource(stack, deployment.resources[lid])
+        for lid in logical_ids
+        if lid in record.resource_drifts and lid in deployment.resources
+    ]
+    if fresh:
+        _store_results(stack, fresh)
 
 
 def emit_event(event: dict[str, Any]) -> None:
