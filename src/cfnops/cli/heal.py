@@ -6,9 +6,12 @@ Exit codes: 0 healed / in sync / change set created, 1 failed, 2 usage,
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console, Group
@@ -97,6 +100,21 @@ def run_fleet(
     return summary
 
 
+def finish(code: int) -> NoReturn:
+    """Exit with ``code``, even while a held run's thread still waits in this process.
+
+    A held run waits in ``DBOS.recv`` (up to the approval expiry) on a worker
+    thread that the interpreter would join at exit. Its state is in the
+    database and the next cfnops process resumes it, so end the process now.
+    """
+    stuck = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
+    if stuck and Engine.current() is None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise typer.Exit(code)
+
+
 def _parse_tags(tags: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for tag in tags:
@@ -142,14 +160,19 @@ def heal(
     else:
         targets = [FleetTarget(s) for s in stacks or []]
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
-    raise typer.Exit(summary.exit_code)
+    finish(summary.exit_code)
 
 
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:
     st = state(ctx)
     answer = decide(st.settings, run_id, verdict, reason=reason)
-    st.console.print(f"{run_id}: {verdict}d by {answer['by']}" + (f": {reason}" if reason else ""))
+    if st.output_format != "json":
+        st.console.print(
+            f"{run_id}: {verdict}d by {answer['by']}" + (f": {reason}" if reason else "")
+        )
     if not wait:
+        if st.output_format == "json":
+            st.emit_json({"runId": run_id, "answer": answer})
         return
     # This process resumes the run if its previous process is gone.
     # The outcome is read from the record below, whatever result() raises.
@@ -162,7 +185,7 @@ def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bo
         st.emit_json({"runId": run_id, "answer": answer, "outcome": outcome, "error": record.error})
     else:
         st.console.print(f"{run_id}: {outcome}" + (f" — {record.error}" if record.error else ""))
-    raise typer.Exit(0 if outcome in ("HEALED", "REJECTED", "IN_SYNC") else 1)
+    finish(0 if outcome in ("HEALED", "REJECTED", "IN_SYNC") else 1)
 
 
 def approve(

@@ -110,8 +110,10 @@ def _phase(run_id: str) -> tuple[str, bool]:
     if not steps:
         return "", False
     names = [str(s["function_name"]) for s in steps]
-    held = f"{APPROVAL} submit" in names and "record-approval" not in names
-    held = held and names[-1] in (f"{APPROVAL} submit", "DBOS.recv")
+    # Waiting in the callback: submitted, and neither answered nor expired yet.
+    held = f"{APPROVAL} submit" in names and not {"record-approval", "delete-change-set"} & set(
+        names
+    )
     last = names[-1]
     return ("waiting" if last == "DBOS.sleep" else last), held
 

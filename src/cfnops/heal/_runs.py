@@ -101,7 +101,7 @@ def held_info(record: RunRecord, steps: list[StepRecord]) -> HeldInfo | None:
     gate = next((s for s in steps if s.name == "gate"), None)
     if gate is None or not isinstance(gate.result, dict) or gate.result.get("decision") != "HOLD":
         return None
-    if "record-approval" in names or f"{APPROVAL} submit" not in names:
+    if f"{APPROVAL} submit" not in names or {"record-approval", "delete-change-set"} & set(names):
         return None
     made = next((s.result for s in steps if s.name == "create-change-set"), None)
     return HeldInfo(

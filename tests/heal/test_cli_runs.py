@@ -1,0 +1,89 @@
+"""``cfnops heal`` / ``approve`` / ``reject`` as processes: exit codes, held runs resumed."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.heal._proc import SandboxProcess, cfnops, env_for
+
+from cfnops.heal._sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def sandbox_proc() -> Iterator[SandboxProcess]:
+    sp = SandboxProcess()
+    yield sp
+    sp.stop()
+
+
+def _stack(sp: SandboxProcess, prefix: str) -> tuple[str, str]:
+    name = f"{prefix}-{int(time.time() * 1000) % 1000000}"
+    deploy_sample(sp.client("cloudformation"), name, f"/{name}/p")
+    drift_sample(sp.client("ssm"), f"/{name}/p")
+    return name, f"/{name}/p"
+
+
+def _run(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    proc = cfnops(env, *args)
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, out, err
+
+
+def _value(sp: SandboxProcess, param: str) -> str:
+    return str(sp.client("ssm").get_parameter(Name=param)["Parameter"]["Value"])
+
+
+def test_heal_exits_0_and_reports_json(sandbox_proc: SandboxProcess, tmp_path: Path) -> None:
+    name, param = _stack(sandbox_proc, "cli-ok")
+    env = env_for(sandbox_proc, tmp_path / "db.sqlite")
+    code, out, err = _run(env, "-o", "json", "heal", name)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["counts"]["healed"] == 1
+    assert data["runs"][0]["status"] == "HEALED"
+    assert _value(sandbox_proc, param) == INITIAL_VALUE
+
+
+@pytest.mark.parametrize("verdict", ["approve", "reject"])
+def test_held_run_exits_3_then_approve_or_reject_finishes_it(
+    sandbox_proc: SandboxProcess, tmp_path: Path, verdict: str
+) -> None:
+    name, param = _stack(sandbox_proc, f"cli-{verdict}")
+    env = env_for(
+        sandbox_proc,
+        tmp_path / "db.sqlite",
+        CFNOPS_HEAL__PROTECTED_TYPES='["AWS::SSM::Parameter"]',
+    )
+    code, out, err = _run(env, "-o", "json", "heal", name)
+    assert code == 3, err
+    row = json.loads(out)["runs"][0]
+    assert row["status"] == "HELD"
+    run_id = row["runId"]
+    code, out, err = _run(env, "-o", "json", "runs", "show", run_id)
+    gate = next(s for s in json.loads(out)["steps"] if s["name"] == "gate")
+    assert gate["result"]["reasons"] == [
+        "SampleParameter (AWS::SSM::Parameter) is a protected type"
+    ]
+    assert _value(sandbox_proc, param) == DRIFTED_VALUE
+    # The heal process is gone: approve resumes the run in its own process.
+    code, out, err = _run(env, "-o", "json", verdict, run_id, "--reason", "checked by test")
+    data = json.loads(out)
+    expected = "HEALED" if verdict == "approve" else "REJECTED"
+    assert code == 0, err
+    assert data["outcome"] == expected
+    assert data["answer"]["reason"] == "checked by test" and data["answer"]["by"]
+    assert _value(sandbox_proc, param) == (INITIAL_VALUE if verdict == "approve" else DRIFTED_VALUE)
+    code, _out, err = _run(env, verdict, run_id)
+    assert code == 2 and "is not waiting for approval" in err
+
+
+def test_usage_errors_exit_2(sandbox_proc: SandboxProcess, tmp_path: Path) -> None:
+    env = env_for(sandbox_proc, tmp_path / "db.sqlite")
+    assert _run(env, "heal")[0] == 2
+    assert _run(env, "heal", "x", "--tag", "a=b")[0] == 2
