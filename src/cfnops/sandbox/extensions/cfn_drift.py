@@ -200,10 +200,10 @@ def _validation_error(message: str) -> Exception:
 
 def _checkable(stack: Any) -> None:
     if stack.status not in DRIFT_CHECKABLE_STATUSES:
+        # AWS's wording, as seen from the AWS CLI.
         raise _validation_error(
-            f"Stack [{stack.name}] is in {stack.status} state and drift detection cannot be "
-            f"performed; drift detection is supported for stacks in "
-            f"{', '.join(sorted(DRIFT_CHECKABLE_STATUSES))}"
+            f"Drift detection cannot be performed on stack [{stack.stack_id}] "
+            f"while it is in [{stack.status}] state"
         )
 
 
