@@ -6,13 +6,14 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 
-from cfnops.aws import AwsClients
-from cfnops.config import Settings, load_settings
+if TYPE_CHECKING:  # imported when first used: keeps `cfnops --help` and `diff` fast
+    from cfnops.aws import AwsClients
+    from cfnops.config import Settings
 
 
 @dataclass
@@ -30,6 +31,8 @@ class CliState:
 
     @property
     def settings(self) -> Settings:
+        from cfnops.config import load_settings
+
         if self._settings is None:
             aws = {
                 k: v
@@ -47,6 +50,8 @@ class CliState:
 
     @property
     def clients(self) -> AwsClients:
+        from cfnops.aws import AwsClients
+
         if self._clients is None:
             self._clients = AwsClients(self.settings.aws)
         return self._clients

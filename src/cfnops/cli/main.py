@@ -10,11 +10,11 @@ import importlib
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-import botocore.exceptions
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from cfnops._version import __version__
 
@@ -23,11 +23,12 @@ try:  # Typer >= 0.2x vendors Click
 except ImportError:  # pragma: no cover - older Typer on real Click
     from click import ClickException  # type: ignore[assignment]
 
-from cfnops.aws import translate_error
 from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
 
-# Each module exposes ``register(app)``; add a capability by adding its module here.
+# Each module exposes ``register(app)``; add a capability by adding its module here,
+# and its top-level command names to _COMMAND_NAMES so that running it imports
+# only its own module (a command missing there still works: all modules load).
 _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.runs",
     "cfnops.cli.worker",
@@ -44,7 +45,51 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.jobnet_demo",
 )
 
+_COMMAND_NAMES: dict[str, str] = {
+    "runs": "cfnops.cli.runs",
+    "worker": "cfnops.cli.worker",
+    "sandbox": "cfnops.cli.sandbox",
+    "guard": "cfnops.cli.guard",
+    "diff": "cfnops.cli.diff",
+    "ami": "cfnops.cli.ami",
+    "job": "cfnops.cli.job",
+    "events": "cfnops.cli.events",
+    "drift": "cfnops.cli.drift",
+    "heal": "cfnops.cli.heal",
+    "approve": "cfnops.cli.heal",
+    "reject": "cfnops.cli.heal",
+}
+
+
+class _LazyGroup(TyperGroup):
+    """Imports a command's module only when that command runs.
+
+    ``cfnops diff`` then starts without DBOS, SQLAlchemy or boto3; ``--help``
+    and ``demo`` (whose sub-commands come from several modules) load them all.
+    """
+
+    _loaded: dict[str, Any] = {}
+
+    def _load(self, modules: tuple[str, ...]) -> Any:
+        key = ",".join(modules)
+        if key not in self._loaded:
+            holder = typer.Typer()
+            for module in modules:
+                importlib.import_module(module).register(holder)
+            self._loaded[key] = typer.main.get_group(holder)
+        return self._loaded[key]
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted(self._load(_COMMAND_MODULES).list_commands(ctx))
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        module = _COMMAND_NAMES.get(cmd_name)
+        group = self._load((module,) if module else _COMMAND_MODULES)
+        return group.get_command(ctx, cmd_name)
+
+
 app = typer.Typer(
+    cls=_LazyGroup,
     name="cfnops",
     help="Keep CloudFormation-managed AWS systems in their declared state and run "
     "their operations as durable workflows.\n\n"
@@ -110,10 +155,6 @@ def _global_options(
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
-for _module in _COMMAND_MODULES:
-    importlib.import_module(_module).register(app)
-
-
 def _report(err: CfnopsError) -> int:
     console = Console(stderr=True, highlight=False)
     console.print(f"[bold red]error:[/] {err.message}", markup=True, soft_wrap=True)
@@ -128,10 +169,6 @@ def run(argv: list[str] | None = None) -> int:
         result = app(args=argv, standalone_mode=False)
     except CfnopsError as err:
         return _exit(_report(err), argv)
-    except botocore.exceptions.BotoCoreError as exc:
-        return _exit(_report(_as_cfnops(exc)), argv)
-    except botocore.exceptions.ClientError as exc:
-        return _exit(_report(_as_cfnops(exc)), argv)
     except typer.Exit as exc:
         return _exit(int(exc.exit_code or 0), argv)
     except typer.Abort:
@@ -139,10 +176,16 @@ def run(argv: list[str] | None = None) -> int:
     except ClickException as exc:
         exc.show()
         return _exit(ExitCode.USAGE, argv)
+    except Exception as exc:
+        if not type(exc).__module__.startswith("botocore"):
+            raise
+        return _exit(_report(_as_cfnops(exc)), argv)
     return _exit(result if isinstance(result, int) else ExitCode.OK, argv)
 
 
 def _as_cfnops(exc: Exception) -> CfnopsError:
+    from cfnops.aws import translate_error
+
     translated = translate_error(exc)
     if translated is not None:
         return translated
