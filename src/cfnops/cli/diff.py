@@ -7,7 +7,7 @@ tripped, or an AWS call failed; 2 bad input (unreadable template, bad flag).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -49,6 +49,10 @@ def diff(
     change_set: Annotated[
         bool, typer.Option("--change-set", help="With --stack: merge a change set's answers.")
     ] = False,
+    code: Annotated[
+        Path | None,
+        typer.Option("--code", help="Custom-resource handler code for the guard's findings."),
+    ] = None,
 ) -> None:
     """Show what deploying NEW does: in-place updates, replacements (and the reference
     chains causing them), creations, deletions and orphans."""
@@ -83,12 +87,29 @@ def diff(
         old = load_template(templates[0])
         values = parameter_values(old, new, given) if given else ()
         result = diff_templates(old, new, region=_table_region(st), parameter_values=values)
+    result = _with_guard_findings(result, templates[-1], code)
     _render(st, fmt, result, title=f"Stack {stack}" if stack else "Template diff")
     tripped = gate(result, FailOn(fail_on)) if fail_on else None
     if tripped is not None:
         names = ", ".join(f"{r.logical_id} ({r.impact.value})" for r in tripped) or "differences"
         typer.echo(f"cfnops diff: --fail-on {fail_on} tripped: {names}", err=True)
         raise typer.Exit(1)
+
+
+_CUSTOM = "AWS::CloudFormation::CustomResource"
+
+
+def _with_guard_findings(result: Any, template: Path, code: Path | None) -> Any:
+    """Attach ``cfnops guard`` findings to changed custom resources (if there are any)."""
+    if not any(r.type.startswith("Custom::") or r.type == _CUSTOM for r in result.resources):
+        return result
+    from cfnops.diff import annotate
+    from cfnops.guard import GuardInputError, diff_annotations
+
+    try:
+        return annotate(result, diff_annotations(template, code))
+    except GuardInputError:  # the guard could not read it: the plain diff still stands
+        return result
 
 
 def _table_region(st: CliState) -> str:
