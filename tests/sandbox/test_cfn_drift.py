@@ -331,3 +331,23 @@ def test_revert_drift_restores_every_supported_type(
     assert wait_for_stack(cfn, types_stack) == "UPDATE_COMPLETE"
     status = wait_for_detection(cfn, types_stack)
     assert status["StackDriftStatus"] == "IN_SYNC", _drifts(cfn, types_stack)
+
+
+def test_a_reader_failure_fails_the_detection(
+    cfnops_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cfnops.sandbox.extensions import _cfn_readers
+
+    cfn = cfnops_sandbox.client("cloudformation")
+    name = _name()
+    template = {"Resources": {"T": {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": name}}}}
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(template))
+
+    def broken(account: str, region: str, physical_id: str) -> None:
+        raise RuntimeError("unexpected shape")
+
+    monkeypatch.setitem(_cfn_readers.READERS, "AWS::SNS::Topic", broken)
+    status = wait_for_detection(cfn, name)
+    assert_matches_output_shape(cfn, "DescribeStackDriftDetectionStatus", status)
+    assert status["DetectionStatus"] == "DETECTION_FAILED"
+    assert "unexpected shape" in status["DetectionStatusReason"]

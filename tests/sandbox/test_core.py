@@ -166,3 +166,14 @@ def test_cli_up_prints_exports_and_stops_on_sigterm() -> None:
         _out, err = proc.communicate(timeout=5)
     assert proc.returncode == 0, err
     assert "stopped" in err
+
+
+def test_a_failing_timer_does_not_fail_requests(cfnops_sandbox: Sandbox) -> None:
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    fired: list[int] = []
+    cfnops_sandbox.state.schedule(0, broken)
+    cfnops_sandbox.state.schedule(0, lambda: fired.append(1))
+    assert "QueueUrls" not in cfnops_sandbox.client("sqs").list_queues(QueueNamePrefix="none-")
+    assert fired == [1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 __all__ = ["Delays", "SandboxState", "current_state"]
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,10 @@ class SandboxState:
                 timer = heapq.heappop(self._timers)
                 # Run under the lock: moto's backends are not thread-safe and a timer
                 # mutates them while request threads may be reading.
-                timer.action()
+                try:
+                    timer.action()
+                except Exception:  # a broken transition must not fail unrelated requests
+                    _log.exception("sandbox timer %r failed", timer.action)
                 ran += 1
 
     def pending_timers(self) -> int:

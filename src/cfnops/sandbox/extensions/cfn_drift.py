@@ -247,7 +247,16 @@ def _start_detection(stack: Any, logical_ids: list[str] | None) -> str:
         chosen = [
             r for lid, r in deployment.resources.items() if not logical_ids or lid in logical_ids
         ]
-        drifts = [check_resource(stack, r) for r in chosen]
+        try:
+            drifts = [check_resource(stack, r) for r in chosen]
+        except Exception as exc:  # a reader met a resource shape it does not know
+            detection.update(
+                DetectionStatus="DETECTION_FAILED",
+                DetectionStatusReason=f"Failed to detect drift: {exc}",
+                Timestamp=_now(),
+            )
+            _drift_event(stack, detection)
+            return
         status, count = _store_results(stack, drifts)
         detection.update(
             StackDriftStatus=status,
