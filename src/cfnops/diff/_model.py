@@ -6,6 +6,7 @@ report reads the same as ``cdk diff``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -190,9 +191,7 @@ class TemplateDiff:
         return sum(1 for r in self.resources if r.impact in impacts)
 
 
-def annotate(
-    diff: TemplateDiff, annotations: dict[str, tuple[str, ...] | list[str]]
-) -> TemplateDiff:
+def annotate(diff: TemplateDiff, annotations: Mapping[str, Sequence[str]]) -> TemplateDiff:
     """``diff`` with extra text attached to resources (for example guard findings).
 
     Keys are logical ids; ids the diff does not report are ignored (an
