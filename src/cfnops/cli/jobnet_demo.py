@@ -53,13 +53,16 @@ def jobnet(
         JobService.default_clients = sandbox.clients
         try:
             jobs = JobService(settings)
-            st.console.print("[bold]building the web system on the sandbox …[/]")
+            text = st.output_format != "json"
+            if text:
+                st.console.print("[bold]building the web system on the sandbox …[/]")
             hook = "https://hooks.slack.com/services/DEMO"  # captured, never sent
             value = build_web_system(jobs.clients, wait_seconds=wait_seconds, slack_endpoint=hook)
             ssm_commands.set_outcome(
                 command=r"systemctl is-active httpd", exit_code=3, stdout="inactive"
             )
-            st.console.print_json(json.dumps(value))
+            if text:
+                st.console.print_json(json.dumps(value))
             results = [
                 _run(st, jobs, name, value, slack) for name in ("webapp-stop", "webapp-start")
             ]
@@ -74,7 +77,8 @@ def jobnet(
 
 
 def _run(st: CliState, jobs: Any, name: str, value: Any, slack: Any) -> dict[str, Any]:
-    st.console.rule(name)
+    if st.output_format != "json":
+        st.console.rule(name)
     run_id = jobs.start(_definition(name), value, machine_name=name)
     result = watch(st, jobs, run_id, _definition(name))
     report = slack.json_bodies()[-1]["text"] if slack.requests else ""
