@@ -1,0 +1,120 @@
+"""Replays (what recovery does) find every effect by its key: nothing runs twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from cfnops.asl import FakeInvoker, TaskContext
+from cfnops.config import load_settings
+from cfnops.jobs import JobStore
+from cfnops.jobs._runner import execute_run
+from cfnops.jobs._tables import runs
+
+ITEM = {
+    "StartAt": "Work",
+    "States": {
+        "Work": {
+            "Type": "Task",
+            "Resource": "arn:aws:lambda:us-east-1:1:function:work",
+            "Next": "Nap",
+        },
+        "Nap": {"Type": "Wait", "Seconds": 1, "Next": "Fork"},
+        "Fork": {
+            "Type": "Parallel",
+            "End": True,
+            "Branches": [
+                {
+                    "StartAt": "Left",
+                    "States": {
+                        "Left": {
+                            "Type": "Task",
+                            "Resource": "arn:aws:lambda:us-east-1:1:function:work",
+                            "TimeoutSeconds": 30,
+                            "End": True,
+                        }
+                    },
+                },
+                {
+                    "StartAt": "Right",
+                    "States": {
+                        "Right": {
+                            "Type": "Task",
+                            "Resource": "arn:aws:lambda:us-east-1:1:function:work",
+                            "End": True,
+                        }
+                    },
+                },
+            ],
+        },
+    },
+}
+MACHINE = {
+    "StartAt": "Each",
+    "States": {
+        "Each": {
+            "Type": "Map",
+            "ItemsPath": "$.items",
+            "MaxConcurrency": 3,
+            "End": True,
+            "ItemProcessor": ITEM,
+        }
+    },
+}
+
+
+def _invoker(calls: list[Any]) -> FakeInvoker:
+    def work(payload: Any, ctx: TaskContext) -> Any:
+        calls.append(payload)
+        return {"n": payload["n"] if isinstance(payload, dict) else payload, "seen": len(calls)}
+
+    return FakeInvoker({"work": work})
+
+
+def test_a_replay_calls_no_task_and_sleeps_no_wait(tmp_path: Path) -> None:
+    store = JobStore(load_settings(database_url=f"sqlite:///{tmp_path / 'replay.sqlite'}"))
+    items = [{"n": i} for i in range(10)]
+    store.create_run("replay-1", "replay", MACHINE, {"items": items})
+    calls: list[Any] = []
+    first = execute_run(store, "replay-1", lambda row: _invoker(calls))
+    assert first.status == "SUCCEEDED"
+    assert len(calls) == 30
+    keys = {s.key for s in store.list_steps("replay-1")}
+    assert len([k for k in keys if "@" in k]) == 30  # one checkpoint per task call
+    assert "/Each#1~b1/0/Fork#1~b1/0/Left#1@1" in keys  # timeout helper thread: same shape
+    history = [e["type"] for e in store.history("replay-1")]
+
+    # As if the process died just before recording the end: replay everything.
+    with store.engine.begin() as conn:
+        conn.execute(sa.update(runs).where(runs.c.run_id == "replay-1").values(status="RUNNING"))
+    again: list[Any] = []
+    replayed = execute_run(store, "replay-1", lambda row: _invoker(again))
+    assert again == []
+    assert replayed.output == first.output
+    assert sorted(e["type"] for e in store.history("replay-1")) == sorted(history)
+
+
+def test_exported_names() -> None:
+    import cfnops.jobs
+
+    assert sorted(cfnops.jobs.__all__) == sorted(
+        [
+            "WORKFLOW",
+            "CapturingTransport",
+            "HttpRequest",
+            "HttpResponse",
+            "JobResult",
+            "JobService",
+            "JobStore",
+            "RunRow",
+            "TriggerService",
+            "register_function",
+            "register_state_machine",
+            "set_http_transport",
+            "start_worker_services",
+        ]
+    )
+    for name in cfnops.jobs.__all__:
+        assert getattr(cfnops.jobs, name) is not None
