@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -122,6 +121,3 @@ def trigger_remove(ctx: typer.Context, name: Annotated[str, typer.Argument()]) -
 def register_triggers(job_app: typer.Typer) -> None:
     job_app.add_typer(schedule_app, name="schedule")
     job_app.add_typer(trigger_app, name="trigger")
-
-
-_ = json

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -344,14 +344,3 @@ class JobStore(TokenAndScheduleRows):
 
 def dumps(value: Any) -> str:
     return _dumps(value)
-
-
-def chunks(items: Iterable[Any], size: int) -> Iterable[list[Any]]:
-    batch: list[Any] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

@@ -9,8 +9,6 @@ from typing import Any
 
 __all__ = ["StateView", "state_views"]
 
-_END = {"StateExited": "SUCCEEDED"}
-
 
 @dataclass
 class StateView:
@@ -51,7 +49,6 @@ def state_views(history: Iterable[Mapping[str, Any]]) -> dict[str, StateView]:
     """Fold history events into one :class:`StateView` per state name (in entry order)."""
     views: dict[str, StateView] = {}
     open_by_thread: dict[str, StateView] = {}
-    last_entered: StateView | None = None
     failed: tuple[str | None, str | None] | None = None
     for event in history:
         etype = str(event["type"])
@@ -64,7 +61,6 @@ def state_views(history: Iterable[Mapping[str, Any]]) -> dict[str, StateView]:
             view.visits += 1
             views[name] = view
             open_by_thread[name] = view
-            last_entered = view
         elif etype.endswith("StateExited"):
             name = str(details.get("name"))
             if name in views:
@@ -82,8 +78,6 @@ def state_views(history: Iterable[Mapping[str, Any]]) -> dict[str, StateView]:
             failed = (details.get("error"), details.get("cause"))
         elif etype in ("TaskSucceeded", "LambdaFunctionSucceeded"):
             failed = None
-        elif etype in ("ExecutionFailed", "ExecutionTimedOut"):
-            pass
         if etype in ("ExecutionFailed", "ExecutionTimedOut", "ExecutionAborted"):
             status = "ABORTED" if etype == "ExecutionAborted" else "FAILED"
             for view in open_by_thread.values():
@@ -95,5 +89,4 @@ def state_views(history: Iterable[Mapping[str, Any]]) -> dict[str, StateView]:
             for view in views.values():
                 if view.status in ("FAILED", "ABORTED"):
                     view.status = "RUNNING"
-    _ = last_entered
     return views
