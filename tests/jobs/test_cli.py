@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES
 
+from cfnops.asl import LambdaError, TaskContext
 from cfnops.cli.main import run
 from cfnops.durable import Engine
+from cfnops.jobs import JobService, register_function
 
 OK = {
     "StartAt": "Hello",
@@ -188,3 +190,45 @@ def test_deploy_creates_then_updates(cli: Cli, sandbox_env: dict[str, str]) -> N
     assert first["action"] == "created"
     second = _json(cli, *args)
     assert second == {"action": "updated", "stateMachineArn": first["stateMachineArn"]}
+
+
+def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine) -> None:
+    attempts: list[int] = []
+
+    def flaky(payload: Any, ctx: TaskContext) -> Any:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise LambdaError("Flaky", '{"errorMessage": "first time"}')
+        return {"ok": True}
+
+    register_function("jobs-test-flaky", flaky)
+    machine = {
+        "StartAt": "Prep",
+        "States": {
+            "Prep": {"Type": "Pass", "Result": {"n": 1}, "Next": "Call"},
+            "Call": {
+                "Type": "Task",
+                "Resource": "arn:aws:lambda:us-east-1:1:function:jobs-test-flaky",
+                "End": True,
+            },
+        },
+    }
+    path = _write(tmp_path, "flaky.json", machine)
+    failed = _json(cli, "job", "run", path, "--name", "cli-flaky-1", code=1)
+    assert (failed["status"], failed["error"]) == ("FAILED", "Flaky")
+    redriven = _json(cli, "job", "redrive", "cli-flaky-1")
+    assert (redriven["status"], redriven["output"]) == ("SUCCEEDED", {"ok": True})
+    assert len(attempts) == 2
+    assert _json(cli, "job", "show", "cli-flaky-1")["redriveCount"] == 1
+    not_again = cli.invoke(["job", "redrive", "cli-flaky-1"])
+    assert not_again.exit_code == 1  # a SUCCEEDED run cannot be redriven
+
+    # A run that waits, started without the CLI so its output cannot mix with ours.
+    jobs = JobService(job_engine.settings)
+    wait_machine = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 120, "End": True}}}
+    jobs.start(wait_machine, {}, machine_name="wait", name="cli-wait-1")
+    assert _json(cli, "job", "stop", "cli-wait-1")["runId"] == "cli-wait-1"
+    assert jobs.wait("cli-wait-1", timeout=30).status == "ABORTED"
+    assert _json(cli, "job", "show", "cli-wait-1")["status"] == "ABORTED"
+    graph = _json(cli, "job", "graph", "cli-wait-1")
+    assert graph["statuses"] == {"W": "ABORTED"}

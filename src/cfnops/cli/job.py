@@ -210,10 +210,11 @@ def history(ctx: typer.Context, run_id: RunArg) -> None:
 def graph(
     ctx: typer.Context,
     target: Annotated[str, typer.Argument(help="Definition file or run id.")],
-    fmt: Annotated[str, typer.Option("--output", "-o", help="dot or mermaid.")] = "mermaid",
+    fmt: Annotated[str | None, typer.Option("--output", "-o", help="dot or mermaid.")] = None,
 ) -> None:
     """Draw a job-net (coloured by status for a run)."""
     st = state(ctx)
+    fmt = fmt or ("json" if st.output_format == "json" else "mermaid")
     if Path(target).exists():
         defn, statuses = load_definition(target), None
     else:
