@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,6 +228,10 @@ def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine)
     jobs = JobService(job_engine.settings)
     wait_machine = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 120, "End": True}}}
     jobs.start(wait_machine, {}, machine_name="wait", name="cli-wait-1")
+    deadline = time.monotonic() + 30
+    while not any(e["type"] == "WaitStateEntered" for e in jobs.store.history("cli-wait-1")):
+        assert time.monotonic() < deadline, "the run never reached its Wait state"
+        time.sleep(0.05)
     assert _json(cli, "job", "stop", "cli-wait-1")["runId"] == "cli-wait-1"
     assert jobs.wait("cli-wait-1", timeout=30).status == "ABORTED"
     assert _json(cli, "job", "show", "cli-wait-1")["status"] == "ABORTED"
