@@ -3,6 +3,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,15 +31,15 @@ def job_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     engine.shutdown(grace_seconds=1)
 
 
-@pytest.fixture(scope="session")
-def sandbox_env(cfnops_sandbox_server: object) -> Iterator[dict[str, str]]:
-    """Point every boto3 client of this process (workflows included) at the sandbox."""
-    env = cfnops_sandbox_server.environment()  # type: ignore[attr-defined]
-    mp = pytest.MonkeyPatch()
+@pytest.fixture
+def sandbox_env(
+    cfnops_sandbox_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, str]]:
+    """Point every boto3 client this test builds (workflows included) at the sandbox."""
+    env: dict[str, str] = cfnops_sandbox_server.environment()
     for key, value in env.items():
-        mp.setenv(key, value)
+        monkeypatch.setenv(key, value)
     yield env
-    mp.undo()
 
 
 @pytest.fixture
