@@ -9,10 +9,13 @@
 """
 
 from cfnops.heal._event import HealEvent, parse_event
+from cfnops.heal._fleet import FleetRow, FleetSummary, FleetTarget, heal_fleet, select_stacks
 from cfnops.heal._ignore import apply_ignore, rule_matches
 from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 from cfnops.heal._names import change_set_name, request_token
 from cfnops.heal._policy import ChangeView, GateDecision, GatePolicy, decide
+from cfnops.heal._report import drift_report, drift_reports
+from cfnops.heal._runs import approve, reject, start_heal
 from cfnops.heal._runtime import HealRuntime, configure_runtime, current_runtime
 from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
 from cfnops.heal._workflow import HEAL_WORKFLOW, heal, heal_stack
@@ -20,6 +23,9 @@ from cfnops.heal._workflow import HEAL_WORKFLOW, heal, heal_stack
 __all__ = [
     "HEAL_WORKFLOW",
     "ChangeView",
+    "FleetRow",
+    "FleetSummary",
+    "FleetTarget",
     "GateDecision",
     "GatePolicy",
     "HealEvent",
@@ -28,15 +34,22 @@ __all__ = [
     "ResourceDrift",
     "StackDriftReport",
     "apply_ignore",
+    "approve",
     "change_set_console_url",
     "change_set_name",
     "configure_runtime",
     "current_runtime",
     "decide",
+    "drift_report",
+    "drift_reports",
     "heal",
+    "heal_fleet",
     "heal_stack",
     "parse_event",
     "region_from_stack_arn",
+    "reject",
     "request_token",
     "rule_matches",
+    "select_stacks",
+    "start_heal",
 ]

@@ -154,3 +154,17 @@ def decide(
         client.destroy()
         db.dispose()
     return answer
+
+
+def approve(
+    settings: Settings, run_id: str, *, reason: str = "", by: str | None = None
+) -> dict[str, Any]:
+    """Approve a held run's change set (the run then executes it)."""
+    return decide(settings, run_id, "approve", reason=reason, by=by)
+
+
+def reject(
+    settings: Settings, run_id: str, *, reason: str = "", by: str | None = None
+) -> dict[str, Any]:
+    """Reject a held run's change set (the run deletes it and ends REJECTED)."""
+    return decide(settings, run_id, "reject", reason=reason, by=by)

@@ -1,0 +1,52 @@
+"""The public names of cfnops.heal and cfnops.notify (a change here is an API change)."""
+
+from __future__ import annotations
+
+import cfnops.heal
+import cfnops.notify
+
+
+def test_heal_exports() -> None:
+    assert sorted(cfnops.heal.__all__) == [
+        "ChangeView",
+        "FleetRow",
+        "FleetSummary",
+        "FleetTarget",
+        "GateDecision",
+        "GatePolicy",
+        "HEAL_WORKFLOW",
+        "HealEvent",
+        "HealRuntime",
+        "PropertyDrift",
+        "ResourceDrift",
+        "StackDriftReport",
+        "apply_ignore",
+        "approve",
+        "change_set_console_url",
+        "change_set_name",
+        "configure_runtime",
+        "current_runtime",
+        "decide",
+        "drift_report",
+        "drift_reports",
+        "heal",
+        "heal_fleet",
+        "heal_stack",
+        "parse_event",
+        "region_from_stack_arn",
+        "reject",
+        "request_token",
+        "rule_matches",
+        "select_stacks",
+        "start_heal",
+    ]
+    for name in cfnops.heal.__all__:
+        assert getattr(cfnops.heal, name) is not None
+
+
+def test_notify_exports() -> None:
+    for name in cfnops.notify.__all__:
+        assert getattr(cfnops.notify, name) is not None
+    assert {"Notification", "Notifier", "notify_all", "truncate_for_slack"} <= set(
+        cfnops.notify.__all__
+    )
