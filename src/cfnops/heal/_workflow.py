@@ -257,6 +257,10 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
     if drift == "IN_SYNC":
         context.logger.info("in sync")
         return run.out("IN_SYNC")
+    if drift == "NOT_CHECKED":
+        # Every resource is of a type drift detection does not support.
+        context.logger.info("not checkable: no resource supports drift detection")
+        return run.out("NOT_CHECKABLE")
     heal, stack, stack_id, region = run.heal, run.stack, run.stack_id, run.region
     run.drifted = context.step(
         lambda _: _steps.read_drift(stack, stack_id, region, heal),
