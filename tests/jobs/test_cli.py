@@ -237,3 +237,30 @@ def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine)
     assert _json(cli, "job", "show", "cli-wait-1")["status"] == "ABORTED"
     graph = _json(cli, "job", "graph", "cli-wait-1")
     assert graph["statuses"] == {"W": "ABORTED"}
+
+
+def test_yaml_definition_and_imported_functions(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "logged.asl.yaml"
+    path.write_text(
+        "StartAt: Call\n"
+        "States:\n"
+        "  Call:\n"
+        "    Type: Task\n"
+        "    Resource: arn:aws:states:::lambda:invoke\n"
+        "    Parameters: {FunctionName: jobs-test-logged, Payload: {log.$: $.log, mark: y}}\n"
+        "    OutputPath: $.Payload\n"
+        "    End: true\n"
+    )
+    log = tmp_path / "log"
+    out = _json(
+        cli,
+        "job",
+        "run",
+        str(path),
+        "--import",
+        "jobs_test_functions",
+        "--input",
+        json.dumps({"log": str(log)}),
+    )
+    assert out["output"] == {"mark": "y"}
+    assert "y-end" in log.read_text()

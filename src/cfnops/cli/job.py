@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import time
 from pathlib import Path
@@ -64,9 +65,15 @@ def run(
     input_: Annotated[str | None, typer.Option("--input", help="JSON, or @FILE.")] = None,
     name: Annotated[str | None, typer.Option(help="Execution name (the run id).")] = None,
     notify: Annotated[bool, typer.Option(help="Notify (cfnops.notify) when it ends.")] = False,
+    imports: Annotated[
+        list[str] | None,
+        typer.Option("--import", help="Import a module first (it may register local functions)."),
+    ] = None,
 ) -> None:
     """Run a job-net to its end, showing a live tree of its states."""
     st = state(ctx)
+    for module in imports or []:
+        importlib.import_module(module)
     defn, value = load_definition(definition), parse_input(input_)
     jobs, before = _service(st), Engine.current()
     run_id = jobs.start(
