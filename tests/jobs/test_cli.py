@@ -91,6 +91,8 @@ def test_run_json_success_and_failure_exit_codes(cli: Cli, tmp_path: Path) -> No
         "PassStateExited",
         "ExecutionSucceeded",
     ]
+    assert history[2]["stateExitedEventDetails"]["output"] == '{"greeting":"hello ops"}'
+    assert history[0]["executionStartedEventDetails"]["input"] == '{"who":"ops"}'
     listed = _json(cli, "job", "list", "--limit", "100")
     assert "cli-hello-1" in {r["runId"] for r in listed}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +14,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.tree import Tree
 
+from cfnops.asl import HistoryEvent
 from cfnops.cli._state import CliState, state
 from cfnops.durable import Engine
 from cfnops.errors import ExitCode, UsageError
@@ -201,8 +203,8 @@ def history(ctx: typer.Context, run_id: RunArg) -> None:
     """Every history event, in Step Functions' vocabulary."""
     st = state(ctx)
     events = _service(st).store.history(run_id)
-    if st.output_format == "json":
-        st.emit_json(events)
+    if st.output_format == "json":  # GetExecutionHistory's shape: details under their key
+        st.emit_json([_api_event(e) for e in events])
         return
     table = Table("ID", "PREV", "TYPE", "TIME (UTC)", "DETAILS")
     for e in events:
@@ -211,6 +213,18 @@ def history(ctx: typer.Context, run_id: RunArg) -> None:
             str(e["id"]), str(e["previousEventId"]), e["type"], when, _short(e["details"], 120)
         )
     st.console.print(table)
+
+
+def _api_event(event: dict[str, Any]) -> dict[str, Any]:
+    api = HistoryEvent(
+        event["id"],
+        event["previousEventId"],
+        event["type"],
+        datetime.fromtimestamp(event["timestamp"], UTC),
+        event["details"],
+    ).to_api()
+    api["timestamp"] = api["timestamp"].isoformat()
+    return api
 
 
 @job_app.command("graph")
