@@ -223,6 +223,13 @@ def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine)
     assert (redriven["status"], redriven["output"]) == ("SUCCEEDED", {"ok": True})
     assert len(attempts) == 2
     assert _json(cli, "job", "show", "cli-flaky-1")["redriveCount"] == 1
+    history = _json(cli, "job", "history", "cli-flaky-1")
+    types = [e["type"] for e in history]
+    after = types[types.index("ExecutionRedriven") + 1 :]
+    # As Step Functions records a redrive: from the failed state on, nothing before it.
+    assert after[0] == "TaskStateEntered" and after[-1] == "ExecutionSucceeded"
+    assert "PassStateEntered" not in after
+    assert [e["id"] for e in history] == list(range(1, len(history) + 1))
     not_again = cli.invoke(["job", "redrive", "cli-flaky-1"])
     assert not_again.exit_code == 1  # a SUCCEEDED run cannot be redriven
 

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from cfnops.asl import FakeInvoker, TaskContext
 from cfnops.config import load_settings
 from cfnops.jobs import JobStore
-from cfnops.jobs._runner import execute_run
+from cfnops.jobs._runner import execute_run, redrive_point, top_level_path
 from cfnops.jobs._tables import runs
 
 ITEM = {
@@ -118,3 +118,19 @@ def test_exported_names() -> None:
     )
     for name in cfnops.jobs.__all__:
         assert getattr(cfnops.jobs, name) is not None
+
+
+def _entered(*names: str) -> list[dict[str, Any]]:
+    return [{"type": "PassStateEntered", "details": {"name": n}} for n in names]
+
+
+def test_redrive_point_counts_visits_across_redrives() -> None:
+    top = frozenset({"A", "B", "C"})
+    first = _entered("A", "B", "A", "B")  # failed in the 2nd visit of B
+    assert top_level_path(first, top) == [("A", 1), ("B", 1), ("A", 2), ("B", 2)]
+    assert redrive_point(first, top, []) == ("B", 2)
+    assert redrive_point(first, top, ["/A#2@1", "/B#2~b1/0!failed"]) == ("A", 2)
+    redriven = [*first, {"type": "ExecutionRedriven", "details": {}}, *_entered("B", "C", "A")]
+    assert top_level_path(redriven, top)[-3:] == [("B", 2), ("C", 1), ("A", 3)]
+    assert redrive_point(redriven, top, []) == ("A", 3)
+    assert redrive_point(_entered("X"), top, []) is None

@@ -100,5 +100,10 @@ def test_run_command_failure_then_redrive(
     after = {s.key: s for s in jobs.store.list_steps(run_id)}
     assert done_before <= set(after)
     history = jobs.store.history(run_id)
-    assert [e["type"] for e in history].count("ExecutionRedriven") == 1
+    types = [e["type"] for e in history]
+    assert types.count("ExecutionRedriven") == 1
+    redriven_at = types.index("ExecutionRedriven")
+    assert types[redriven_at + 1] == "MapStateEntered"  # StopInstances, the failed state
+    assert history[redriven_at + 1]["details"]["name"] == "StopInstances"
+    assert all(e["details"].get("name") != "PutMaintenancePage" for e in history[redriven_at:])
     assert history[-1]["type"] == "ExecutionSucceeded"

@@ -223,8 +223,10 @@ class DurableClock:
 class BatchRecorder:
     """Keeps history events in memory and writes them in batches (no per-state write).
 
-    ``base`` offsets ids after a redrive (the ``ExecutionRedriven`` event's id); a replay
-    keeps the timestamps of events already stored with the same id and type.
+    ``base`` offsets ids after a redrive (the ``ExecutionRedriven`` event's id) and
+    ``resume_at`` (a top-level state and its visit) is where a redrive's history starts:
+    the replay of everything before it is not recorded again. A replay keeps the
+    timestamps of events already stored with the same id and type.
     """
 
     def __init__(
@@ -235,8 +237,11 @@ class BatchRecorder:
         *,
         base: int,
         known: dict[int, tuple[str, float]],
+        resume_at: tuple[str, int] | None = None,
         batch: int = 5000,
     ) -> None:
+        self.resume_at = resume_at
+        self._entries = 0
         self.store = store
         self.run_id = run_id
         self.keys = keys
@@ -253,6 +258,15 @@ class BatchRecorder:
         self.keys.on_event(event_type, details)
         if self.base and event_type == "ExecutionStarted":
             return self.base
+        if self.resume_at is not None:  # a redrive: the states before it are not re-recorded
+            if event_type.startswith("Execution"):  # the end is always recorded
+                self.resume_at = None
+            elif event_type.endswith("StateEntered") and details.get("name") == self.resume_at[0]:
+                self._entries += 1
+                if self._entries == self.resume_at[1]:
+                    self.resume_at = None
+            if self.resume_at is not None:
+                return self.last_id
         with self._lock:
             self.count += 1
             event_id = self.base + self.count

@@ -31,7 +31,14 @@ from cfnops.jobs._durable_ports import (
 )
 from cfnops.jobs._store import JobStore, RunRow
 
-__all__ = ["JobResult", "execute_run", "execution_arn", "iter_states"]
+__all__ = [
+    "JobResult",
+    "execute_run",
+    "execution_arn",
+    "iter_states",
+    "redrive_point",
+    "top_level_path",
+]
 
 ACCOUNT = "111111111111"
 
@@ -65,6 +72,57 @@ def iter_states(definition: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[st
         for key in ("ItemProcessor", "Iterator"):
             if isinstance(state.get(key), Mapping):
                 yield from iter_states(state[key])
+
+
+def top_level_path(
+    history: list[dict[str, Any]], top_level: frozenset[str]
+) -> list[tuple[str, int]]:
+    """The top-level states an execution entered, with which visit of each, in order.
+
+    Visits count along the execution's path across earlier redrives (a redriven segment
+    starts at its resume point, with the counts that path had there).
+    """
+    counts: dict[str, int] = {}
+    snapshots: dict[tuple[str, int], dict[str, int]] = {}
+    path: list[tuple[str, int]] = []
+    resumed: tuple[str, int] | None = None
+    for event in history:
+        if event["type"] == "ExecutionRedriven" and path:
+            counts = dict(snapshots[path[-1]])
+            resumed = path[-1]
+            continue
+        if not str(event["type"]).endswith("StateEntered"):
+            continue
+        name = str(event["details"].get("name"))
+        if name not in top_level:
+            continue
+        if resumed == (name, counts.get(name)):  # the resumed entry: counted already
+            resumed = None
+            continue
+        resumed = None
+        counts[name] = counts.get(name, 0) + 1
+        path.append((name, counts[name]))
+        snapshots[path[-1]] = dict(counts)
+    return path
+
+
+def redrive_point(
+    history: list[dict[str, Any]], top_level: frozenset[str], failed_keys: list[str]
+) -> tuple[str, int] | None:
+    """Where a redrive's history starts: the first top-level state entry holding a failed
+    effect (its key ``/Name#visit…``), else the last state the execution entered."""
+    failed = set()
+    for key in failed_keys:
+        head = key.split("/")[1] if key.startswith("/") else ""
+        name, _, rest = head.partition("#")
+        visit = "".join(ch for ch in rest.split("@")[0].split("~")[0] if ch.isdigit())
+        if name and visit:
+            failed.add((name, int(visit)))
+    path = top_level_path(history, top_level)
+    for entry in path:
+        if entry in failed:
+            return entry
+    return path[-1] if path else None
 
 
 def execution_arn(row: RunRow, region: str) -> str:
@@ -101,7 +159,11 @@ def execute_run(
     definition = row.definition
     keys = EffectKeys(run_id)
     known = store.event_times(run_id, row.history_base)
-    recorder = BatchRecorder(store, run_id, keys, base=row.history_base, known=known)
+    found = row.options.get("redriveFrom") if row.history_base else None
+    resume = (str(found[0]), int(found[1])) if found else None
+    recorder = BatchRecorder(
+        store, run_id, keys, base=row.history_base, known=known, resume_at=resume
+    )
     if known:  # a replay (recovery): its events are written again
         store.delete_events_after(run_id, row.history_base)
     invoker = DurableInvoker(invoker_factory(row), store, run_id, keys, recorder.flush)

@@ -23,7 +23,7 @@ from cfnops.durable import Engine, register_workflow
 from cfnops.durable._records import RunStore
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._integrations import JobInvoker
-from cfnops.jobs._runner import JobResult, execute_run
+from cfnops.jobs._runner import JobResult, execute_run, redrive_point
 from cfnops.jobs._store import JobStore, RunRow, dumps
 from cfnops.jobs.errors import RunNotRedrivable, UnknownTaskToken
 
@@ -185,7 +185,10 @@ class JobService:
             ],
         )
         dbos_id = f"{run_id}:redrive-{row.redrive_count + 1}"
-        self.store.prepare_redrive(run_id, dbos_id, base)
+        top = frozenset(row.definition.get("States", {}))
+        resume = redrive_point(history, top, self.store.failed_keys(run_id))
+        options = {**row.options, "redriveFrom": list(resume) if resume else None}
+        self.store.prepare_redrive(run_id, dbos_id, base, options)
         self._launch(run_id, queue, dbos_id)
         return dbos_id
 

@@ -184,7 +184,18 @@ class JobStore(TokenAndScheduleRows):
             ).first()
         return bool(found and found[0])
 
-    def prepare_redrive(self, run_id: str, dbos_id: str, history_base: int) -> None:
+    def failed_keys(self, run_id: str) -> list[str]:
+        """Keys of failed tasks and failed branches (``…!failed``): what a redrive re-runs."""
+        with self.engine.connect() as conn:
+            return list(
+                conn.execute(
+                    sa.select(steps.c.key).where(steps.c.run_id == run_id, steps.c.ok.is_(False))
+                ).scalars()
+            )
+
+    def prepare_redrive(
+        self, run_id: str, dbos_id: str, history_base: int, options: Mapping[str, Any]
+    ) -> None:
         """Forget failed effects so they run again; keep every successful one."""
         with self.engine.begin() as conn:
             failed: list[str] = list(
@@ -213,6 +224,7 @@ class JobStore(TokenAndScheduleRows):
                     dbos_id=dbos_id,
                     history_base=history_base,
                     redrive_count=runs.c.redrive_count + 1,
+                    options=_dumps(dict(options)),
                 )
             )
 
