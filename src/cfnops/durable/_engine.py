@@ -69,12 +69,22 @@ class Engine:
 
     @classmethod
     def start_process(cls, settings: Settings, *, worker: bool = False) -> Engine:
-        """Launch the process-wide engine (or return the one already running)."""
+        """Launch the process-wide engine (or return the one already running).
+
+        DBOS is a process-wide singleton: a second call gets the running engine,
+        whatever its settings (a different database is logged).
+        """
         with cls._class_lock:
             if cls._current is None:
                 engine = cls(settings, worker=worker)
                 engine._launch()
                 cls._current = engine
+            elif cls._current.settings.database_url != settings.database_url:
+                _log.warning(
+                    "a durable engine already runs on %s in this process; using it, not %s",
+                    cls._current.settings.database_url,
+                    settings.database_url,
+                )
             return cls._current
 
     @classmethod
