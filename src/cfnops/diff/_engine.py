@@ -15,7 +15,7 @@ from cfnops.diff._model import (
     ResourceDiff,
     TemplateDiff,
 )
-from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain
+from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._resources import (
@@ -91,7 +91,7 @@ def _resources(
         behaviour = table.get(new_type)
         draft = Draft(rid, new_type, behaviour, old_type=old_type)
         drafts[rid] = draft
-        if old_res == new_res:
+        if same(old_res, new_res):
             continue  # unchanged text; may still be reached by propagation
         if not draft.type_changed:
             draft.props = compare_properties(

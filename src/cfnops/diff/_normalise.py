@@ -79,6 +79,23 @@ def _scalar(value: Any) -> Canon:
     return ("s", str(value))
 
 
+def same(a: Any, b: Any) -> bool:
+    """Exact equality as the templates were written, except that ``1 == 1.0``.
+
+    Python's ``True == 1`` would hide a boolean becoming a number; used by the
+    fast paths that skip canonicalisation for identical text.
+    """
+    if type(a) is not type(b):
+        if isinstance(a, bool) or isinstance(b, bool):
+            return False
+        return bool(a == b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same, a, b))
+    return bool(a == b)
+
+
 def canon(
     value: Any,
     path: SchemaPath | None = None,

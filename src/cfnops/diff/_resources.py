@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnops.diff._model import AttributeDiff, Change, Impact, PropertyDiff, worst
-from cfnops.diff._normalise import SchemaPath, canon, depends_on, plain, value_at
+from cfnops.diff._normalise import SchemaPath, canon, depends_on, plain, same, value_at
 from cfnops.schemas import TypeBehaviour
 
 UNKNOWN_SCHEMA = "unknown schema"
@@ -137,7 +137,7 @@ def compare_properties(
     for name in sorted(old.keys() | new.keys()):
         in_old, in_new = name in old, name in new
         if in_old and in_new:
-            if old[name] == new[name]:  # fast path: identical text is never a difference
+            if same(old[name], new[name]):  # fast path: identical text is never a difference
                 continue
             if canon(old[name], (name,), unordered) == canon(new[name], (name,), unordered):
                 continue
@@ -172,7 +172,7 @@ def compare_attributes(old: Any, new: Any) -> list[AttributeDiff]:
     out: list[AttributeDiff] = []
     for name in ordered:
         if name in old_map and name in new_map:
-            if old_map[name] == new_map[name]:
+            if same(old_map[name], new_map[name]):
                 continue
             if _attribute_canon(name, old_map[name]) == _attribute_canon(name, new_map[name]):
                 continue
