@@ -61,6 +61,7 @@ Resources:
       DesiredCapacity: "1"
       VPCZoneIdentifier: [!Ref Subnet]
       LaunchTemplate: {LaunchTemplateId: !Ref Lt, Version: !GetAtt Lt.LatestVersionNumber}
+      Tags: [{Key: team, Value: ops, PropagateAtLaunch: true}]
   Role:
     Type: AWS::IAM::Role
     Properties:

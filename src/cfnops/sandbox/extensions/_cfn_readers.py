@@ -208,15 +208,23 @@ def _autoscaling_group(account: str, region: str, physical_id: str) -> dict[str,
             "TargetGroupARNs": list(group.target_group_arns),
             "Tags": [
                 {
-                    "Key": t["key"],
-                    "Value": t["value"],
-                    "PropagateAtLaunch": t["propagate_at_launch"],
+                    "Key": _tag_field(t, "Key"),
+                    "Value": _tag_field(t, "Value"),
+                    "PropagateAtLaunch": str(_tag_field(t, "PropagateAtLaunch")).lower() == "true",
                 }
                 for t in group.tags
-                if not t["key"].startswith("aws:")
+                if not str(_tag_field(t, "Key")).startswith("aws:")
             ],
         }
     )
+
+
+def _tag_field(tag: dict[str, Any], name: str) -> Any:
+    """moto keeps Auto Scaling tags as given (``Key``), older code used ``key``."""
+    if name in tag:
+        return tag[name]
+    snake = {"Key": "key", "Value": "value", "PropagateAtLaunch": "propagate_at_launch"}[name]
+    return tag.get(snake)
 
 
 def _policy(doc: Any) -> Any:
