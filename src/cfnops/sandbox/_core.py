@@ -12,6 +12,7 @@ Example::
 from __future__ import annotations
 
 import socket
+import threading
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +70,9 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
+_TICK_SECONDS = 0.2
+
+
 class Sandbox:
     """Run the sandbox while the ``with`` block lasts (or between start/stop).
 
@@ -93,6 +97,8 @@ class Sandbox:
         self._log_requests = log_requests
         self._server: SandboxServer | None = None
         self._clients: AwsClients | None = None
+        self._ticking = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     # lifecycle --------------------------------------------------------------
     def start(self) -> Sandbox:
@@ -122,9 +128,22 @@ class Sandbox:
             ) from exc
         self._server = server
         self.port = server.get_host_and_port()[1]
+        # Timers also run before every request; this thread makes delayed work
+        # (a Backup job, its event) finish when nobody is polling, too.
+        self._ticking.clear()
+        self._ticker = threading.Thread(target=self._tick, name="sandbox-timers", daemon=True)
+        self._ticker.start()
         return self
 
+    def _tick(self) -> None:
+        while not self._ticking.wait(_TICK_SECONDS):
+            self.state.run_due()
+
     def stop(self) -> None:
+        self._ticking.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout=2)
+            self._ticker = None
         if self._server is not None:
             self._server.stop()
             self._server = None
