@@ -25,6 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from botocore.config import Config
+
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 
@@ -97,6 +99,18 @@ def main() -> None:
     parser.add_argument("--stacks", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--delay", type=float, default=1.0)
+    parser.add_argument(
+        "--serial-stacks",
+        type=int,
+        default=None,
+        help="Heal only this many stacks at concurrency 1 (default: all; it takes ~12 min).",
+    )
+    parser.add_argument(
+        "--max-pool",
+        type=int,
+        default=None,
+        help="Experiment: botocore max_pool_connections (default: botocore's 10).",
+    )
     args = parser.parse_args()
     sandbox, url = _start_sandbox(args.delay)
     db = Path(tempfile.mkdtemp(prefix="cfnops-bench-")) / "heal.sqlite"
@@ -115,6 +129,13 @@ def main() -> None:
             notify={"console": False},
         )
         clients = AwsClients(settings.aws)
+        if args.max_pool:
+            config = clients.botocore_config().merge(Config(max_pool_connections=args.max_pool))
+            built = {
+                svc: clients.session.client(svc, endpoint_url=url, config=config)
+                for svc in ("cloudformation", "ssm")
+            }
+            clients = AwsClients(settings.aws, clients=built)
         configure_runtime(settings, clients)
         cfn = clients.client("cloudformation")
         names = [f"bench-{i:03d}" for i in range(args.stacks)]
@@ -125,8 +146,12 @@ def main() -> None:
         try:
             results = {}
             for concurrency in (1, args.concurrency):
-                print(f"healing at concurrency {concurrency} …", flush=True)
-                results[concurrency] = _round(engine, settings, clients, names, concurrency)
+                batch = names[: args.serial_stacks] if concurrency == 1 else names
+                print(f"healing {len(batch)} at concurrency {concurrency} …", flush=True)
+                results[concurrency] = (
+                    *_round(engine, settings, clients, batch, concurrency),
+                    len(batch),
+                )
         finally:
             engine.shutdown(grace_seconds=1)
     finally:
@@ -138,11 +163,11 @@ def main() -> None:
         f"{'CPU ms/stack':>12}"
     )
     rate = {}
-    for concurrency, (wall, cpu, healed) in results.items():
+    for concurrency, (wall, cpu, healed, count) in results.items():
         rate[concurrency] = healed / wall * 60
         per = cpu * 1000 / max(healed, 1)
         print(
-            f"{concurrency:>11} {len(names):>6} {healed:>6} {wall:>8.1f} "
+            f"{concurrency:>11} {count:>6} {healed:>6} {wall:>8.1f} "
             f"{rate[concurrency]:>10.1f} {per:>12.1f}"
         )
     ratio = rate[args.concurrency] / rate[1] if rate[1] else float("nan")
