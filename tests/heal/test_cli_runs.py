@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,3 +90,36 @@ def test_usage_errors_exit_2(sandbox_proc: SandboxProcess, tmp_path: Path) -> No
     env = env_for(sandbox_proc, tmp_path / "db.sqlite")
     assert _run(env, "heal")[0] == 2
     assert _run(env, "heal", "x", "--tag", "a=b")[0] == 2
+
+
+def test_fleet_by_tag_and_name(sandbox_proc: SandboxProcess, tmp_path: Path) -> None:
+    tag = f"t{int(time.time() * 1000) % 1000000}"
+    cfn, ssm = sandbox_proc.client("cloudformation"), sandbox_proc.client("ssm")
+    names = [f"{tag}-web-{i}" for i in range(3)]
+    for name in [*names, f"{tag}-db-0"]:
+        deploy_sample(cfn, name, f"/{name}/p", tags={"fleet": tag})
+        drift_sample(ssm, f"/{name}/p")
+    env = env_for(sandbox_proc, tmp_path / "db.sqlite")
+    code, out, err = _run(
+        env, "-o", "json", "heal", "--all", "--tag", f"fleet={tag}", "--name", "*-web-*"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert sorted(r["stack"] for r in data["runs"]) == names
+    assert data["counts"]["healed"] == 3
+    assert _value(sandbox_proc, f"/{tag}-db-0/p") == DRIFTED_VALUE
+
+
+def test_demo_heal_ends_in_sync(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path), COLUMNS="160")
+    proc = subprocess.run(
+        [sys.executable, "-m", "cfnops", "demo", "heal", "--delay", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "/Value: expected 'initial-value', actual 'updated-value'" in proc.stdout
+    assert "HEALED" in proc.stdout
+    assert "stack drift-test is IN_SYNC" in proc.stdout

@@ -197,4 +197,3 @@ def test_deleted_stack_status_forbids_detection(heal_env: Heal) -> None:
 
 def test_missing_stack_is_a_clear_error(heal_env: Heal) -> None:
     _fails(heal_env, unique("missing"), "does not exist")
-
