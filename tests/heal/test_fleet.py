@@ -73,3 +73,19 @@ def test_second_run_for_a_stack_is_refused(heal_env: Heal) -> None:
     assert first.status == "HEALED"
     assert second.status == "FAILED"
     assert f"stack {name} is already being healed by run {first.run_id}" in second.detail
+
+
+def test_a_stack_in_another_region(heal_env: Heal) -> None:
+    name = f"eu-{uuid.uuid4().hex[:6]}"
+    clients = heal_env.sandbox.clients
+    eu = current_runtime().clients_for("eu-west-1")
+    assert eu is not clients and eu.region == "eu-west-1"
+    deploy_sample(eu.client("cloudformation"), name, f"/{name}/p")
+    drift_sample(eu.client("ssm"), f"/{name}/p")
+    summary = heal_fleet(heal_env.engine, heal_env.settings, [FleetTarget(name, "eu-west-1")])
+    (row,) = summary.rows
+    assert row.status == "HEALED", row.detail
+    value = eu.client("ssm").get_parameter(Name=f"/{name}/p")["Parameter"]["Value"]
+    assert value == INITIAL_VALUE
+    stack_id = eu.client("cloudformation").describe_stacks(StackName=name)["Stacks"][0]["StackId"]
+    assert ":eu-west-1:" in stack_id

@@ -18,6 +18,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
+from cfnops.aws import check_region
 from cfnops.cli._state import CliState, state
 from cfnops.durable import Engine
 from cfnops.durable._records import RunStore
@@ -135,7 +136,12 @@ def heal(
     tag: Annotated[list[str] | None, typer.Option("--tag", help="With --all: key=value.")] = None,
     name: Annotated[list[str] | None, typer.Option("--name", help="With --all: name glob.")] = None,
     regions: Annotated[
-        str | None, typer.Option("--regions", help="With --all: r1,r2 (default: --region).")
+        str | None,
+        typer.Option(
+            "--regions",
+            "--region",
+            help="r1,r2: heal in each of these regions (default: the global --region).",
+        ),
     ] = None,
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Runs at once (default [heal] fleet_concurrency).")
@@ -148,17 +154,17 @@ def heal(
     st = state(ctx)
     if bool(stacks) == all_stacks:
         raise UsageError("give stack names or --all (not both)", hint="cfnops heal web")
-    if not all_stacks and (tag or name or regions):
-        raise UsageError("--tag, --name and --regions select stacks for --all")
+    given = [check_region(r.strip()) for r in (regions or "").split(",") if r.strip()]
+    region_list: list[str | None] = list(given) or [None]
+    if not all_stacks and (tag or name):
+        raise UsageError("--tag and --name select stacks for --all")
     if all_stacks:
-        given = [r.strip() for r in (regions or "").split(",") if r.strip()]
-        region_list: list[str | None] = list(given) or [None]
         runtime = configure_runtime(st.settings, st.clients)
         targets = _select(runtime, region_list, tags=_parse_tags(tag or []), names=name or [])
         if not targets:
             raise UsageError("no stack matches the filters")
     else:
-        targets = [FleetTarget(s) for s in stacks or []]
+        targets = [FleetTarget(s, r) for r in region_list for s in stacks or []]
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
     finish(summary.exit_code)
 
