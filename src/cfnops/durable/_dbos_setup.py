@@ -9,6 +9,9 @@ which is the failure model cfnops promises to survive.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,35 @@ def make_engine(url: str, *, pool_size: int = 20) -> sa.Engine:
 
         return engine
     return sa.create_engine(sqlalchemy_url(url), pool_size=pool_size, max_overflow=pool_size)
+
+
+# Any constant will do: it names the lock, shared by every cfnops process.
+_SCHEMA_LOCK_KEY = 0x6366_6E6F_7073
+
+
+@contextmanager
+def schema_lock(engine: sa.Engine) -> Iterator[None]:
+    """Serialise schema creation among processes starting at once on PostgreSQL.
+
+    Two workers launched together on a fresh database would otherwise both run
+    DBOS's migrations (and create ``cfnops_executors``) and one would fail.
+    SQLite needs nothing: its migrations take the database's write lock.
+    """
+    if engine.dialect.name != "postgresql":
+        yield
+        return
+    # A session-level lock taken by polling in AUTOCOMMIT: neither an open
+    # transaction nor a blocked statement may hold a snapshot while the lock is
+    # waited for, or DBOS's CREATE INDEX CONCURRENTLY in the holder waits for it
+    # (a deadlock PostgreSQL does not detect).
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        take = sa.text("SELECT pg_try_advisory_lock(:k)")
+        while not conn.execute(take, {"k": _SCHEMA_LOCK_KEY}).scalar():
+            time.sleep(0.2)
+        try:
+            yield
+        finally:
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _SCHEMA_LOCK_KEY})
 
 
 def dbos_config(url: str, executor_id: str, engine: sa.Engine | None) -> DBOSConfig:

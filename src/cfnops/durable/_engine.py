@@ -21,7 +21,7 @@ from dbos._utils import INTERNAL_QUEUE_NAME
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.durable._context import DbosDurableContext, check_json
-from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine
+from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine, schema_lock
 from cfnops.durable._inputs import run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
 from cfnops.durable._registry import get_workflow, import_modules, registered
@@ -96,14 +96,15 @@ class Engine:
         url = self.settings.database_url
         sys_engine = make_engine(url) if is_sqlite(url) else None
         lease_engine = sys_engine or make_engine(url, pool_size=2)
-        self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
-        self._leases.register(self.executor_id, __version__)
-        DBOS(config=dbos_config(url, self.executor_id, sys_engine))
-        if not self.worker:
-            # Plain commands execute their own runs and recovered ones, but leave
-            # queued work to `cfnops worker`.
-            DBOS.listen_queues([])
-        DBOS.launch()
+        with schema_lock(lease_engine):
+            self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
+            self._leases.register(self.executor_id, __version__)
+            DBOS(config=dbos_config(url, self.executor_id, sys_engine))
+            if not self.worker:
+                # Plain commands execute their own runs and recovered ones, but leave
+                # queued work to `cfnops worker`.
+                DBOS.listen_queues([])
+            DBOS.launch()
         if self.worker:
             self.queue(
                 DEFAULT_QUEUE,

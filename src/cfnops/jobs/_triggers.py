@@ -178,8 +178,11 @@ class TriggerService:
         from cfnops.sandbox.extensions.event_patterns import matches
 
         started: list[str] = []
+        rows = self.store.list_schedules("event")
+        if not rows:
+            return started  # no trigger: no SQS client (and no region) needed
         sqs = self.jobs.clients.client("sqs")
-        for row in self.store.list_schedules("event"):
+        for row in rows:
             opts = json.loads(row["options"])
             got = sqs.receive_message(
                 QueueUrl=opts["queue_url"], MaxNumberOfMessages=10, WaitTimeSeconds=wait_seconds
