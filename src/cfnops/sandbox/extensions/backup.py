@@ -250,8 +250,9 @@ def start_job(backend: Any, params: dict[str, Any]) -> BackupJob:
         if not params.get(name):
             raise InvalidParameterValueException(f"{name} is required")
     vault_name = str(params["BackupVaultName"])
-    if vault_name == "Default" and vault_name not in backend.vaults:
-        backend.create_backup_vault("Default", {}, "", str(uuid.uuid4()))
+    with current_state().lock:  # concurrent first jobs must not both create it
+        if vault_name == "Default" and vault_name not in backend.vaults:
+            backend.create_backup_vault("Default", {}, "", str(uuid.uuid4()))
     vault = backend.describe_backup_vault(vault_name)  # ResourceNotFoundException
     token = params.get("IdempotencyToken")
     with current_state().lock:
