@@ -66,3 +66,8 @@ def test_demo_then_runs_list_and_show_in_fresh_processes(tmp_path: Path) -> None
     assert shown["status"] == "SUCCEEDED" and shown["workflow"] == "cfnops.sample"
     assert [s["name"] for s in shown["steps"]][:3] == ["fingerprint", "count-words", "wait"]
     assert all(s["started"] and s["ended"] for s in shown["steps"])
+    digest = shown["steps"][0]["result"]
+    assert len(digest) == 64
+    env["COLUMNS"] = "400"  # a wide terminal: the table's cells need not wrap
+    assert digest in cfnops("runs", "show", run_id, "--wide").stdout
+    assert digest not in cfnops("runs", "show", run_id).stdout

@@ -57,7 +57,9 @@ def list_runs(
     st.console.print(table if records else "no runs")
 
 
-def _render_detail(st: CliState, record: RunRecord, steps: list[StepRecord]) -> None:
+def _render_detail(
+    st: CliState, record: RunRecord, steps: list[StepRecord], *, wide: bool = False
+) -> None:
     console = st.console
     console.print(f"run      {record.run_id}")
     console.print(f"workflow {record.workflow}")
@@ -76,13 +78,22 @@ def _render_detail(st: CliState, record: RunRecord, steps: list[StepRecord]) -> 
     for s in steps:
         ms = f"{s.duration_ms:.0f}" if s.duration_ms is not None else "-"
         table.add_row(
-            str(s.index), s.name, _when(s, "started"), _when(s, "ended"), ms, s.summary(60)
+            str(s.index),
+            s.name,
+            _when(s, "started"),
+            _when(s, "ended"),
+            ms,
+            s.summary(10_000 if wide else 60),
         )
     console.print(table)
 
 
 @runs_app.command("show")
-def show(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run id.")]) -> None:
+def show(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The run id.")],
+    wide: Annotated[bool, typer.Option("--wide", help="Show step results in full.")] = False,
+) -> None:
     """Status, input, output or error, and every step with its timing and result."""
     st = state(ctx)
     with RunStore(st.settings) as store:
@@ -105,7 +116,7 @@ def show(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run
         ]
         st.emit_json(data)
         return
-    _render_detail(st, record, steps)
+    _render_detail(st, record, steps, wide=wide)
 
 
 def _parse_input(text: str) -> Any:
