@@ -162,3 +162,5 @@ def test_runs_of_another_version_are_reported_not_resumed(
         record = store.get(run_id)
         assert record.version == "0.0.1" and not record.compatible
         store.cancel(run_id)
+    # Release this process's thread, still waiting in the callback, so that it ends.
+    engine.send_callback(f"{run_id}:approval", None)
