@@ -1,0 +1,44 @@
+"""Session-wide safety net: a thread a test left waiting must not hang the run.
+
+Durable runs execute in DBOS's non-daemon executor threads; one left waiting
+(an unanswered callback, a long durable sleep) would keep the interpreter
+from exiting after every test has passed. After a grace period the process
+exits with pytest's status and names the threads it left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+_status: list[int] = []
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _status.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _status:
+        return
+    deadline = time.monotonic() + 10
+    while True:
+        stuck = [
+            t
+            for t in threading.enumerate()
+            if t is not threading.main_thread() and not t.daemon and t.is_alive()
+        ]
+        if not stuck or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    if stuck:
+        names = ", ".join(sorted(t.name for t in stuck))
+        sys.stderr.write(f"\nconftest: exiting past threads still running: {names}\n")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_status[-1])
