@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cfnops.notify import fences_balanced, truncate_for_slack
@@ -13,6 +13,7 @@ _pieces = st.lists(
 
 
 @given(text=_pieces.map("".join), limit=st.integers(min_value=40, max_value=600))
+@example(text="line\n```\ncode\n```\ncode\n```\ncode\n```\ncode\n", limit=40)
 @settings(max_examples=300, deadline=None)
 def test_truncation_stays_under_the_limit_keeps_a_prefix_and_balances_fences(
     text: str, limit: int

@@ -16,7 +16,10 @@ MAX_BLOCKS = 50
 _MIN_LIMIT = 40
 
 
-def omitted_note(count: int) -> str:
+def omitted_note(count: int | None) -> str:
+    """The note after a cut; without ``count`` (short limits) it omits the figure."""
+    if count is None:
+        return "\n… the rest is omitted"
     return f"\n… the rest is omitted ({count} more characters)"
 
 
@@ -40,9 +43,10 @@ def truncate_for_slack(text: str, limit: int = SECTION_LIMIT) -> str:
     if len(text) <= limit:
         return text
     # Reserve room for the closing fence and the note (its count has at most
-    # as many digits as len(text)).
-    reserve = len(omitted_note(len(text))) + len(FENCE) + 1
-    cut = limit - reserve
+    # as many digits as len(text)); near the minimum limit the note drops its figure.
+    with_count = len(omitted_note(len(text))) + len(FENCE) + 1 <= limit // 2
+    reserve = len(omitted_note(len(text) if with_count else None)) + len(FENCE) + 1
+    cut = max(0, limit - reserve)
     # Prefer a line boundary in the last quarter of the kept text.
     newline = text.rfind("\n", 0, cut + 1)
     if newline >= cut * 3 // 4:
@@ -53,9 +57,7 @@ def truncate_for_slack(text: str, limit: int = SECTION_LIMIT) -> str:
     kept = text[:cut]
     if not fences_balanced(kept):
         kept = kept + ("" if kept.endswith("\n") else "\n") + FENCE
-    result = kept + omitted_note(len(text) - cut)
-    assert len(result) <= limit
-    return result
+    return kept + omitted_note(len(text) - cut if with_count else None)
 
 
 def truncate_plain(text: str, limit: int) -> str:
