@@ -1,4 +1,5 @@
-"""Session-wide safety net: a thread a test left waiting must not hang the run.
+"""Session-wide settings: deterministic Hypothesis in CI, and a safety net so
+that a thread a test left waiting cannot hang the run.
 
 Durable runs execute in DBOS's non-daemon executor threads; one left waiting
 (an unanswered callback, a long durable sleep) would keep the interpreter
@@ -14,6 +15,13 @@ import threading
 import time
 
 import pytest
+from hypothesis import settings
+
+# CI (CI=true) draws the same examples every run, so a landing never depends on
+# luck; local runs keep exploring new examples.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 _status: list[int] = []
 
