@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES
 
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.cli.main import run
 from cfnops.durable import Engine
 from cfnops.jobs import JobService, register_function
+from conftest import EXAMPLES
 
 OK = {
     "StartAt": "Hello",

@@ -6,10 +6,9 @@ import copy
 import time
 from typing import Any
 
-from conftest import EXAMPLES
-
 from cfnops.jobs import CapturingTransport, JobService
 from cfnops.jobs._definition import load_definition
+from conftest import EXAMPLES
 
 HOOK = "https://hooks.slack.test/report"
 

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES
 
 from cfnops.aws import AwsClients
 from cfnops.jobs import CapturingTransport, JobService
@@ -14,6 +13,7 @@ from cfnops.jobs._definition import load_definition
 from cfnops.jobs._views import state_views
 from cfnops.jobs._websystem import build_web_system
 from cfnops.sandbox.extensions import ssm_commands
+from conftest import EXAMPLES
 
 pytestmark = pytest.mark.slow
 SLACK = "https://hooks.slack.test/services/T0/B0/x"
