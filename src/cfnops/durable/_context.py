@@ -10,6 +10,11 @@ Workflows are written against the SDK (``context.step``, ``context.wait``,
   retry decision without re-consulting a strategy that may use jitter;
 - a wait is ``DBOS.sleep``: the wake-up time is recorded on first execution,
   so a run recovered after a crash wakes at the original deadline;
+- the pause after a failed attempt or an unfinished poll is not a checkpoint of
+  its own: the wake-up time (``"at"``, epoch seconds) is part of the attempt's or
+  poll's envelope, as the SDK's RETRY checkpoint carries the next attempt's
+  delay. A replay sleeps until that time, so a recovered run keeps the deadline,
+  and a poll costs one checkpoint instead of two;
 - a callback is ``DBOS.recv`` on a topic named after the callback id, answered
   by ``Engine.send_callback`` (``cfnops approve`` uses it).
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import time
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -125,10 +131,12 @@ class DbosDurableContext:
                     value = func(StepContext(logger=self.logger, attempt=attempt))
                 except Exception as exc:
                     decision = strategy(exc, attempt)
+                    delay = max(1, decision.delay_seconds)
                     return {
                         "e": _error_fields(exc),
                         "retry": bool(decision.should_retry),
-                        "delay": max(1, decision.delay_seconds),
+                        "delay": delay,
+                        "at": time.time() + delay,
                     }
                 check_json(label, value)
                 return {"v": value}
@@ -141,7 +149,7 @@ class DbosDurableContext:
             err = outcome["e"]
             if not outcome["retry"]:
                 raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
-            DBOS.sleep(float(outcome["delay"]))
+            _sleep_until(float(outcome["at"]))
             attempt += 1
 
     # -- waits -----------------------------------------------------------------
@@ -164,23 +172,35 @@ class DbosDurableContext:
             raise ValidationError("`check` is required for wait_for_condition")
         if not config:
             raise ValidationError("`config` is required for wait_for_condition")
-        base = _step_name(name, check)
+        base = self._qualify(_step_name(name, check))
         state = json.loads(json.dumps(config.initial_state))
         attempt = 1
         while True:
+            label = f"{base} #{attempt}"
 
-            def poll(_: StepContext, state: Any = state, attempt: int = attempt) -> Any:
-                return check(
-                    state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt)
-                )
+            def poll(label: str = label, state: Any = state, attempt: int = attempt) -> Any:
+                # One checkpoint per poll: the new state and, when the strategy
+                # asks for another poll, when it is due.
+                try:
+                    new = check(
+                        state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt)
+                    )
+                except Exception as exc:
+                    return {"e": _error_fields(exc), "retry": False}
+                check_json(label, new)
+                decision = config.wait_strategy(new, attempt)
+                if not decision.should_continue:
+                    return {"v": new}
+                return {"v": new, "at": time.time() + max(1, decision.delay_seconds)}
 
-            state = self.step(
-                poll, name=f"{base} #{attempt}", config=StepConfig(RetryPresets.none())
-            )
-            decision = config.wait_strategy(state, attempt)
-            if not decision.should_continue:
+            outcome: dict[str, Any] = DBOS.run_step({"name": label, "retries_allowed": False}, poll)
+            if "e" in outcome:
+                err = outcome["e"]
+                raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
+            state = outcome["v"]
+            if "at" not in outcome:
                 return state
-            DBOS.sleep(float(max(1, decision.delay_seconds)))
+            _sleep_until(float(outcome["at"]))
             attempt += 1
 
     def wait_for_callback(
@@ -283,6 +303,13 @@ class DbosDurableContext:
                 reason = CompletionReason.FAILURE_TOLERANCE_EXCEEDED
                 break
         return BatchResult(items, reason)
+
+
+def _sleep_until(deadline: float) -> None:
+    """Sleep until ``deadline`` (epoch seconds, as recorded in a checkpoint)."""
+    remaining = deadline - time.time()
+    if remaining > 0:
+        time.sleep(remaining)
 
 
 def _map_branch(
