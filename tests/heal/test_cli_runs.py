@@ -69,10 +69,10 @@ def test_held_run_exits_3_then_approve_or_reject_finishes_it(
     assert row["status"] == "HELD"
     run_id = row["runId"]
     code, out, err = _run(env, "-o", "json", "runs", "show", run_id)
-    gate = next(s for s in json.loads(out)["steps"] if s["name"] == "gate")
-    assert gate["result"]["reasons"] == [
-        "SampleParameter (AWS::SSM::Parameter) is a protected type"
-    ]
+    polls = [s for s in json.loads(out)["steps"] if s["name"].startswith("wait-change-set #")]
+    gate = polls[-1]["result"]["gate"]
+    assert gate["decision"] == "HOLD"
+    assert gate["reasons"] == ["SampleParameter (AWS::SSM::Parameter) is a protected type"]
     assert _value(sandbox_proc, param) == DRIFTED_VALUE
     # The heal process is gone: approve resumes the run in its own process.
     code, out, err = _run(env, "-o", "json", verdict, run_id, "--reason", "checked by test")

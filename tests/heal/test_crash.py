@@ -30,14 +30,14 @@ def sandbox_proc() -> Iterator[SandboxProcess]:
 
 # (killed inside, faults/delays set before the run, kill once this step is recorded)
 CASES: list[tuple[str, dict[str, Any], str | None]] = [
-    ("step check-stack", {"latency": "DescribeStacks"}, None),
-    ("step detect-drift", {"latency": "DetectStackDrift"}, "check-stack"),
+    ("step detect-drift at DescribeStacks", {"latency": "DescribeStacks"}, None),
+    ("step detect-drift", {"latency": "DetectStackDrift"}, None),
     ("wait drift detection", {"delays": {"drift_detection": 4}}, "wait-drift-detection #1"),
-    ("step read-drift", {"latency": "DescribeStackResourceDrifts"}, "wait-drift-detection #1"),
-    ("step create-change-set", {"latency": "CreateChangeSet"}, "read-drift"),
+    ("poll reading drift", {"latency": "DescribeStackResourceDrifts"}, "detect-drift"),
+    ("step create-change-set", {"latency": "CreateChangeSet"}, "wait-drift-detection #1"),
     ("wait change set", {"delays": {"change_set_create": 4}}, "wait-change-set #1"),
-    ("step gate", {"latency": "DescribeChangeSet"}, "wait-change-set #1"),
-    ("step execute-change-set", {"latency": "ExecuteChangeSet"}, "gate"),
+    ("poll running the gate", {"latency": "DescribeChangeSet"}, "create-change-set"),
+    ("step execute-change-set", {"latency": "ExecuteChangeSet"}, "wait-change-set #1"),
     ("wait execution", {"delays": {"change_set_execute": 4}}, "wait-execution #1"),
 ]
 

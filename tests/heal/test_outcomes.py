@@ -10,7 +10,7 @@ from tests.heal._support import Heal, unique
 
 from cfnops.durable import RunFailed
 from cfnops.durable._records import RunStore
-from cfnops.heal._runs import decide, held_info, run_outcome
+from cfnops.heal._runs import decide, gate_decision, held_info, run_outcome
 from cfnops.heal._sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.heal.errors import NotHeld
 from cfnops.sandbox.extensions import cfn_outcomes
@@ -52,9 +52,9 @@ def test_held_by_the_gate_then_approved(heal_env: Heal) -> None:
     with RunStore(heal_env.engine.settings) as store:
         rec, steps = store.get(run_id), store.steps(run_id)
         assert run_outcome(rec, steps) == "HELD"
-        gate = next(s for s in steps if s.name == "gate")
-    assert gate.result["decision"] == "HOLD"
-    assert gate.result["reasons"] == ["SampleParameter (AWS::SSM::Parameter) is a protected type"]
+        gate = gate_decision(steps)
+    assert gate is not None and gate["decision"] == "HOLD"
+    assert gate["reasons"] == ["SampleParameter (AWS::SSM::Parameter) is a protected type"]
     assert _value(heal_env, param) == DRIFTED_VALUE
     held = [n for n in heal_env.notes if n.outcome == "HELD"]
     assert len(held) == 1 and "is a protected type" in held[0].message

@@ -134,13 +134,17 @@ def describe_change_set(cfn: Any, stack_id: str, change_set_id: str) -> dict[str
         kwargs["NextToken"] = token
 
 
-def change_set_status(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
-    found = cfn.describe_change_set(StackName=stack_id, ChangeSetName=change_set_id)
+def status_of(change_set: dict[str, Any]) -> dict[str, Any]:
+    """The statuses of a DescribeChangeSet response."""
     return {
-        "Status": found.get("Status", ""),
-        "ExecutionStatus": found.get("ExecutionStatus", ""),
-        "StatusReason": found.get("StatusReason", ""),
+        "Status": change_set.get("Status", ""),
+        "ExecutionStatus": change_set.get("ExecutionStatus", ""),
+        "StatusReason": change_set.get("StatusReason", ""),
     }
+
+
+def change_set_status(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
+    return status_of(cfn.describe_change_set(StackName=stack_id, ChangeSetName=change_set_id))
 
 
 def execute_change_set(cfn: Any, stack_id: str, change_set_id: str, token: str) -> str:

@@ -93,13 +93,22 @@ class HeldInfo:
     change_set_id: str | None
 
 
+def gate_decision(steps: list[StepRecord]) -> dict[str, Any] | None:
+    """The safety gate's decision: the state of the change set poll that saw it complete."""
+    for step in reversed(steps):
+        if step.name.startswith("wait-change-set #") and isinstance(step.result, dict):
+            gate = step.result.get("gate")
+            return dict(gate) if isinstance(gate, dict) else None
+    return None
+
+
 def held_info(record: RunRecord, steps: list[StepRecord]) -> HeldInfo | None:
     """The run's hold, when it waits for approval right now."""
     if record.workflow != HEAL_WORKFLOW or record.status != "RUNNING":
         return None
     names = [s.name for s in steps]
-    gate = next((s for s in steps if s.name == "gate"), None)
-    if gate is None or not isinstance(gate.result, dict) or gate.result.get("decision") != "HOLD":
+    decision = gate_decision(steps)
+    if decision is None or decision.get("decision") != "HOLD":
         return None
     if f"{APPROVAL} submit" not in names or {"record-approval", "delete-change-set"} & set(names):
         return None
@@ -107,7 +116,7 @@ def held_info(record: RunRecord, steps: list[StepRecord]) -> HeldInfo | None:
     return HeldInfo(
         record.run_id,
         str((record.input or {}).get("StackName", "?")),
-        tuple(gate.result.get("reasons", [])),
+        tuple(decision.get("reasons", [])),
         made.get("Id") if isinstance(made, dict) else None,
     )
 

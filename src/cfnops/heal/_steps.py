@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import botocore.exceptions
 from aws_durable_execution_sdk_python.config import Duration, StepConfig
@@ -32,6 +32,7 @@ _THROTTLING = frozenset(
 )
 _IN_PROGRESS = re.compile(r"in progress|IN_PROGRESS", re.IGNORECASE)
 MAX_STEP_ATTEMPTS = 6
+_T = TypeVar("_T")
 
 
 def aws_retry(exc: Exception, attempt: int) -> RetryDecision:
@@ -59,7 +60,7 @@ def aws_retry(exc: Exception, attempt: int) -> RetryDecision:
 AWS_STEP = StepConfig(retry_strategy=aws_retry)
 
 
-def _retrying(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def _retrying(call: Callable[[], _T]) -> _T:
     """Retry throttling inside a poll (polls are steps without retries of their own)."""
     attempt = 1
     while True:
@@ -99,15 +100,41 @@ def poll_stack(stack: str, region: str | None) -> Callable[[dict[str, Any], Any]
     return check
 
 
-def start_detection(stack_id: str, region: str | None) -> str:
-    return _cfn.start_detection(current_runtime().cfn(region), stack_id)
+def detect_drift(stack: str, region: str | None) -> dict[str, Any]:
+    """Look the stack up and, when it is idle in a checkable status, start drift detection.
+
+    ``{"stack": {StackId, StackName, StackStatus}, "detectionId": id}``; without
+    ``detectionId`` when the stack is missing, busy or in a status that forbids
+    detection (the workflow decides what that means). One checkpoint for both
+    calls: a re-run after a crash starts a fresh detection, which is harmless.
+    """
+    info = check_stack(stack, region)
+    status = info["StackStatus"]
+    if status == "NOT_FOUND" or status.endswith("_IN_PROGRESS") or status not in _cfn.CHECKABLE:
+        return {"stack": info}
+    detection_id = _cfn.start_detection(current_runtime().cfn(region), info["StackId"])
+    return {"stack": info, "detectionId": detection_id}
 
 
-def poll_detection(detection_id: str, region: str | None) -> Callable[[dict[str, Any], Any], Any]:
+def poll_detection(
+    detection_id: str, stack_name: str, region: str | None, heal: HealSettings
+) -> Callable[[dict[str, Any], Any], Any]:
+    """Poll the detection; the poll that sees DRIFTED also reads the drifted resources.
+
+    Reading them in the same checkpoint saves one write per heal; the result is
+    in the final poll's state under ``"drifted"``.
+    """
+
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
         cfn = current_runtime().cfn(region)
         status = _retrying(lambda: _cfn.detection_status(cfn, detection_id))
-        return {**status, "polls": int(state.get("polls", 0)) + 1}
+        out = {**status, "polls": int(state.get("polls", 0)) + 1}
+        if status["DetectionStatus"] == "DETECTION_COMPLETE" and (
+            status["StackDriftStatus"] == "DRIFTED"
+        ):
+            stack_id = str(status["StackId"])
+            out["drifted"] = _retrying(lambda: read_drift(stack_name, stack_id, region, heal))
+        return out
 
     return check
 
@@ -136,11 +163,34 @@ def poll_change_set(
     return check
 
 
-def gate(
-    stack_name: str, stack_id: str, change_set_id: str, region: str | None, heal: HealSettings
-) -> dict[str, Any]:
-    """Read the whole change set (every page) and decide: EXECUTE, HOLD or SKIP."""
-    whole = _cfn.describe_change_set(current_runtime().cfn(region), stack_id, change_set_id)
+def poll_created_change_set(
+    stack_name: str,
+    stack_id: str,
+    change_set_id: str,
+    region: str | None,
+    gating: HealSettings | None,
+) -> Callable[[dict[str, Any], Any], Any]:
+    """Poll a change set being created; the poll that sees CREATE_COMPLETE runs the gate.
+
+    With ``gating`` (omitted in review mode), that poll reads the whole change
+    set (every page; the first is the poll's own response) and stores the
+    gate's decision under ``"gate"``: one checkpoint and one call fewer than a
+    separate gate step.
+    """
+
+    def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        cfn = current_runtime().cfn(region)
+        whole = _retrying(lambda: _cfn.describe_change_set(cfn, stack_id, change_set_id))
+        out = {**_cfn.status_of(whole), "polls": int(state.get("polls", 0)) + 1}
+        if gating is not None and out["Status"] == "CREATE_COMPLETE":
+            out["gate"] = gate(stack_name, whole, gating)
+        return out
+
+    return check
+
+
+def gate(stack_name: str, whole: dict[str, Any], heal: HealSettings) -> dict[str, Any]:
+    """Decide on the whole change set (every page merged): EXECUTE, HOLD or SKIP."""
     changes = tuple(ChangeView.from_api(c) for c in whole.get("Changes", []))
     policy = GatePolicy(heal.protected_types, heal.ignore, stack_name)
     decision = decide(changes, policy)

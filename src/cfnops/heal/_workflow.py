@@ -18,10 +18,15 @@ come from ``[heal]``):
    EXECUTE_FAILED or OBSOLETE, each notified;
 8. notifications carry the SNS subject of :data:`SUBJECT`, stack id, change set id.
 
-Beyond it: a ``check-stack`` step first (busy → bounded wait, forbidden status →
-clear error); ignore rules; the ``gate`` step over the whole change set; a held
-change set waits durably on the ``approval`` callback (``cfnops approve`` /
-``cfnops reject``) until ``approval_expiry_hours``, then is deleted.
+Beyond it: ``detect-drift`` looks the stack up first, in the same checkpoint
+(busy → ``wait-stack-idle``, a bounded wait, then ``detect-drift (stack
+idle)``; forbidden status → clear error); the detection poll that sees DRIFTED
+also reads the drifted resources and applies the ignore rules (``"drifted"`` in
+its state); the change set poll that sees CREATE_COMPLETE reads the whole change
+set and runs the safety gate (``"gate"`` in its state). Folding those reads into
+checkpoints the run writes anyway keeps a heal at ten checkpoints. A held change
+set waits durably on the ``approval`` callback (``cfnops approve`` / ``cfnops
+reject``) until ``approval_expiry_hours``, then is deleted.
 """
 
 from __future__ import annotations
@@ -122,14 +127,21 @@ class _Run:
 
     # -- the phases -------------------------------------------------------------------
 
-    def check_stack(self) -> None:
+    def _start_detection(self, name: str) -> dict[str, Any]:
         stack, region = self.stack, self.region
-        info = self.ctx.step(
-            lambda _: _steps.check_stack(stack, region), name="check-stack", config=AWS_STEP
+        got: dict[str, Any] = self.ctx.step(
+            lambda _: _steps.detect_drift(stack, region), name=name, config=AWS_STEP
         )
-        if info["StackStatus"] == "NOT_FOUND":
+        if got["stack"]["StackStatus"] == "NOT_FOUND":
             raise StackNotFound(stack)
-        if info["StackStatus"].endswith("_IN_PROGRESS"):
+        return got
+
+    def detect(self) -> dict[str, Any]:
+        """Check the stack and start detection (one step); poll until it ends."""
+        got = self._start_detection("detect-drift")
+        info = got["stack"]
+        if "detectionId" not in got and info["StackStatus"].endswith("_IN_PROGRESS"):
+            stack, region = self.stack, self.region
             info = self.poll(
                 "wait-stack-idle",
                 _steps.poll_stack(stack, region),
@@ -139,21 +151,18 @@ class _Run:
             )
             if info["StackStatus"].endswith("_IN_PROGRESS"):
                 raise StackBusy(stack, info["StackStatus"], info["polls"])
-        if info["StackStatus"] not in CHECKABLE:
-            raise StackNotCheckable(stack, info["StackStatus"])
+            if info["StackStatus"] in CHECKABLE:
+                got = self._start_detection("detect-drift (stack idle)")
+                info = got["stack"]
+            if info["StackStatus"].endswith("_IN_PROGRESS"):
+                raise StackBusy(stack, info["StackStatus"], self.heal.busy_max_attempts)
+        if "detectionId" not in got:
+            raise StackNotCheckable(self.stack, info["StackStatus"])
         self.stack_id, self.stack = info["StackId"], info["StackName"]
         region_from_stack_arn(self.stack_id)  # a malformed ARN fails before any change
-
-    def detect(self) -> dict[str, Any]:
-        stack_id, region = self.stack_id, self.region
-        detection_id = self.ctx.step(
-            lambda _: _steps.start_detection(stack_id, region),
-            name="detect-drift",
-            config=AWS_STEP,
-        )
         state = self.poll(
             "wait-drift-detection",
-            _steps.poll_detection(detection_id, region),
+            _steps.poll_detection(str(got["detectionId"]), self.stack, self.region, self.heal),
             lambda s: s["DetectionStatus"] != "DETECTION_IN_PROGRESS",
             self.heal.drift_poll_seconds,
             self.heal.drift_max_attempts,
@@ -174,9 +183,10 @@ class _Run:
             config=AWS_STEP,
         )
         self.change_set_id = change_set_id = str(made["Id"])
+        gating = None if self.only else self.heal
         state = self.poll(
             "wait-change-set",
-            _steps.poll_change_set(stack_id, change_set_id, region),
+            _steps.poll_created_change_set(self.stack, stack_id, change_set_id, region, gating),
             lambda s: s["Status"] in ("CREATE_COMPLETE", "FAILED"),
             self.heal.changeset_poll_seconds,
             self.heal.changeset_max_attempts,
@@ -246,7 +256,6 @@ class _Run:
 def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
     """Detect drift and heal it with a REVERT_DRIFT change set (see the module docstring)."""
     run = _Run(event, context)
-    run.check_stack()
     det = run.detect()
     status, drift = det["DetectionStatus"], det["StackDriftStatus"]
     if status == "DETECTION_FAILED" or drift == "UNKNOWN":
@@ -261,12 +270,8 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
         # Every resource is of a type drift detection does not support.
         context.logger.info("not checkable: no resource supports drift detection")
         return run.out("NOT_CHECKABLE")
-    heal, stack, stack_id, region = run.heal, run.stack, run.stack_id, run.region
-    run.drifted = context.step(
-        lambda _: _steps.read_drift(stack, stack_id, region, heal),
-        name="read-drift",
-        config=AWS_STEP,
-    )
+    stack, stack_id = run.stack, run.stack_id
+    run.drifted = list(det.get("drifted", []))
     if not any(d["effectiveStatus"] != "IN_SYNC" for d in run.drifted):
         context.logger.info("in sync (only ignored drift)")
         return run.out("IN_SYNC", ignoredOnly=True)
@@ -285,9 +290,7 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
         text = msg.change_set_only(stack_id, cs_id, url)
         run.notify("CHANGE_SET_CREATED", text, "info", url=url)
         return run.out("CHANGE_SET_CREATED", consoleUrl=url)
-    decision = context.step(
-        lambda _: _steps.gate(stack, stack_id, cs_id, region, heal), name="gate", config=AWS_STEP
-    )
+    decision: dict[str, Any] = cs["gate"]
     approval: dict[str, Any] | None = None
     if decision["decision"] == "SKIP":
         run.delete_change_set()
