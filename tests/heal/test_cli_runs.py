@@ -73,6 +73,10 @@ def test_held_run_exits_3_then_approve_or_reject_finishes_it(
     gate = polls[-1]["result"]["gate"]
     assert gate["decision"] == "HOLD"
     assert gate["reasons"] == ["SampleParameter (AWS::SSM::Parameter) is a protected type"]
+    # The human view states the decision and its reason above the steps.
+    code, out, err = _run(env, "runs", "show", run_id)
+    assert code == 0, err
+    assert "gate     HOLD: SampleParameter (AWS::SSM::Parameter) is a protected type" in out
     assert _value(sandbox_proc, param) == DRIFTED_VALUE
     # The heal process is gone: approve resumes the run in its own process.
     code, out, err = _run(env, "-o", "json", verdict, run_id, "--reason", "checked by test")

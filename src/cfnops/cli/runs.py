@@ -74,6 +74,7 @@ def _render_detail(
         console.print(f"error    {record.error}", soft_wrap=True, markup=False)
     elif record.status == "SUCCEEDED":
         console.print(f"output   {json.dumps(record.output)}", soft_wrap=True)
+    _render_gate(st, record, steps)
     table = Table("#", "STEP", "STARTED (UTC)", "ENDED (UTC)", "MS", "RESULT")
     for s in steps:
         ms = f"{s.duration_ms:.0f}" if s.duration_ms is not None else "-"
@@ -86,6 +87,20 @@ def _render_detail(
             s.summary(10_000 if wide else 60),
         )
     console.print(table)
+
+
+def _render_gate(st: CliState, record: RunRecord, steps: list[StepRecord]) -> None:
+    """A heal run's safety-gate decision with every reason (it decides whether to hold)."""
+    from cfnops.heal._runs import gate_decision
+    from cfnops.heal._workflow import HEAL_WORKFLOW
+
+    if record.workflow != HEAL_WORKFLOW:
+        return
+    gate = gate_decision(steps)
+    if gate is None:
+        return
+    reasons = "; ".join(str(r) for r in gate.get("reasons") or []) or "nothing to hold for"
+    st.console.print(f"gate     {gate.get('decision')}: {reasons}", soft_wrap=True, markup=False)
 
 
 @runs_app.command("show")

@@ -176,16 +176,20 @@ class Engine:
         *,
         run_id: str | None = None,
         queue: str | None = None,
+        id_prefix: str | None = None,
     ) -> RunHandle:
         """Start ``workflow`` on ``event``; the same ``run_id`` again returns the same run.
 
-        With ``queue`` the run is enqueued for ``cfnops worker`` processes; without
-        it, this process executes it in a background thread.
+        Without ``run_id`` the id is ``<id_prefix or workflow>-<12 random hex digits>``
+        and, being new, is not looked up first. With ``queue`` the run is enqueued
+        for ``cfnops worker`` processes; without it, this process executes it in a
+        background thread.
         """
         get_workflow(workflow)
         check_json("input", event)
-        run_id = run_id or f"{workflow}-{uuid.uuid4().hex[:12]}"
-        if DBOS.get_workflow_status(run_id) is not None:
+        if run_id is None:
+            run_id = f"{id_prefix or workflow}-{uuid.uuid4().hex[:12]}"
+        elif DBOS.get_workflow_status(run_id) is not None:
             return RunHandle(run_id, workflow, existed=True)
         with SetWorkflowID(run_id):
             if queue is not None:

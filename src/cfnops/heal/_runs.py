@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import getpass
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +20,10 @@ from cfnops.heal.errors import HealAlreadyRunning, NotHeld
 ACTIVE = ("RUNNING", "QUEUED")
 
 
-def new_run_id(stack: str) -> str:
+def run_id_prefix(stack: str) -> str:
+    """Heal run ids read ``heal-<stack>-<UTC time>-<12 random hex digits>``."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
-    return f"heal-{stack[:80]}-{stamp}-{uuid.uuid4().hex[:6]}"
+    return f"heal-{stack[:80]}-{stamp}"
 
 
 def heal_event(
@@ -78,11 +78,13 @@ def start_heal(
     running = active.get((region or settings.aws.region, stack))
     if running is not None and running != run_id:
         raise HealAlreadyRunning(stack, running)
-    run_id = run_id or new_run_id(stack)
-    engine.start(
-        HEAL_WORKFLOW, heal_event(settings, stack, only=only, region=region), run_id=run_id
+    handle = engine.start(
+        HEAL_WORKFLOW,
+        heal_event(settings, stack, only=only, region=region),
+        run_id=run_id,
+        id_prefix=run_id_prefix(stack),
     )
-    return run_id
+    return handle.run_id
 
 
 @dataclass(frozen=True)
