@@ -7,47 +7,27 @@ process with SIGKILL at a chosen moment and lets another process recover.
 from __future__ import annotations
 
 import json
-import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from durable_test_workflows import count, times
+from tests._subprocess import cfnops, wait_for, worker_env
 
 HERE = Path(__file__).resolve().parent
 pytestmark = pytest.mark.slow
 
 
-def _env(db: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["CFNOPS_DATABASE_URL"] = f"sqlite:///{db}"
-    env["CFNOPS_WORKER__WORKFLOW_MODULES"] = json.dumps(["durable_test_workflows"])
-    env["CFNOPS_WORKER__HEARTBEAT_SECONDS"] = "0.5"
-    env["CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS"] = "0.5"
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
-    return env
-
-
 def _cfnops(db: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "cfnops", *args],
-        env=_env(db),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return cfnops(worker_env(db, modules=["durable_test_workflows"], path=[HERE]), *args)
 
 
 def _wait_for(predicate: Callable[[], bool], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out waiting for the subprocess"
-        time.sleep(0.05)
+    wait_for(predicate, timeout)
 
 
 def _start(db: Path, run_id: str, event: dict[str, object]) -> subprocess.Popen[str]:

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import boto3
+from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
 from cfnops.durable._records import RunStore, StepRecord
+
+__all__ = ["SandboxProcess", "cfnops", "env_for", "free_port", "steps", "wait_for"]
 
 
 def free_port() -> int:
@@ -83,34 +84,18 @@ class SandboxProcess:
 
 
 def env_for(sandbox: SandboxProcess, db: Path, **extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "CFNOPS_DATABASE_URL": f"sqlite:///{db}",
-            "CFNOPS_AWS__ENDPOINT_URL": sandbox.url,
-            "CFNOPS_AWS__REGION": "us-east-1",
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "CFNOPS_HEAL__DRIFT_POLL_SECONDS": "1",
-            "CFNOPS_HEAL__CHANGESET_POLL_SECONDS": "1",
-            "CFNOPS_HEAL__EXECUTE_POLL_SECONDS": "1",
-            "CFNOPS_WORKER__HEARTBEAT_SECONDS": "0.5",
-            "CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS": "0.5",
-            "CFNOPS_NOTIFY__CONSOLE": "false",
-            "COLUMNS": "200",
-        }
-    )
-    env.update(extra)
-    return env
-
-
-def cfnops(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "cfnops", *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    return worker_env(
+        db,
+        CFNOPS_AWS__ENDPOINT_URL=sandbox.url,
+        CFNOPS_AWS__REGION="us-east-1",
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        CFNOPS_HEAL__DRIFT_POLL_SECONDS="1",
+        CFNOPS_HEAL__CHANGESET_POLL_SECONDS="1",
+        CFNOPS_HEAL__EXECUTE_POLL_SECONDS="1",
+        CFNOPS_NOTIFY__CONSOLE="false",
+        COLUMNS="200",
+        **extra,
     )
 
 
@@ -126,10 +111,3 @@ def steps(db: Path, run_id: str | None = None) -> tuple[str | None, list[StepRec
                 return None, []
             run_id = runs[0].run_id
         return run_id, store.steps(run_id)
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 60, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)

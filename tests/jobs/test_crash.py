@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from jobs_test_functions import count, times
+from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
 from cfnops.jobs import JobStore
@@ -46,31 +45,12 @@ def _definition(log: str, wait_seconds: int, task_sleep: float) -> dict[str, obj
     }
 
 
-def _env(db: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["CFNOPS_DATABASE_URL"] = f"sqlite:///{db}"
-    env["CFNOPS_WORKER__WORKFLOW_MODULES"] = json.dumps(["jobs_test_functions"])
-    env["CFNOPS_WORKER__HEARTBEAT_SECONDS"] = "0.5"
-    env["CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS"] = "0.5"
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
-    return env
-
-
 def _cfnops(db: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "cfnops", *args],
-        env=_env(db),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return cfnops(worker_env(db, modules=["jobs_test_functions"], path=[HERE]), *args)
 
 
 def _wait_for(predicate: Callable[[], bool], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out waiting for the subprocess"
-        time.sleep(0.05)
+    wait_for(predicate, timeout)
 
 
 def _kill_then_resume(
