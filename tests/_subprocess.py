@@ -12,15 +12,16 @@ from pathlib import Path
 
 
 def worker_env(
-    db: Path, *, modules: Sequence[str] = (), path: Sequence[Path] = (), **extra: str
+    db: Path | str, *, modules: Sequence[str] = (), path: Sequence[Path] = (), **extra: str
 ) -> dict[str, str]:
     """This environment plus the database, fast worker heartbeats and workflow modules.
 
-    ``modules`` are imported by every cfnops process (``worker.workflow_modules``);
-    ``path`` is put in front of ``PYTHONPATH`` so that they can be found.
+    ``db`` is a SQLite file, or a database URL. ``modules`` are imported by
+    every cfnops process (``worker.workflow_modules``); ``path`` is put in front
+    of ``PYTHONPATH`` so that they can be found.
     """
     env = dict(os.environ)
-    env["CFNOPS_DATABASE_URL"] = f"sqlite:///{db}"
+    env["CFNOPS_DATABASE_URL"] = db if isinstance(db, str) else f"sqlite:///{db}"
     env["CFNOPS_WORKER__HEARTBEAT_SECONDS"] = "0.5"
     env["CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS"] = "0.5"
     if modules:

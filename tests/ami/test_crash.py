@@ -4,35 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from ami_test_support import base_images, deploy, make_settings, parameter_value, unique
+from tests._subprocess import cfnops, worker_env
 
 from cfnops.ami import ROTATE_STACK_WORKFLOW, build_request
 from cfnops.durable._records import RunStore
 from cfnops.sandbox import Delays, Sandbox
 
 pytestmark = pytest.mark.slow
-
-
-def cfnops(db: str, *args: str) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env["CFNOPS_DATABASE_URL"] = db
-    env["CFNOPS_WORKER__HEARTBEAT_SECONDS"] = "0.5"
-    env["CFNOPS_WORKER__RECOVERY_INTERVAL_SECONDS"] = "0.5"
-    return subprocess.Popen(
-        [sys.executable, "-m", "cfnops", *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def user_initiated_updates(sandbox: Sandbox, stack: str) -> int:
@@ -73,7 +57,7 @@ def test_killed_rotation_resumes_and_updates_once(
     request = build_request(settings, stack=stack, image_id=image_id)
     run_id = f"{stack}-run"
     args = ["runs", "start", ROTATE_STACK_WORKFLOW, "--run-id", run_id, "--input"]
-    first = cfnops(db, *args, json.dumps(request))
+    first = cfnops(worker_env(db), *args, json.dumps(request))
     deadline = time.monotonic() + 60
     while True:
         assert time.monotonic() < deadline, "the first process never polled the image"
@@ -88,7 +72,7 @@ def test_killed_rotation_resumes_and_updates_once(
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=10)  # reap it and close its pipes
 
-    second = cfnops(db, "-o", "json", *args, json.dumps(request))
+    second = cfnops(worker_env(db), "-o", "json", *args, json.dumps(request))
     _out, err = second.communicate(timeout=120)
     assert second.returncode == 0, err
     with RunStore(settings) as store:
