@@ -3,12 +3,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tests.heal._proc import SandboxProcess
 from tests.heal._support import FAST, Heal
 
 from cfnops.config import load_settings
 from cfnops.durable import Engine
 from cfnops.heal import configure_runtime
 from cfnops.sandbox import Sandbox
+
+
+@pytest.fixture(scope="module")
+def sandbox_proc() -> Iterator[SandboxProcess]:
+    """A sandbox in its own process, for tests that run (and kill) cfnops subprocesses."""
+    sp = SandboxProcess()
+    yield sp
+    sp.stop()
 
 
 @pytest.fixture(scope="session")

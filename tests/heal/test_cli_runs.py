@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,6 @@ from tests.heal._proc import SandboxProcess, cfnops, env_for
 from cfnops.heal._sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def sandbox_proc() -> Iterator[SandboxProcess]:
-    sp = SandboxProcess()
-    yield sp
-    sp.stop()
 
 
 def _stack(sp: SandboxProcess, prefix: str) -> tuple[str, str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,6 @@ from tests.heal._proc import SandboxProcess, cfnops, env_for, steps, wait_for
 from cfnops.heal._sample import INITIAL_VALUE, deploy_sample, drift_sample
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def sandbox_proc() -> Iterator[SandboxProcess]:
-    sp = SandboxProcess()
-    yield sp
-    sp.stop()
 
 
 # (killed inside, faults/delays set before the run, kill once this step is recorded)

@@ -31,7 +31,7 @@ import logging
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from aws_durable_execution_sdk_python.concurrency.models import (
     BatchItem,
@@ -146,9 +146,8 @@ class DbosDurableContext:
             )
             if "v" in outcome:
                 return outcome["v"]
-            err = outcome["e"]
             if not outcome["retry"]:
-                raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
+                _raise_recorded(outcome["e"])
             _sleep_until(float(outcome["at"]))
             attempt += 1
 
@@ -195,8 +194,7 @@ class DbosDurableContext:
 
             outcome: dict[str, Any] = DBOS.run_step({"name": label, "retries_allowed": False}, poll)
             if "e" in outcome:
-                err = outcome["e"]
-                raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
+                _raise_recorded(outcome["e"])
             state = outcome["v"]
             if "at" not in outcome:
                 return state
@@ -303,6 +301,11 @@ class DbosDurableContext:
                 reason = CompletionReason.FAILURE_TOLERANCE_EXCEEDED
                 break
         return BatchResult(items, reason)
+
+
+def _raise_recorded(err: dict[str, Any]) -> NoReturn:
+    """Raise a checkpointed failure (see :func:`_error_fields`) as the SDK's StepError."""
+    raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
 
 
 def _sleep_until(deadline: float) -> None:
