@@ -4,6 +4,9 @@ import cfnops.durable
 
 def test_durable_public_names_are_pinned() -> None:
     assert sorted(cfnops.durable.__all__) == [
+        "AuditEntry",
+        "AuditLog",
+        "BadAuditEntry",
         "DEFAULT_QUEUE",
         "DbosDurableContext",
         "DurableError",

@@ -78,6 +78,8 @@ def test_held_run_exits_3_then_approve_or_reject_finishes_it(
     assert data["outcome"] == expected
     assert data["answer"]["reason"] == "checked by test" and data["answer"]["by"]
     assert _value(sandbox_proc, param) == (INITIAL_VALUE if verdict == "approve" else DRIFTED_VALUE)
+    code, out, err = _run(env, "-o", "json", "audit", "list", "--target", run_id)
+    assert [(e["action"], e["reason"]) for e in json.loads(out)] == [(verdict, "checked by test")]
     code, _out, err = _run(env, verdict, run_id)
     assert code == 2 and "is not waiting for approval" in err
 

@@ -13,7 +13,7 @@ import pytest
 
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.cli.main import run
-from cfnops.durable import Engine
+from cfnops.durable import AuditLog, Engine
 from cfnops.jobs import JobService, register_function
 from conftest import EXAMPLES
 
@@ -246,6 +246,10 @@ def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine)
     assert _json(cli, "job", "show", "cli-wait-1")["status"] == "ABORTED"
     graph = _json(cli, "job", "graph", "cli-wait-1")
     assert graph["statuses"] == {"W": "ABORTED"}
+    # Both operator actions are in the audit log, by the OS user.
+    audited = _json(cli, "audit", "list", "--target", "cli-flaky-1")
+    assert [(e["action"], e["actor"]) for e in audited] == [("redrive", AuditLog.default_actor())]
+    assert [e["action"] for e in _json(cli, "audit", "list", "--target", "cli-wait-1")] == ["stop"]
 
 
 def test_yaml_definition_and_imported_functions(cli: Cli, tmp_path: Path) -> None:

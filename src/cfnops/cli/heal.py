@@ -20,7 +20,7 @@ from rich.table import Table
 
 from cfnops.aws import check_region
 from cfnops.cli._state import CliState, state
-from cfnops.durable import Engine
+from cfnops.durable import AuditLog, Engine
 from cfnops.durable._records import RunStore
 from cfnops.errors import UsageError
 from cfnops.heal import configure_runtime
@@ -172,6 +172,8 @@ def heal(
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:
     st = state(ctx)
     answer = decide(st.settings, run_id, verdict, reason=reason)
+    with AuditLog(st.settings) as audit:
+        audit.record(actor=str(answer["by"]), action=verdict, target=run_id, reason=reason or None)
     if st.output_format != "json":
         st.console.print(
             f"{run_id}: {verdict}d by {answer['by']}" + (f": {reason}" if reason else "")

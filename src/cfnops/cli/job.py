@@ -16,7 +16,7 @@ from rich.tree import Tree
 
 from cfnops.asl import HistoryEvent
 from cfnops.cli._state import CliState, state
-from cfnops.durable import Engine
+from cfnops.durable import AuditLog, Engine
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs import JobService
 from cfnops.jobs._definition import load_definition, machine_name, parse_input
@@ -36,6 +36,11 @@ _ICON = {
 }
 Def = Annotated[Path, typer.Argument(help="Definition file (JSON or YAML).")]
 RunArg = Annotated[str, typer.Argument(help="Run id (execution name).")]
+
+
+def _audit(st: CliState, action: str, run_id: str) -> None:
+    with AuditLog(st.settings) as audit:
+        audit.record(actor=AuditLog.default_actor(), action=action, target=run_id)
 
 
 def _service(st: CliState) -> JobService:
@@ -256,6 +261,7 @@ def stop(ctx: typer.Context, run_id: RunArg) -> None:
     """Stop a running job run (it ends ABORTED)."""
     st = state(ctx)
     row = _service(st).stop(run_id)
+    _audit(st, "stop", run_id)
     st.emit_json(row.to_json()) if st.output_format == "json" else st.console.print(
         f"{run_id}: stop requested ({row.status})"
     )
@@ -271,6 +277,7 @@ def redrive(
     st = state(ctx)
     jobs, before = _service(st), Engine.current()
     jobs.redrive(run_id, queue=None if wait else "cfnops")
+    _audit(st, "redrive", run_id)
     if not wait:
         st.console.print(f"{run_id}: redriven")
         return

@@ -43,6 +43,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.heal",
     "cfnops.cli.demo_heal",
     "cfnops.cli.jobnet_demo",
+    "cfnops.cli.audit",
 )
 
 _COMMAND_NAMES: dict[str, str] = {
@@ -58,6 +59,7 @@ _COMMAND_NAMES: dict[str, str] = {
     "heal": "cfnops.cli.heal",
     "approve": "cfnops.cli.heal",
     "reject": "cfnops.cli.heal",
+    "audit": "cfnops.cli.audit",
 }
 
 

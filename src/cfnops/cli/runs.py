@@ -9,13 +9,18 @@ import typer
 from rich.table import Table
 
 from cfnops.cli._state import CliState, state
-from cfnops.durable import DEFAULT_QUEUE, Engine
+from cfnops.durable import DEFAULT_QUEUE, AuditLog, Engine
 from cfnops.durable._records import STATUSES, RunRecord, RunStore, StepRecord
 from cfnops.errors import UsageError
 
 runs_app = typer.Typer(
     help="Durable run records: list, show, cancel, resume.", no_args_is_help=True
 )
+
+
+def _audit(st: CliState, action: str, run_id: str) -> None:
+    with AuditLog(st.settings) as audit:
+        audit.record(actor=AuditLog.default_actor(), action=action, target=run_id)
 
 
 def _when(record: RunRecord | StepRecord, attr: str) -> str:
@@ -183,6 +188,7 @@ def cancel(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The r
     st = state(ctx)
     with RunStore(st.settings) as store:
         record = store.cancel(run_id)
+    _audit(st, "cancel", run_id)
     if st.output_format == "json":
         st.emit_json(record.to_json())
     else:
@@ -199,6 +205,7 @@ def resume(
     st = state(ctx)
     with RunStore(st.settings) as store:
         store.resume(run_id)
+    _audit(st, "resume", run_id)
     if not wait:
         st.console.print(f"{run_id}: queued for a worker")
         return

@@ -18,10 +18,12 @@ AWS Lambda durable functions::
     engine.result(run.run_id)
 """
 
+from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._context import DbosDurableContext
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
 from cfnops.durable._registry import register_workflow, registered, workflow
 from cfnops.durable.errors import (
+    BadAuditEntry,
     DurableError,
     IncompatibleRun,
     RunCancelled,
@@ -33,6 +35,9 @@ from cfnops.durable.errors import (
 
 __all__ = [
     "DEFAULT_QUEUE",
+    "AuditEntry",
+    "AuditLog",
+    "BadAuditEntry",
     "DbosDurableContext",
     "DurableError",
     "Engine",

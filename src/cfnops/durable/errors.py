@@ -68,3 +68,11 @@ class IncompatibleRun(UsageError):
             hint=f"finish it with cfnops {recorded}, or 'cfnops runs cancel {run_id}' and "
             "start it again",
         )
+
+
+class BadAuditEntry(UsageError):
+    """An audit entry or query is missing a field or has one out of range."""
+
+    def __init__(self, name: str, reason: str, hint: str | None = None) -> None:
+        super().__init__(f"audit {name} {reason}", hint=hint or f"give a valid {name}")
+        self.name = name
