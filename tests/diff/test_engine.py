@@ -226,6 +226,7 @@ def test_json_shape() -> None:
         "reason": "create-only property",
         "change": "MODIFIED",
         "path": "/properties/BucketName",
+        "decidedBy": "registry schema",
     }
     assert doc["resources"]["Queue"]["properties"]["QueueName"]["propagatedFrom"] == "Bucket"
     assert set(doc) >= {"parameters", "outputs", "conditions", "mappings", "metadata", "sections"}

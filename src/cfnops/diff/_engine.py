@@ -17,6 +17,7 @@ from cfnops.diff._model import (
 )
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
+from cfnops.diff._policies import overrides, replace_note
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._resources import (
     Draft,
@@ -90,12 +91,13 @@ def _resources(
         new_type, old_type = type_of(new_res), type_of(old_res)
         behaviour = table.get(new_type)
         draft = Draft(rid, new_type, behaviour, old_type=old_type)
+        draft.overrides = overrides(new_type, new_res)
         drafts[rid] = draft
         if same(old_res, new_res):
             continue  # unchanged text; may still be reached by propagation
         if not draft.type_changed:
             draft.props = compare_properties(
-                behaviour, properties_of(old_res), properties_of(new_res)
+                behaviour, properties_of(old_res), properties_of(new_res), draft.overrides
             )
         draft.other = compare_attributes(old_res, new_res)
     for rid in old:
@@ -122,6 +124,9 @@ def _resources(
             reason = f"{rid} is updated in place"
         if _is_custom(draft.type) and impact is Impact.WILL_UPDATE and props:
             notes = (CUSTOM_RESOURCE_NOTE,)
+        kept = replace_note(new.get(rid)) if impact.replaces else None
+        if kept is not None:
+            notes = (*notes, kept)
         out[rid] = ResourceDiff(
             logical_id=rid,
             type=draft.type,

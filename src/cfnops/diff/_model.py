@@ -74,7 +74,10 @@ class PropertyDiff:
     property is only affected through a reference (``propagated_from``).
     ``path`` is the create-only schema path that decided the impact, if any;
     ``parameter`` the parameter whose changed value affects it (``--stack`` /
-    ``--parameters`` only).
+    ``--parameters`` only). ``decided_by`` names the data that decided a
+    replacement-related impact: ``"registry schema"``, ``"resource
+    specification"`` (the "Update requires" statements of the documentation)
+    or ``"UpdatePolicy"`` (a resource attribute).
     """
 
     name: str
@@ -86,6 +89,7 @@ class PropertyDiff:
     path: str | None = None
     propagated_from: str | None = None
     parameter: str | None = None
+    decided_by: str | None = None
 
 
 @dataclass(frozen=True)

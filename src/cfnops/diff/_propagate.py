@@ -35,6 +35,8 @@ def _index(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> dict[str,
                 if target == rid or target not in drafts or (target, name) in seen:
                     continue
                 found = sensitivity(draft.behaviour, location)
+                if found is None and name in draft.overrides:
+                    found = (False, f"/properties/{name}")  # the attribute decides
                 if found is not None:
                     seen.add((target, name))
                     index[target].append((rid, name, found[0], found[1]))
@@ -57,6 +59,15 @@ def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
                 else (Impact.MAY_REPLACE)
             )
             draft = drafts[rid]
+            decided_by = "registry schema"
+            override = draft.overrides.get(name)
+            if override is not None:
+                decided_by = "UpdatePolicy"
+                impact = (
+                    Impact.MAY_REPLACE
+                    if override.impact is Impact.WILL_REPLACE and level is Impact.MAY_REPLACE
+                    else override.impact
+                )
             existing = draft.props.get(name)
             if existing is not None and existing.impact.rank >= impact.rank:
                 continue
@@ -70,11 +81,18 @@ def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
                     old=value,
                     new=value,
                     change=None,
-                    path=path,
+                    path=path if impact.replaces else None,
                     propagated_from=target,
+                    decided_by=decided_by,
                 )
             else:
-                entry = replace(existing, impact=impact, path=path, propagated_from=target)
+                entry = replace(
+                    existing,
+                    impact=impact,
+                    path=path if impact.replaces else None,
+                    propagated_from=target,
+                    decided_by=decided_by,
+                )
             draft.props[name] = entry
             after = draft.impact
             if after.replaces and after.rank > before.rank:
@@ -136,6 +154,8 @@ class Explainer:
             )
         if prop.parameter is not None:
             return f"{prop.name} {prop.reason}"
+        if prop.decided_by == "UpdatePolicy":
+            return f"{prop.name} changes and {prop.reason}"
         if prop.path and prop.path != f"/properties/{prop.name}":
             kind = (
                 "create-only" if prop.impact is Impact.WILL_REPLACE else "conditionally create-only"
@@ -154,6 +174,9 @@ class Explainer:
         if prop.propagated_from is None:
             return prop.reason
         text = self.property_cause(owner, prop).removeprefix(prop.name + " ")
+        override = self._drafts[owner].overrides.get(prop.name)
+        if override is not None:
+            text += f"; {override.reason}"
         marker = "(conditionally create-only) "
         if text.startswith(marker):
             text = "conditionally create-only; " + text[len(marker) :]

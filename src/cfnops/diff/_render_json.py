@@ -48,6 +48,8 @@ def _property(prop: PropertyDiff) -> dict[str, Any]:
         out["path"] = prop.path
     if prop.propagated_from:
         out["propagatedFrom"] = prop.propagated_from
+    if prop.decided_by:
+        out["decidedBy"] = prop.decided_by
     return out
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from cfnops.diff._model import AttributeDiff, Change, Impact, PropertyDiff, worst
 from cfnops.diff._normalise import SchemaPath, canon, depends_on, plain, same, value_at
+from cfnops.diff._policies import Override
 from cfnops.schemas import TypeBehaviour
 
 UNKNOWN_SCHEMA = "unknown schema"
@@ -43,6 +44,7 @@ class Draft:
     old_type: str | None = None
     props: dict[str, PropertyDiff] = field(default_factory=dict)
     other: list[AttributeDiff] = field(default_factory=list)
+    overrides: dict[str, Override] = field(default_factory=dict)
 
     @property
     def type_changed(self) -> bool:
@@ -128,10 +130,21 @@ def sensitivity(behaviour: TypeBehaviour | None, location: SchemaPath) -> tuple[
     return None
 
 
+SCHEMA = "registry schema"
+POLICY = "UpdatePolicy"
+
+
 def compare_properties(
-    behaviour: TypeBehaviour | None, old: dict[str, Any], new: dict[str, Any]
+    behaviour: TypeBehaviour | None,
+    old: dict[str, Any],
+    new: dict[str, Any],
+    overrides: dict[str, Override] | None = None,
 ) -> dict[str, PropertyDiff]:
-    """Every property whose canonical value differs, with its impact."""
+    """Every property whose canonical value differs, with its impact.
+
+    ``overrides`` (from :func:`cfnops.diff._policies.overrides`) replace the
+    schema's answer for the properties a resource attribute decides.
+    """
     unordered = behaviour.unordered if behaviour is not None else frozenset()
     out: dict[str, PropertyDiff] = {}
     for name in sorted(old.keys() | new.keys()):
@@ -145,6 +158,11 @@ def compare_properties(
         else:
             change = Change.ADDED if in_new else Change.REMOVED
         impact, reason, path = decide(behaviour, name, old.get(name), new.get(name))
+        source = SCHEMA if path is not None else None
+        override = (overrides or {}).get(name)
+        if override is not None:
+            impact, reason, source = override.impact, override.reason, POLICY
+            path = f"/properties/{name}" if impact.replaces else None
         out[name] = PropertyDiff(
             name=name,
             impact=impact,
@@ -153,6 +171,7 @@ def compare_properties(
             new=plain(new.get(name)),
             change=change,
             path=path,
+            decided_by=source,
         )
     return out
 

@@ -1,0 +1,154 @@
+"""Resource attributes that decide an update's outcome beyond the property schema.
+
+AWS docs, "UpdatePolicy attribute"
+(https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-attribute-updatepolicy.html):
+
+* ``AWS::AutoScaling::AutoScalingGroup``: a change of the launch configuration,
+  ``LaunchTemplate``, ``VPCZoneIdentifier`` or ``PlacementGroup`` triggers the
+  group's replacing or rolling update. With ``AutoScalingReplacingUpdate:
+  WillReplace: true`` (which takes precedence over a rolling update) the group
+  itself is replaced; with ``AutoScalingRollingUpdate`` (or ``WillReplace:
+  false``) only its instances are, and the group is updated in place. Without
+  any UpdatePolicy the registry schema's answer (conditionally create-only,
+  MAY_REPLACE) stands.
+* ``AWS::ElastiCache::ReplicationGroup``: ``UseOnlineResharding: true`` updates
+  ``NumNodeGroups`` / ``NodeGroupConfiguration`` without interruption; when it
+  is false or absent, changing them replaces the replication group.
+* ``AWS::OpenSearchService::Domain`` / ``AWS::Elasticsearch::Domain``:
+  ``EnableVersionUpgrade: true`` upgrades ``EngineVersion`` /
+  ``ElasticsearchVersion`` in place; when false or absent, a version change
+  replaces the domain.
+* ``AWS::Lambda::Alias`` with ``CodeDeployLambdaAliasUpdate``: a new
+  ``FunctionVersion`` is shifted by a CodeDeploy deployment; the alias is
+  updated in place (the reason says so).
+
+The new template's attributes apply: CloudFormation runs the update with the
+policy of the template being deployed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cfnops.diff._model import Impact
+
+_ASG_TRIGGERS = frozenset(
+    {
+        "LaunchConfigurationName",
+        "LaunchTemplate",
+        "MixedInstancesPolicy",
+        "VPCZoneIdentifier",
+        "PlacementGroup",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Override:
+    """The impact an attribute imposes on a changed property, and why."""
+
+    impact: Impact
+    reason: str
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def _policy(resource: Any) -> Mapping[str, Any] | None:
+    if not isinstance(resource, Mapping):
+        return None
+    policy = resource.get("UpdatePolicy")
+    return policy if isinstance(policy, Mapping) else None
+
+
+def _asg(policy: Mapping[str, Any] | None) -> dict[str, Override]:
+    if policy is None:
+        return {}
+    replacing = policy.get("AutoScalingReplacingUpdate")
+    will_replace = isinstance(replacing, Mapping) and _truthy(replacing.get("WillReplace"))
+    if will_replace:
+        override = Override(
+            Impact.WILL_REPLACE,
+            "UpdatePolicy AutoScalingReplacingUpdate WillReplace: true replaces the group",
+        )
+    elif "AutoScalingRollingUpdate" in policy:
+        override = Override(
+            Impact.WILL_UPDATE,
+            "UpdatePolicy AutoScalingRollingUpdate replaces the instances, not the group",
+        )
+    elif isinstance(replacing, Mapping):
+        override = Override(
+            Impact.WILL_UPDATE,
+            "UpdatePolicy AutoScalingReplacingUpdate WillReplace is false: "
+            "the group is updated in place",
+        )
+    else:
+        return {}
+    return dict.fromkeys(_ASG_TRIGGERS, override)
+
+
+def _switch(
+    policy: Mapping[str, Any] | None, key: str, names: tuple[str, ...], what: str
+) -> dict[str, Override]:
+    enabled = policy is not None and _truthy(policy.get(key))
+    if enabled:
+        override = Override(Impact.WILL_UPDATE, f"UpdatePolicy {key}: true {what} in place")
+    else:
+        override = Override(
+            Impact.WILL_REPLACE, f"without UpdatePolicy {key}: true, this change replaces it"
+        )
+    return dict.fromkeys(names, override)
+
+
+def _alias(policy: Mapping[str, Any] | None) -> dict[str, Override]:
+    if policy is None or not isinstance(policy.get("CodeDeployLambdaAliasUpdate"), Mapping):
+        return {}
+    return {
+        "FunctionVersion": Override(
+            Impact.WILL_UPDATE,
+            "UpdatePolicy CodeDeployLambdaAliasUpdate shifts traffic with a CodeDeploy "
+            "deployment; the alias is updated in place",
+        )
+    }
+
+
+def overrides(type_name: str, resource: Any) -> dict[str, Override]:
+    """Property name -> the impact the resource's attributes impose when it changes.
+
+    Only properties whose outcome an attribute decides are listed.
+    """
+    policy = _policy(resource)
+    if type_name == "AWS::AutoScaling::AutoScalingGroup":
+        return _asg(policy)
+    if type_name == "AWS::ElastiCache::ReplicationGroup":
+        return _switch(
+            policy,
+            "UseOnlineResharding",
+            ("NumNodeGroups", "NodeGroupConfiguration"),
+            "reshards the replication group",
+        )
+    if type_name == "AWS::OpenSearchService::Domain":
+        return _switch(policy, "EnableVersionUpgrade", ("EngineVersion",), "upgrades the domain")
+    if type_name == "AWS::Elasticsearch::Domain":
+        return _switch(
+            policy, "EnableVersionUpgrade", ("ElasticsearchVersion",), "upgrades the domain"
+        )
+    if type_name == "AWS::Lambda::Alias":
+        return _alias(policy)
+    return {}
+
+
+def replace_note(resource: Any) -> str | None:
+    """What happens to the old physical resource of a replaced resource.
+
+    AWS docs: "UpdateReplacePolicy attribute" (aws-attribute-updatereplacepolicy.html).
+    """
+    policy = resource.get("UpdateReplacePolicy") if isinstance(resource, Mapping) else None
+    if policy == "Retain":
+        return "UpdateReplacePolicy Retain: the old physical resource is kept, not deleted"
+    if policy == "Snapshot":
+        return "UpdateReplacePolicy Snapshot: the old resource is deleted after a snapshot"
+    return None
