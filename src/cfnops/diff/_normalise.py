@@ -9,6 +9,9 @@ Rules (the shared conformance README, "Equality"):
 * Mapping key order never matters; arrays compare in order, except arrays the
   schema declares ``insertionOrder: false`` (compared as multisets). Arrays inside
   intrinsic function arguments always compare in order.
+* Intrinsics whose result is known offline are evaluated first
+  (:mod:`cfnops.diff._evaluate`): ``Fn::Sub``/``Fn::Join`` of literals and
+  references, ``Fn::Select`` of a literal list, the ``Fn::GetAZs`` spellings.
 
 A canonical form is a nested tuple, hashable and cheap to compare. Templates are
 JSON-like values (``dict``/``list``/scalars, as the loader returns them); the hot
@@ -24,12 +27,15 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from cfnops.diff._evaluate import fold
+
 Canon = tuple[Any, ...]
 SchemaPath = tuple[str, ...]
 
 _DECIMAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?\Z")
 _NO_PATHS: frozenset[SchemaPath] = frozenset()
 MISSING: Canon = ("missing",)
+_FOLDABLE = frozenset({"Fn::Sub", "Fn::Join", "Fn::Select", "Fn::GetAZs"})
 
 
 def intrinsic_name(value: Any) -> str | None:
@@ -111,6 +117,10 @@ def canon(
         name = intrinsic_name(value)
         if name is not None:
             arg = value[name]
+            if name in _FOLDABLE:
+                folded = fold(name, arg, _canon_inner, _scalar)
+                if folded is not None:
+                    return folded
             if name == "Fn::GetAtt":
                 parts = getatt_parts(arg)
                 if parts is not None:
@@ -129,6 +139,10 @@ def canon(
             forms.sort(key=repr)
         return ("l", tuple(forms))
     return _scalar(value)
+
+
+def _canon_inner(value: Any) -> Canon:
+    return canon(value, None)
 
 
 def value_at(

@@ -1,0 +1,153 @@
+"""Evaluate intrinsics before comparing, where the result is known offline.
+
+Two spellings of one value are no change: ``Fn::Sub "arn:${AWS::Partition}:s3:::b"``
+equals ``Fn::Join ["", ["arn:", Ref AWS::Partition, ":s3:::b"]]``, ``Fn::Sub "${B}"``
+equals ``Ref B``, ``Fn::GetAZs ""`` equals ``Fn::GetAZs Ref AWS::Region``,
+``Fn::Select [1, [a, b]]`` equals ``b``. Only rewrites that hold in every
+region and account are made: pseudo parameters and references stay symbolic
+(their value is the same for the old and the new template of one stack).
+
+AWS docs: "Fn::Sub" (intrinsic-function-reference-sub.html), "Fn::Join"
+(intrinsic-function-reference-join.html), "Fn::Select"
+(intrinsic-function-reference-select.html), "Fn::GetAZs" — an empty string
+means the stack's region (intrinsic-function-reference-getavailabilityzones.html).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+Canon = tuple[Any, ...]
+Part = str | Canon
+CanonFn = Callable[[Any], Canon]
+
+_SUB_TOKEN = re.compile(r"\$\{([^}]*)\}")
+_REGION: dict[str, Any] = {"Ref": "AWS::Region"}
+
+
+def _sub_parts(text: str, variables: dict[str, Any], canon: CanonFn) -> list[Part] | None:
+    parts: list[Part] = []
+    pos = 0
+    for match in _SUB_TOKEN.finditer(text):
+        parts.append(text[pos : match.start()])
+        pos = match.end()
+        body = match.group(1)
+        if body.startswith("!"):
+            parts.append("${" + body[1:] + "}")
+            continue
+        name = body.strip()
+        if name in variables:
+            found = string_parts(variables[name], canon)
+            if found is None:
+                return None
+            parts.extend(found)
+        elif "." in name and not name.startswith("AWS::"):
+            head, _, attr = name.partition(".")
+            parts.append(canon({"Fn::GetAtt": [head, attr]}))
+        else:
+            parts.append(canon({"Ref": name}))
+    parts.append(text[pos:])
+    return parts
+
+
+def string_parts(value: Any, canon: CanonFn) -> list[Part] | None:
+    """``value`` as literal text and symbolic parts, or ``None`` when not a string value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, bool) or value is None or isinstance(value, list):
+        return None
+    if isinstance(value, int | float):
+        return [str(value)]
+    if not isinstance(value, dict) or len(value) != 1:
+        return None
+    ((name, arg),) = value.items()
+    if name == "Fn::Sub":
+        if isinstance(arg, str):
+            return _sub_parts(arg, {}, canon)
+        if (
+            isinstance(arg, list)
+            and len(arg) == 2
+            and isinstance(arg[0], str)
+            and isinstance(arg[1], dict)
+        ):
+            return _sub_parts(arg[0], {str(k): v for k, v in arg[1].items()}, canon)
+        return None
+    if name == "Fn::Join":
+        if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
+            return None
+        delimiter, items = arg
+        if not isinstance(items, list):
+            return None
+        out: list[Part] = []
+        for index, item in enumerate(items):
+            found = string_parts(item, canon)
+            if found is None:
+                return None
+            if index:
+                out.append(delimiter)
+            out.extend(found)
+        return out
+    if name == "Fn::Select":
+        picked = select(arg)
+        return None if picked is _NOTHING else string_parts(picked, canon)
+    if name in ("Ref", "Fn::GetAtt"):
+        return [canon(value)]
+    return None
+
+
+_NOTHING = object()
+
+
+def select(arg: Any) -> Any:
+    """The item ``Fn::Select [index, [literal list]]`` picks, else ``_NOTHING``."""
+    if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], list)):
+        return _NOTHING
+    index = arg[0]
+    if isinstance(index, str) and index.isdigit():
+        index = int(index)
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(arg[1]):
+        return _NOTHING
+    return arg[1][index]
+
+
+def _merge(parts: list[Part]) -> list[Part]:
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, str):
+            if not part:
+                continue
+            if out and isinstance(out[-1], str):
+                out[-1] += part
+                continue
+        out.append(part)
+    return out
+
+
+def fold(name: str, arg: Any, canon: CanonFn, scalar: CanonFn) -> Canon | None:
+    """The canonical form of intrinsic ``{name: arg}`` after evaluation, or ``None``
+    when it cannot be evaluated (the caller keeps the call as written)."""
+    if name == "Fn::GetAZs":
+        if arg == "" or arg == _REGION or (isinstance(arg, dict) and _is_region_sub(arg)):
+            return ("f", "Fn::GetAZs", canon(_REGION))
+        return None
+    if name == "Fn::Select":
+        picked = select(arg)
+        return None if picked is _NOTHING else canon(picked)
+    if name not in ("Fn::Sub", "Fn::Join"):
+        return None
+    parts = string_parts({name: arg}, canon)
+    if parts is None:
+        return None
+    merged = _merge(parts)
+    if not merged:
+        return scalar("")
+    if len(merged) == 1:
+        only = merged[0]
+        return scalar(only) if isinstance(only, str) else only
+    return ("t", tuple(("s", p) if isinstance(p, str) else p for p in merged))
+
+
+def _is_region_sub(arg: dict[str, Any]) -> bool:
+    return arg == {"Fn::Sub": "${AWS::Region}"}

@@ -1,0 +1,102 @@
+"""Evaluation before comparison: two spellings of one value are no change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cfnops.diff import Impact, diff_templates
+
+
+def _subnet(zone: Any, cidr: Any = "10.0.0.0/24") -> dict[str, Any]:
+    return {
+        "Resources": {
+            "Net": {
+                "Type": "AWS::EC2::Subnet",
+                "Properties": {"VpcId": "vpc-1", "CidrBlock": cidr, "AvailabilityZone": zone},
+            }
+        }
+    }
+
+
+SAME = [
+    pytest.param(
+        {"Fn::Select": [0, {"Fn::GetAZs": ""}]},
+        {"Fn::Select": [0, {"Fn::GetAZs": {"Ref": "AWS::Region"}}]},
+        id="getazs-empty-vs-region",
+    ),
+    pytest.param(
+        {"Fn::Select": ["1", {"Fn::GetAZs": {"Fn::Sub": "${AWS::Region}"}}]},
+        {"Fn::Select": [1, {"Fn::GetAZs": ""}]},
+        id="getazs-sub-region-and-string-index",
+    ),
+    pytest.param(
+        {"Fn::Sub": "${AWS::Region}a"},
+        {"Fn::Join": ["", [{"Ref": "AWS::Region"}, "a"]]},
+        id="sub-vs-join-pseudo",
+    ),
+    pytest.param(
+        {"Fn::Select": [1, ["us-east-1a", "us-east-1b"]]},
+        "us-east-1b",
+        id="select-literal-list",
+    ),
+    pytest.param({"Fn::Join": ["-", ["us", "east", "1a"]]}, "us-east-1a", id="join-literals"),
+    pytest.param({"Fn::Sub": "us-east-1a"}, "us-east-1a", id="sub-without-variables"),
+    pytest.param(
+        {"Fn::Sub": ["${A}-1a", {"A": {"Fn::Join": ["-", ["us", "east"]]}}]},
+        "us-east-1a",
+        id="sub-variable-map-of-literals",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SAME)
+def test_two_spellings_are_no_change(old: Any, new: Any) -> None:
+    assert diff_templates(_subnet(old), _subnet(new)).is_empty
+    assert diff_templates(_subnet(new), _subnet(old)).is_empty
+
+
+DIFFERENT = [
+    pytest.param(
+        {"Fn::Select": [0, {"Fn::GetAZs": ""}]},
+        {"Fn::Select": [1, {"Fn::GetAZs": ""}]},
+        id="other-index",
+    ),
+    pytest.param(
+        {"Fn::Select": [0, {"Fn::GetAZs": ""}]},
+        {"Fn::Select": [0, {"Fn::GetAZs": "eu-west-1"}]},
+        id="getazs-explicit-region-is-not-assumed",
+    ),
+    pytest.param({"Fn::Sub": "${AWS::Region}a"}, "us-east-1a", id="pseudo-not-guessed"),
+    pytest.param({"Fn::Join": ["", ["us-east-1", "b"]]}, "us-east-1a", id="join-other-text"),
+    pytest.param({"Fn::Sub": "${!AWS::Region}a"}, {"Fn::Sub": "${AWS::Region}a"}, id="escaped"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), DIFFERENT)
+def test_different_values_still_replace(old: Any, new: Any) -> None:
+    res = diff_templates(_subnet(old), _subnet(new)).resource("Net")
+    assert res is not None and res.impact is Impact.WILL_REPLACE
+
+
+def test_sub_of_a_reference_equals_the_reference() -> None:
+    def tpl(name: Any) -> dict[str, Any]:
+        return {
+            "Resources": {
+                "Bucket": {"Type": "AWS::S3::Bucket"},
+                "Param": {
+                    "Type": "AWS::SSM::Parameter",
+                    "Properties": {"Name": name, "Type": "String", "Value": "v"},
+                },
+            }
+        }
+
+    assert diff_templates(tpl({"Fn::Sub": "${Bucket}"}), tpl({"Ref": "Bucket"})).is_empty
+    assert diff_templates(
+        tpl({"Fn::Sub": "/app/${Bucket.Arn}"}),
+        tpl({"Fn::Join": ["", ["/app/", {"Fn::GetAtt": "Bucket.Arn"}]]}),
+    ).is_empty
+    assert not diff_templates(
+        tpl({"Fn::Sub": "/app/${Bucket.Arn}"}), tpl({"Fn::Sub": "/app/${Bucket}"})
+    ).is_empty
