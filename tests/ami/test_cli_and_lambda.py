@@ -32,9 +32,9 @@ def backup_event(sandbox: Sandbox, job_image: str) -> dict[str, Any]:
     """The COMPLETED event the sandbox published for the backup that made ``job_image``."""
     for event in reversed(events.recorded(source="aws.backup")):
         detail = event["detail"]
-        if detail.get("state") == "COMPLETED" and str(
-            detail.get("createdResourceArn", "")
-        ).endswith(job_image):
+        if detail.get("state") == "COMPLETED" and str((event.get("resources") or [""])[0]).endswith(
+            job_image
+        ):
             return dict(event)
     raise AssertionError(f"no COMPLETED backup event for {job_image}")
 

@@ -108,11 +108,16 @@ def test_ec2_backup_job_creates_an_ami_with_the_instance_tags_and_emits_events(
     completed = _job_events(job_id)[-1]
     assert completed["detail-type"] == "Backup Job State Change"
     assert completed["source"] == "aws.backup"
-    assert completed["resources"] == [_instance_arn(instance)]
+    # AWS Backup's documented COMPLETED example names the recovery point in resources
+    assert completed["resources"] == [image_arn]
     detail = completed["detail"]
     assert detail["resourceArn"] == _instance_arn(instance)
     assert detail["resourceType"] == "EC2"
-    assert detail["createdResourceArn"] == image_arn
+    assert detail["percentDone"] == 100
+    assert "createdResourceArn" not in detail
+    created, running = _job_events(job_id)[:2]
+    assert created["resources"] == [] and running["resources"] == []
+    assert set(created["detail"]) == {"backupJobId", "state", "creationDate"}
     assert detail["backupVaultName"] == "Default"
     assert detail["iamRoleArn"] == ROLE
     assert [e["id"] for e in delivered] == [completed["id"]]
@@ -142,7 +147,7 @@ def test_aurora_cluster_backup_creates_a_cluster_snapshot(cfnops_sandbox: Sandbo
     )
     (snapshot,) = snapshots["DBClusterSnapshots"]
     assert snapshot["DBClusterIdentifier"] == name
-    assert _job_events(job_id)[-1]["detail"]["createdResourceArn"] == job["RecoveryPointArn"]
+    assert _job_events(job_id)[-1]["resources"] == [job["RecoveryPointArn"]]
 
 
 def test_backup_event_reaches_an_eventbridge_rule_target(cfnops_sandbox: Sandbox) -> None:
@@ -238,3 +243,44 @@ def test_idempotency_token_returns_the_same_job(cfnops_sandbox: Sandbox) -> None
     )
     assert [j["BackupJobId"] for j in after["BackupJobs"]] == [first]
     assert before["BackupJobs"] == []
+
+
+def _handler_written_for_aws(event: dict[str, Any], context: object) -> dict[str, str]:
+    """A Lambda handler as written against AWS: the AMI is ``resources[0]``'s last part."""
+    import boto3
+
+    ami_id = event["resources"][0].split("/")[-1]
+    ec2 = boto3.client("ec2", region_name=event["region"])
+    image = ec2.describe_images(ImageIds=[ami_id])["Images"][0]
+    return {"ami": ami_id, "name": image["Name"]}
+
+
+def test_an_unchanged_aws_handler_reads_the_ami_from_resources(
+    cfnops_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in cfnops_sandbox.environment().items():
+        monkeypatch.setenv(key, value)
+    backup = cfnops_sandbox.client("backup")
+    instance = _instance(cfnops_sandbox, {"Name": "handler"})
+    results: list[dict[str, str]] = []
+    sub = events.register_handler(
+        {
+            "source": ["aws.backup"],
+            "detail-type": ["Backup Job State Change"],
+            "detail": {"state": ["COMPLETED"]},
+        },
+        lambda event: results.append(_handler_written_for_aws(event, None)),
+    )
+    try:
+        job_id = backup.start_backup_job(
+            BackupVaultName="Default", ResourceArn=_instance_arn(instance), IamRoleArn=ROLE
+        )["BackupJobId"]
+        read = lambda: backup.describe_backup_job(BackupJobId=job_id)["State"]  # noqa: E731
+        assert _poll(read, {"COMPLETED", "FAILED"})[-1] == "COMPLETED"
+        assert events.wait_for_deliveries()
+    finally:
+        events.unregister_handler(sub)
+    recovery_point = backup.describe_backup_job(BackupJobId=job_id)["RecoveryPointArn"]
+    assert results == [
+        {"ami": recovery_point.rsplit("/", 1)[1], "name": f"AwsBackup_{instance}_{job_id}"}
+    ]

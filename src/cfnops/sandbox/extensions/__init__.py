@@ -25,6 +25,7 @@ EXTENSIONS: tuple[str, ...] = (
     "ec2_image_params",
     "cfn_update_failures",
     "cfn_outcomes",
+    "sns_subscriptions",
 )
 
 _lock = threading.Lock()

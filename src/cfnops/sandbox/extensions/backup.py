@@ -20,7 +20,8 @@ Guide, "Creating an on-demand backup" and API reference pages "StartBackupJob",
   carries ``backupJobId``, ``state``, ``resourceArn``, ``resourceType``,
   ``backupVaultName``/``Arn``, ``iamRoleArn``, ``creationDate``, ``percentDone``,
   ``backupSizeInBytes``, ``bytesTransferred``, ``startBy`` and, once COMPLETED,
-  ``completionDate`` and ``createdResourceArn`` (the AMI or snapshot ARN).
+  ``completionDate``, with the recovery point (the AMI or snapshot ARN) as
+  ``resources[0]``, as in the guide's example events (see :meth:`BackupJob.event`).
 
 The ``Default`` vault is created on first use, as the AWS Backup console does.
 Control route ``/_cfnops/backup`` answers the jobs.
@@ -70,6 +71,11 @@ class BackupJob:
     def percent_done(self) -> str:
         return {"CREATED": "0.0", "RUNNING": "50.0"}.get(self.state, "100.0")
 
+    @property
+    def event_percent_done(self) -> int:
+        # the API answers PercentDone as a string; the documented events carry a number
+        return {"CREATED": 0, "RUNNING": 50, "FAILED": 0}.get(self.state, 100)
+
     def api(self) -> dict[str, Any]:
         """The BackupJob structure (DescribeBackupJob / ListBackupJobs)."""
         data: dict[str, Any] = {
@@ -101,32 +107,53 @@ class BackupJob:
         return data
 
     def event(self) -> dict[str, Any]:
-        """The "Backup Job State Change" event for the current state."""
-        detail: dict[str, Any] = {
-            "backupJobId": self.job_id,
-            "backupSizeInBytes": str(self.size),
-            "backupVaultArn": self.vault_arn,
-            "backupVaultName": self.vault_name,
-            "bytesTransferred": str(self.size if self.state == "COMPLETED" else 0),
-            "creationDate": _iso(self.created),
-            "iamRoleArn": self.iam_role_arn,
-            "resourceArn": self.resource_arn,
-            "resourceType": self.resource_type,
-            "state": self.state,
-            "startBy": _iso(self.start_by),
-            "percentDone": self.percent_done,
-        }
-        if self.status_message:
-            detail["statusMessage"] = self.status_message
-        if self.state == "COMPLETED" and self.completed is not None:
-            detail["completionDate"] = _iso(self.completed)
-            detail["createdResourceArn"] = self.recovery_point_arn
+        """The "Backup Job State Change" event for the current state.
+
+        Field by field as the example events of the AWS Backup Developer Guide,
+        "Monitoring AWS Backup events using Amazon EventBridge"
+        (https://docs.aws.amazon.com/aws-backup/latest/devguide/eventbridge.html):
+        CREATED carries only ``backupJobId``, ``state`` and ``creationDate``;
+        RUNNING, FAILED and COMPLETED the job's fields; only COMPLETED names the
+        recovery point, in ``resources`` (``resources`` is ``[]`` otherwise). For an
+        EC2 backup the recovery point ARN is the AMI's
+        (``arn:aws:ec2:REGION::image/ami-...``, "Amazon EC2 backups",
+        https://docs.aws.amazon.com/aws-backup/latest/devguide/ec2-backups.html), so a
+        handler written for AWS takes the image from ``resources[0]``.
+        """
+        detail: dict[str, Any]
+        if self.state == "CREATED":
+            detail = {
+                "backupJobId": self.job_id,
+                "state": self.state,
+                "creationDate": _iso(self.created),
+            }
+        else:
+            detail = {
+                "backupJobId": self.job_id,
+                "backupVaultArn": self.vault_arn,
+                "backupVaultName": self.vault_name,
+                "bytesTransferred": str(self.size if self.state == "COMPLETED" else 0),
+                "creationDate": _iso(self.created),
+                "iamRoleArn": self.iam_role_arn,
+                "resourceArn": self.resource_arn,
+                "resourceType": self.resource_type,
+                "state": self.state,
+            }
+            if self.state != "FAILED":  # the FAILED example has no size
+                detail["backupSizeInBytes"] = str(self.size)
+            if self.status_message:
+                detail["statusMessage"] = self.status_message
+            if self.completed is not None and self.state == "COMPLETED":
+                detail["completionDate"] = _iso(self.completed)
+            detail["startBy"] = _iso(self.start_by)
+            detail["percentDone"] = self.event_percent_done
+        completed = self.state == "COMPLETED" and self.recovery_point_arn
         return {
             "source": "aws.backup",
             "detail-type": "Backup Job State Change",
             "account": self.account,
             "region": self.region,
-            "resources": [self.resource_arn],
+            "resources": [self.recovery_point_arn] if completed else [],
             "detail": detail,
         }
 

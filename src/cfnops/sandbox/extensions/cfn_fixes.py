@@ -7,7 +7,18 @@
   and propagate ``Fn::GetAtt``-driven updates (see :mod:`_cfn_apply`);
 - ``UpdateStack`` on a stack with an operation in progress is refused, as in AWS;
 - ``ChangeSetType`` defaults to ``UPDATE`` (API reference, CreateChangeSet) — done
-  in :mod:`cfn_changesets`, which owns change sets.
+  in :mod:`cfn_changesets`, which owns change sets;
+- a stack parameter of type ``AWS::SSM::Parameter::Name`` is the parameter's *name*:
+  CloudFormation only checks that it exists and "won't retrieve the actual value"
+  (User Guide, "Supported Systems Manager parameter types",
+  https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-supplied-parameter-types.html);
+  moto resolved it like ``AWS::SSM::Parameter::Value<String>``;
+- an ``AWS::SSM::Parameter`` without ``Name`` gets a generated name, as any
+  resource whose name is omitted ("If you don't specify a name, CloudFormation
+  generates a unique physical ID", e.g. ``MyStack-MyBucket-abcdefghijk1``:
+  https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-name.html;
+  ``Name`` in https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ssm-parameter.html).
+  moto called PutParameter with no name (HTTP 500). An update keeps the name.
 """
 
 from __future__ import annotations
@@ -112,6 +123,60 @@ def _locked(original: Any) -> Any:
     return call_action
 
 
+def _parse_ssm_parameter(original: Any) -> Any:
+    @functools.wraps(original)
+    def parse_ssm_parameter(self: Any, value: str, value_type: str) -> Any:
+        if value_type != "AWS::SSM::Parameter::Name":
+            return original(self, value, value_type)
+        backend = moto_module("moto.ssm.models").ssm_backends[self._account_id][self._region_name]
+        if backend.get_parameter(value) is None:
+            raise moto_module("moto.cloudformation.exceptions").ValidationError(
+                message=f"Parameter {value} of type AWS::SSM::Parameter::Name does not exist"
+                " in Systems Manager Parameter Store; create it first or pass an existing name"
+            )
+        return value
+
+    return parse_ssm_parameter
+
+
+def _named(properties: dict[str, Any], name: str) -> dict[str, Any]:
+    return properties if properties.get("Name") else {**properties, "Name": name}
+
+
+def _ssm_create(original: Any) -> Any:
+    def create_from_cloudformation_json(
+        cls: Any, resource_name: str, cloudformation_json: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        props = _named(cloudformation_json.get("Properties") or {}, resource_name)
+        json_with_name = {**cloudformation_json, "Properties": props}
+        return original.__func__(cls, resource_name, json_with_name, *args, **kwargs)
+
+    return classmethod(create_from_cloudformation_json)
+
+
+def _ssm_update(original: Any) -> Any:
+    def update_from_cloudformation_json(
+        cls: Any,
+        original_resource: Any,
+        new_resource_name: str,
+        cloudformation_json: Any,
+        account_id: str,
+        region_name: str,
+    ) -> Any:
+        # A generated name stays across updates (only a new Name replaces the parameter).
+        props = _named(cloudformation_json.get("Properties") or {}, original_resource.name)
+        return original.__func__(
+            cls,
+            original_resource,
+            props["Name"],
+            {**cloudformation_json, "Properties": props},
+            account_id,
+            region_name,
+        )
+
+    return classmethod(update_from_cloudformation_json)
+
+
 _installed = False
 
 
@@ -133,5 +198,14 @@ def install() -> None:
     responses.CloudFormationResponse._get_param_values = _get_param_values
     responses.CloudFormationResponse._validate_status = _wrap_validate_status(
         responses.CloudFormationResponse._validate_status
+    )
+    resource_map = moto_module("moto.cloudformation.parsing").ResourceMap
+    resource_map.parse_ssm_parameter = _parse_ssm_parameter(resource_map.parse_ssm_parameter)
+    parameter = moto_module("moto.ssm.models").Parameter
+    parameter.create_from_cloudformation_json = _ssm_create(
+        parameter.__dict__["create_from_cloudformation_json"]
+    )
+    parameter.update_from_cloudformation_json = _ssm_update(
+        parameter.__dict__["update_from_cloudformation_json"]
     )
     _installed = True

@@ -50,6 +50,10 @@ def resolve_image_id(account: str, region: str, image_id: str) -> str:
 def _wrap_run_instances(original: Any) -> Any:
     @functools.wraps(original)
     def run_instances(self: Any, image_id: str, *args: Any, **kwargs: Any) -> Any:
+        if not image_id and kwargs.get("launch_template"):
+            # RunInstances with only a LaunchTemplate launches the template's ImageId
+            template = self._get_template_from_args(kwargs["launch_template"])
+            image_id = template.data.get("ImageId") or image_id
         resolved = resolve_image_id(self.account_id, self.region_name, image_id)
         return original(self, resolved, *args, **kwargs)
 
