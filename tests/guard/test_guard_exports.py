@@ -18,6 +18,7 @@ def test_exported_members() -> None:
         "diff_annotations",
         "findings_by_resource",
         "render_text",
+        "replacement_reasons",
         "to_json",
         "to_sarif",
     ]

@@ -53,6 +53,10 @@ def diff(
         Path | None,
         typer.Option("--code", help="Custom-resource handler code for the guard's findings."),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option("--strict", help="--fail-on also trips on mangled-equivalent changes."),
+    ] = False,
 ) -> None:
     """Show what deploying NEW does: in-place updates, replacements (and the reference
     chains causing them), creations, deletions and orphans."""
@@ -89,7 +93,7 @@ def diff(
         result = diff_templates(old, new, region=_table_region(st), parameter_values=values)
     result = _with_guard_findings(result, templates[-1], code)
     _render(st, fmt, result, title=f"Stack {stack}" if stack else "Template diff")
-    tripped = gate(result, FailOn(fail_on)) if fail_on else None
+    tripped = gate(result, FailOn(fail_on), strict=strict) if fail_on else None
     if tripped is not None:
         names = ", ".join(f"{r.logical_id} ({r.impact.value})" for r in tripped) or "differences"
         typer.echo(f"cfnops diff: --fail-on {fail_on} tripped: {names}", err=True)
@@ -103,11 +107,12 @@ def _with_guard_findings(result: Any, template: Path, code: Path | None) -> Any:
     """Attach ``cfnops guard`` findings to changed custom resources (if there are any)."""
     if not any(r.type.startswith("Custom::") or r.type == _CUSTOM for r in result.resources):
         return result
-    from cfnops.diff import annotate
-    from cfnops.guard import GuardInputError, diff_annotations
+    from cfnops.diff import annotate, escalate
+    from cfnops.guard import GuardInputError, diff_annotations, replacement_reasons
 
     try:
-        return annotate(result, diff_annotations(template, code))
+        annotated = annotate(result, diff_annotations(template, code))
+        return escalate(annotated, replacement_reasons(template, code))
     except GuardInputError:  # the guard could not read it: the plain diff still stands
         return result
 

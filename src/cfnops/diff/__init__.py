@@ -27,7 +27,9 @@ from cfnops.diff._model import (
     PropertyDiff,
     ResourceDiff,
     TemplateDiff,
+    ValueChange,
     annotate,
+    escalate,
     worst,
 )
 from cfnops.diff._params import parameter_values
@@ -51,8 +53,10 @@ __all__ = [
     "StackTemplateError",
     "TemplateDiff",
     "TemplateLoadError",
+    "ValueChange",
     "annotate",
     "diff_templates",
+    "escalate",
     "gate",
     "load_template",
     "merge_change_set",

@@ -14,6 +14,7 @@ from cfnops.diff._model import (
     ParameterValue,
     ResourceDiff,
     TemplateDiff,
+    ValueChange,
 )
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
@@ -28,6 +29,7 @@ from cfnops.diff._resources import (
     type_of,
 )
 from cfnops.diff._security import security_view
+from cfnops.diff._values import value_changes
 from cfnops.schemas import CUSTOM_RESOURCE_TYPE, SchemaTable, load_table
 
 NAMED_SECTIONS = ("Parameters", "Outputs", "Conditions", "Mappings", "Metadata")
@@ -78,7 +80,8 @@ def _resources(
     new: dict[str, Any],
     table: SchemaTable,
     changed_params: Mapping[str, ParameterValue],
-) -> tuple[ResourceDiff, ...]:
+    outputs: tuple[dict[str, Any], frozenset[str]] = ({}, frozenset()),
+) -> tuple[tuple[ResourceDiff, ...], tuple[ValueChange, ...]]:
     drafts: dict[str, Draft] = {}
     out: dict[str, ResourceDiff] = {}
     for rid in new:
@@ -137,7 +140,8 @@ def _resources(
             other=tuple(draft.other),
             notes=notes,
         )
-    return tuple(out[k] for k in sorted(out))
+    values = value_changes(drafts, new, outputs[0], explain, outputs[1])
+    return tuple(out[k] for k in sorted(out)), values
 
 
 def prepare(template: Any, *, expand_foreach: bool = True) -> dict[str, Any]:
@@ -179,10 +183,19 @@ def diff_templates(
     table = table or load_table(region)
     o, n = prepare(old, expand_foreach=expand_foreach), prepare(new, expand_foreach=expand_foreach)
     changed = {p.name: p for p in parameter_values if p.old != p.new}
+    outputs = _entries(_section(o, "Outputs"), _section(n, "Outputs"))
+    resources, values = _resources(
+        _section(o, "Resources"),
+        _section(n, "Resources"),
+        table,
+        changed,
+        (_section(n, "Outputs"), frozenset(e.name for e in outputs)),
+    )
     result = TemplateDiff(
-        resources=_resources(_section(o, "Resources"), _section(n, "Resources"), table, changed),
+        resources=resources,
+        value_changes=values,
         parameters=_entries(_section(o, "Parameters"), _section(n, "Parameters")),
-        outputs=_entries(_section(o, "Outputs"), _section(n, "Outputs")),
+        outputs=outputs,
         conditions=_entries(_section(o, "Conditions"), _section(n, "Conditions")),
         mappings=_entries(_section(o, "Mappings"), _section(n, "Mappings")),
         metadata=_entries(_section(o, "Metadata"), _section(n, "Metadata")),

@@ -27,9 +27,18 @@ _TRIPS = {
 }
 
 
-def gate(diff: TemplateDiff, level: FailOn) -> tuple[ResourceDiff, ...] | None:
+def gate(
+    diff: TemplateDiff, level: FailOn, *, strict: bool = False
+) -> tuple[ResourceDiff, ...] | None:
     """``None`` when the gate passes; otherwise the resources that trip it
-    (empty for ``any`` tripped by a non-resource difference)."""
+    (empty for ``any`` tripped by a non-resource difference).
+
+    A diff that is only mangled non-ASCII text (``mangled_equivalent``: the
+    deployed template is the same one after GetTemplate's lossy round trip)
+    passes unless ``strict``.
+    """
+    if diff.mangled_equivalent and not strict:
+        return None
     if level is FailOn.ANY:
         return None if diff.is_empty else tuple(diff.resources)
     tripping = tuple(r for r in diff.resources if r.impact in _TRIPS[level])

@@ -138,6 +138,23 @@ class EntryDiff:
 
 
 @dataclass(frozen=True)
+class ValueChange:
+    """A resource or output whose value changes because something it refers to is replaced.
+
+    ``kind`` is ``"resource"`` (``properties`` lists the mutable properties that
+    refer to ``refers_to``) or ``"output"``. Informational: not counted in
+    ``difference_count``.
+    """
+
+    kind: str
+    name: str
+    impact: Impact
+    properties: tuple[str, ...]
+    refers_to: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ParameterValue:
     """A parameter's deployed value against the value the deploy would use."""
 
@@ -154,6 +171,8 @@ class TemplateDiff:
     (AWSTemplateFormatVersion, Description, Transform, Rules, unknown keys).
     ``security`` is the IAM / security-group view (not counted in
     ``difference_count``: its changes belong to resources already listed).
+    ``value_changes`` lists resources and outputs that change value because a
+    resource they refer to is replaced (not counted either).
     """
 
     resources: tuple[ResourceDiff, ...] = ()
@@ -169,6 +188,7 @@ class TemplateDiff:
     schema_source: str = ""
     notes: tuple[str, ...] = field(default=())
     security: SecurityView | None = None
+    value_changes: tuple[ValueChange, ...] = ()
 
     @property
     def difference_count(self) -> int:
@@ -208,3 +228,33 @@ def annotate(diff: TemplateDiff, annotations: Mapping[str, Sequence[str]]) -> Te
         for r in diff.resources
     )
     return replace(diff, resources=resources)
+
+
+def escalate(diff: TemplateDiff, reasons: Mapping[str, str]) -> TemplateDiff:
+    """``diff`` with in-place updates of the named resources turned into replacements.
+
+    For analyses that know more than the template, such as the guard: a custom
+    resource whose handler answers an Update with a new PhysicalResourceId is
+    replaced, and CloudFormation then sends a Delete for the old id (AWS docs:
+    "Custom resource request types: Update",
+    https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/crpg-ref-requesttypes-update.html).
+    Only resources reported as WILL_UPDATE change (an update is what sends the
+    handler its request); the reason and a note say why.
+    """
+    if not reasons:
+        return diff
+    out = []
+    for res in diff.resources:
+        why = reasons.get(res.logical_id)
+        if why is None or res.impact is not Impact.WILL_UPDATE:
+            out.append(res)
+            continue
+        out.append(
+            replace(
+                res,
+                impact=Impact.WILL_REPLACE,
+                reason=f"{res.logical_id} is replaced, old one deleted: {why}",
+                notes=tuple(n for n in res.notes if not n.startswith("update — the handler")),
+            )
+        )
+    return replace(diff, resources=tuple(out))

@@ -11,6 +11,8 @@
      "outputs": {…}, "conditions": {…}, "mappings": {…}, "metadata": {…}, "sections": {…},
      "parameterValues": {"<Name>": {"old": …, "new": …}},
      "mangledEquivalent": false,
+     "valueChanges": [{"kind": "resource|output", "name", "impact": "WILL_UPDATE",
+                       "properties": […], "refersTo": "<LogicalId>", "reason": "…"}],
      "summary": {"WILL_REPLACE": 1, …},
      "schema": {"region": "us-east-1", "source": "cfn-lint 1.58.0 (…)"},
      "iam": {"broadened": bool, "statementsAdded": [{"effect", "actions", "principals",
@@ -96,6 +98,18 @@ def to_json(diff: TemplateDiff) -> dict[str, Any]:
         out["parameterValues"] = {
             p.name: {"old": p.old, "new": p.new} for p in diff.parameter_values
         }
+    if diff.value_changes:
+        out["valueChanges"] = [
+            {
+                "kind": v.kind,
+                "name": v.name,
+                "impact": v.impact.value,
+                "properties": list(v.properties),
+                "refersTo": v.refers_to,
+                "reason": v.reason,
+            }
+            for v in diff.value_changes
+        ]
     if diff.notes:
         out["notes"] = list(diff.notes)
     if diff.security is not None:

@@ -93,6 +93,10 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
             f"| `{p.name}` | {_code(p.old)} | {_code(p.new)} |" for p in diff.parameter_values
         ]
         lines.append("")
+    if diff.value_changes:
+        lines += ["#### Values changed by replacements", ""]
+        lines += [f"- `{v.name}` ({v.kind}): {_cell(v.reason)}" for v in diff.value_changes]
+        lines.append("")
     if diff.mangled_equivalent:
         lines.append("> Only non-ASCII characters differ (GetTemplate returns them as `?`).\n")
     lines.extend(f"> {n}\n" for n in diff.notes)

@@ -123,6 +123,15 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
         parts.extend(_resource_tree(r) for r in diff.resources)
     if diff.outputs:
         parts.append(_entries("Outputs", diff.outputs))
+    if diff.value_changes:
+        tree = Tree(
+            Text("Values changed by replacements (updated, not counted)", style="bold underline"),
+            guide_style="dim",
+        )
+        for v in diff.value_changes:
+            label = "Output" if v.kind == "output" else "[~]"
+            tree.add(Text.assemble(f"{label} {v.name}: ", (v.reason, "dim italic")))
+        parts.append(tree)
     if diff.security is not None and (
         diff.security.has_iam_changes or diff.security.has_sg_changes
     ):

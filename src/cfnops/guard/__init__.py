@@ -8,7 +8,12 @@ template, reads their Lambda handlers (inline ``ZipFile``/``InlineCode``, SAM
 
 from __future__ import annotations
 
-from cfnops.guard._engine import check_template, diff_annotations, findings_by_resource
+from cfnops.guard._engine import (
+    check_template,
+    diff_annotations,
+    findings_by_resource,
+    replacement_reasons,
+)
 from cfnops.guard._model import Finding, GuardReport, Note, RuleInfo, Severity
 from cfnops.guard._render import render_text, to_json, to_sarif
 from cfnops.guard.errors import GuardInputError
@@ -26,6 +31,7 @@ __all__ = [
     "diff_annotations",
     "findings_by_resource",
     "render_text",
+    "replacement_reasons",
     "to_json",
     "to_sarif",
 ]

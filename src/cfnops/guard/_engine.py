@@ -115,3 +115,27 @@ def diff_annotations(
                 for f in ordered
             )
     return out
+
+
+_UNSTABLE_ID_RULES = frozenset({"CR001", "CR002", "CR003"})
+
+
+def replacement_reasons(
+    template_path: Path | str, code_dir: Path | str | None = None
+) -> dict[str, str]:
+    """Custom resources whose handler answers Update with a new PhysicalResourceId.
+
+    Keyed by logical id, for ``cfnops.diff.escalate``: only error-severity
+    findings of the unstable-id rules (CR001-CR003) count.
+    """
+    summary = {rule.id: rule.summary for rule in RULES}
+    out: dict[str, str] = {}
+    for resource, found in findings_by_resource(template_path, code_dir).items():
+        errors = [f for f in found if f.severity is Severity.ERROR and f.rule in _UNSTABLE_ID_RULES]
+        if errors:
+            first = min(errors, key=lambda f: f.line)
+            out[resource] = (
+                f"guard {first.rule} {first.file}:{first.line}: {summary[first.rule]}; "
+                "the handler answers this Update with a new PhysicalResourceId"
+            )
+    return out

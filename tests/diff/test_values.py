@@ -1,0 +1,88 @@
+"""Value propagation, the mangled-equivalent gate and guard escalation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfnops.diff import (
+    FailOn,
+    Impact,
+    ResourceDiff,
+    TemplateDiff,
+    diff_templates,
+    escalate,
+    gate,
+    to_json,
+)
+
+
+def _stack(name: str) -> dict[str, Any]:
+    return {
+        "Resources": {
+            "Table": {"Type": "AWS::DynamoDB::Table", "Properties": {"TableName": name}},
+            "Fn": {
+                "Type": "AWS::Lambda::Function",
+                "Properties": {
+                    "Role": "arn:aws:iam::1:role/r",
+                    "Code": {"ZipFile": "x"},
+                    "Environment": {"Variables": {"TABLE": {"Ref": "Table"}}},
+                },
+            },
+            "Untouched": {"Type": "AWS::SNS::Topic", "Properties": {"DisplayName": "t"}},
+        },
+        "Outputs": {
+            "TableArn": {"Value": {"Fn::GetAtt": ["Table", "Arn"]}},
+            "Static": {"Value": "x"},
+        },
+    }
+
+
+def test_referrers_of_a_replaced_resource_change_value_with_the_chain() -> None:
+    result = diff_templates(_stack("a"), _stack("b"))
+    assert result.difference_count == 1  # only the table: value changes are not counted
+    assert result.resource("Fn") is None
+    by_name = {(v.kind, v.name): v for v in result.value_changes}
+    assert set(by_name) == {("resource", "Fn"), ("output", "TableArn")}
+    fn = by_name[("resource", "Fn")]
+    assert fn.impact is Impact.WILL_UPDATE
+    assert fn.properties == ("Environment",)
+    assert fn.refers_to == "Table"
+    assert "Table is replaced because TableName is create-only" in fn.reason
+    doc = to_json(result)
+    assert doc["valueChanges"][0]["refersTo"] == "Table"
+
+
+def test_no_value_changes_without_a_replacement() -> None:
+    old, new = _stack("a"), _stack("a")
+    new["Resources"]["Table"]["Properties"]["BillingMode"] = "PAY_PER_REQUEST"
+    result = diff_templates(old, new)
+    assert result.resource("Table") is not None
+    assert result.value_changes == ()
+    assert "valueChanges" not in to_json(result)
+
+
+def test_mangled_equivalent_passes_the_gate_unless_strict() -> None:
+    old = {"Description": "???", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}
+    new = {"Description": "日本語", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}
+    result = diff_templates(old, new)
+    assert result.mangled_equivalent and not result.is_empty
+    assert gate(result, FailOn.ANY) is None
+    assert gate(result, FailOn.ANY, strict=True) is not None
+    real = {"Description": "abc", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}
+    assert gate(diff_templates(old, real), FailOn.ANY) is not None
+
+
+def test_escalate_turns_only_updates_into_replacements() -> None:
+    diff = TemplateDiff(
+        resources=(
+            ResourceDiff("Cr", "Custom::Thing", Impact.WILL_UPDATE, "Cr is updated in place"),
+            ResourceDiff("New", "Custom::Thing", Impact.WILL_CREATE, "only in the new template"),
+        )
+    )
+    out = escalate(diff, {"Cr": "guard CR001", "New": "guard CR001"})
+    cr, new = out.resource("Cr"), out.resource("New")
+    assert cr is not None and cr.impact is Impact.WILL_REPLACE
+    assert "old one deleted" in cr.reason
+    assert new is not None and new.impact is Impact.WILL_CREATE
+    assert gate(out, FailOn.REPLACE) == (cr,)
+    assert gate(diff, FailOn.REPLACE) is None
