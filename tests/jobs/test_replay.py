@@ -103,6 +103,8 @@ def test_exported_names() -> None:
         [
             "WORKFLOW",
             "CapturingTransport",
+            "CheckFinding",
+            "CheckReport",
             "HttpRequest",
             "HttpResponse",
             "JobResult",
@@ -110,6 +112,7 @@ def test_exported_names() -> None:
             "JobStore",
             "RunRow",
             "TriggerService",
+            "check_dataflow",
             "register_function",
             "register_state_machine",
             "set_http_transport",

@@ -146,6 +146,34 @@ def validate_cmd(
         raise typer.Exit(int(ExitCode.USAGE))
 
 
+@job_app.command("check")
+def check_cmd(
+    ctx: typer.Context,
+    definition: Def,
+    input_: Annotated[str, typer.Option("--input", help="Sample input: JSON, or @FILE.")] = "{}",
+    task_results: Annotated[
+        Path | None,
+        typer.Option(help="JSON/YAML file: state name → sample result (see docs/jobs.md)."),
+    ] = None,
+) -> None:
+    """Walk every path with sample data: references that cannot resolve, Choice branches that
+    can never match, and each state's input and output shape (exit 2 on an error)."""
+    from cfnops.cli._job_check import render_check
+    from cfnops.jobs import check_dataflow
+    from cfnops.jobs._check_samples import read_task_results
+
+    st = state(ctx)
+    defn, value = load_definition(definition), parse_input(input_)
+    results = read_task_results(task_results) if task_results else None
+    report = check_dataflow(defn, value, results)
+    if st.output_format == "json":
+        st.emit_json(report.to_json())
+    else:
+        render_check(st.console, report, str(definition))
+    if not report.ok:
+        raise typer.Exit(int(ExitCode.USAGE))
+
+
 @job_app.command("list")
 def list_cmd(
     ctx: typer.Context,

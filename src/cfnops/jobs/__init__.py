@@ -7,6 +7,8 @@
 'SUCCEEDED'
 """
 
+from cfnops.jobs._check import check_dataflow
+from cfnops.jobs._check_model import CheckFinding, CheckReport
 from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse, set_http_transport
 from cfnops.jobs._integrations import register_function, register_state_machine
 from cfnops.jobs._runner import JobResult
@@ -18,6 +20,8 @@ from cfnops.jobs._worker import start_worker_services
 __all__ = [
     "WORKFLOW",
     "CapturingTransport",
+    "CheckFinding",
+    "CheckReport",
     "HttpRequest",
     "HttpResponse",
     "JobResult",
@@ -25,6 +29,7 @@ __all__ = [
     "JobStore",
     "RunRow",
     "TriggerService",
+    "check_dataflow",
     "register_function",
     "register_state_machine",
     "set_http_transport",
