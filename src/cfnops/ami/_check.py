@@ -18,7 +18,7 @@ EC2 User Guide "Use a Systems Manager parameter instead of an AMI ID"), with the
 parameter created outside the stack; **2** ``ImageId: !Ref <Parameter>`` of type
 ``AWS::EC2::Image::Id`` (or ``String``), rotated by UpdateStack.
 
-Templates are loaded with cfn-lint's decoder (``cfnlint.decode``), which keeps
+Templates are loaded by the shared loader (:mod:`cfnops.templates`), which keeps
 line numbers.
 """
 
@@ -117,17 +117,20 @@ class CheckReport:
 
 
 def load_template(path: Path) -> dict[str, Any]:
-    """Decode JSON or YAML with cfn-lint (line numbers kept on the nodes)."""
-    from cfnlint.decode import decode_str
+    """Decode JSON or YAML with the shared loader (line numbers kept on the nodes)."""
+    from cfnops.templates import TemplateError, decode
 
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TemplateLoadError(str(path), exc.strerror or str(exc)) from exc
-    template, matches = decode_str(text)
-    if template is None or not isinstance(template, dict):
-        reason = "; ".join(str(m.message) for m in matches) or "not a template object"
-        raise TemplateLoadError(str(path), reason)
+    try:
+        template = decode(text, str(path))
+    except TemplateError as exc:
+        where = f"line {exc.line}: " if exc.line else ""
+        raise TemplateLoadError(str(path), f"{where}{exc.reason}") from exc
+    if not isinstance(template, dict):
+        raise TemplateLoadError(str(path), "not a template object")
     return dict(template)
 
 

@@ -1,12 +1,11 @@
 """Template loading: JSON and YAML with CloudFormation short-form tags.
 
-YAML (and any JSON the fast path rejects) goes through cfn-lint's decoder
-(``cfnlint.decode``), which maps ``!Ref X`` to ``{"Ref": "X"}``, every other
-``!Name`` tag to ``{"Fn::Name": ...}`` and ``!GetAtt A.B.C`` to
-``{"Fn::GetAtt": ["A", "B.C"]}``, and reports errors with line and column.
-cfn-lint takes about a second to import, so it is imported only when needed:
-a template that is valid JSON without duplicate keys is parsed by the standard
-library (the same result, a fraction of the time).
+YAML (and any JSON the fast path rejects) goes through the shared template
+loader (:mod:`cfnops.templates`, PyYAML's C parser), which maps ``!Ref X`` to
+``{"Ref": "X"}``, every other ``!Name`` tag to ``{"Fn::Name": ...}`` and
+``!GetAtt A.B.C`` to ``{"Fn::GetAtt": ["A", "B.C"]}``, and reports errors with
+line and column. A template that is valid JSON without duplicate keys is parsed
+by the standard library's ``json`` (the same result, faster still).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from typing import Any
 
 from cfnops.diff._normalise import plain
 from cfnops.diff.errors import TemplateLoadError
+from cfnops.templates import decode, read_text
 
 TEMPLATE_KEYS = frozenset(
     {
@@ -57,24 +57,13 @@ def _fast_json(text: str, source: str) -> Any | None:
             raise TemplateLoadError(
                 source, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
             ) from None
-        return None  # maybe a YAML flow mapping: let cfn-lint decide
-    except _DuplicateKey:  # let cfn-lint say where
+        return None  # maybe a YAML flow mapping: let the YAML loader decide
+    except _DuplicateKey:  # let the YAML loader say where
         return None
 
 
 def _decode(text: str, source: str) -> Any:
-    from cfnlint.decode import decode_str  # slow import: only for YAML and bad JSON
-
-    template, matches = decode_str(text)
-    if matches:
-        first = matches[0]
-        raise TemplateLoadError(
-            source,
-            f"invalid YAML/JSON: {first.message}",
-            line=getattr(first, "linenumber", None),
-            column=getattr(first, "columnnumber", None),
-        )
-    return plain(template)
+    return plain(decode(text, source))  # raises TemplateError (= TemplateLoadError)
 
 
 def check_template(template: Any, source: str) -> dict[str, Any]:
@@ -111,15 +100,4 @@ def parse_template(text: str, source: str = "<string>") -> dict[str, Any]:
 
 def load_template(path: str | Path) -> dict[str, Any]:
     """Read and parse a template file (``-`` is not supported: pass a path)."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TemplateLoadError(str(path), "file not found") from None
-    except IsADirectoryError:
-        raise TemplateLoadError(str(path), "is a directory, not a template file") from None
-    except UnicodeDecodeError as exc:
-        raise TemplateLoadError(str(path), f"not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise TemplateLoadError(str(path), f"cannot read: {exc.strerror}") from None
-    return parse_template(text, str(path))
+    return parse_template(read_text(path), str(path))

@@ -2,30 +2,11 @@
 
 from __future__ import annotations
 
-from cfnops.errors import OperationFailed, UsageError
+from cfnops.errors import OperationFailed
+from cfnops.templates.errors import TemplateError
 
-
-class TemplateLoadError(UsageError):
-    """A template file cannot be read or parsed, or is not a CloudFormation template."""
-
-    def __init__(
-        self,
-        source: str,
-        reason: str,
-        *,
-        line: int | None = None,
-        column: int | None = None,
-        hint: str | None = None,
-    ) -> None:
-        self.source = source
-        self.line = line
-        self.column = column
-        self.reason = reason
-        where = source if line is None else f"{source}:{line}:{column or 1}"
-        super().__init__(
-            f"{where}: {reason}",
-            hint=hint or "fix the template (JSON or YAML with CloudFormation tags) and retry",
-        )
+# The shared loader's one error class, under the name this package has always exported.
+TemplateLoadError = TemplateError
 
 
 class StackTemplateError(OperationFailed):

@@ -1,7 +1,7 @@
 """Template side: load it, find custom resources, their functions and the handler source.
 
-Templates are decoded with cfn-lint's decoder (JSON, and YAML with the short-form
-tags), which keeps line numbers on every mapping and string.
+Templates are decoded by the shared loader (:mod:`cfnops.templates`: JSON, and YAML
+with the short-form tags), which keeps line numbers on every mapping and string.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cfnlint.decode import decode_str
-
 from cfnops.guard.errors import GuardInputError
+from cfnops.templates import TemplateError, decode
 
 CUSTOM_TYPES = ("AWS::CloudFormation::CustomResource",)
 FUNCTION_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
@@ -59,11 +58,11 @@ def load_template(path: Path) -> Template:
         raise GuardInputError(path, "file not found") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise GuardInputError(path, f"cannot read it ({exc})") from exc
-    body, matches = decode_str(text)
-    if matches:
-        first = matches[0]
-        where = f"{first.linenumber}:{first.columnnumber}"
-        raise GuardInputError(path, f"{where}: {first.message}", line=first.linenumber)
+    try:
+        body = decode(text, str(path))
+    except TemplateError as exc:
+        where = f"{exc.line}:{exc.column}"
+        raise GuardInputError(path, f"{where}: {exc.reason}", line=exc.line) from exc
     if not isinstance(body, Mapping) or not isinstance(body.get("Resources"), Mapping):
         raise GuardInputError(path, "not a CloudFormation template (no Resources mapping)")
     return Template(path, text, body)
