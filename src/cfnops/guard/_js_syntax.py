@@ -7,8 +7,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import esprima
-
 from cfnops.guard._facts import AWS, CFN_RESPONSE, MOD_PREFIX, Val, lab
 from cfnops.guard._flow import HandlerSyntaxError
 
@@ -26,6 +24,10 @@ _MODERN = (
 
 def parse_javascript(source: str) -> Node:
     """Parse a script or an ES module; raise :class:`HandlerSyntaxError` if neither parses."""
+    # Imported here: esprima's import walks every Unicode code point (~0.2 s), which only
+    # a run that analyses a Node.js handler should pay.
+    import esprima
+
     first_error: Exception | None = None
     for text in (source, _downlevel(source)):
         for parse in (esprima.parseScript, esprima.parseModule):
