@@ -176,6 +176,9 @@ class AmiSettings(_Section):
     update_wait_seconds: float = Field(default=3600.0, gt=0)
     poll_seconds: float = Field(default=15.0, gt=0)
     check_compatibility: bool = True
+    # Pattern 3: event-driven stack rotations wait through the instance refresh that
+    # the group's AutoScalingInstanceRefresh update policy starts (and require it).
+    roll: bool = False
 
 
 class Settings(BaseSettings):

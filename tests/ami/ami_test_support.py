@@ -45,7 +45,11 @@ def deploy(sandbox: Sandbox, pattern: int, stack: str, **params: str) -> dict[st
     subnet = ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])[
         "Subnets"
     ][0]["SubnetId"]
-    name = "pattern1-ssm-parameter.yaml" if pattern == 1 else "pattern2-stack-parameter.yaml"
+    name = {
+        1: "pattern1-ssm-parameter.yaml",
+        2: "pattern2-stack-parameter.yaml",
+        3: "pattern3-instance-refresh.yaml",
+    }[pattern]
     cfn.create_stack(
         StackName=stack,
         TemplateBody=(EXAMPLES / name).read_text(),

@@ -4,8 +4,10 @@ Pattern 1 (SSM parameter): the launch template's ``ImageId`` is
 ``resolve:ssm:<name>``; rotation writes the parameter. Pattern 2 (stack
 parameter): the template takes ``ImageId`` as a parameter; rotation is an
 UpdateStack that keeps every other value (the durable workflow
-``cfnops.ami.rotate-stack``). :func:`check_template` flags the drift-prone
-alternative. See ``docs/ami.md``.
+``cfnops.ami.rotate-stack``). Pattern 3 (``--roll``): pattern 2 on a group whose
+``AutoScalingInstanceRefresh`` update policy makes CloudFormation replace the
+instances at once (:func:`plan_roll` says whether a template can).
+:func:`check_template` flags the drift-prone alternatives. See ``docs/ami.md``.
 """
 
 from cfnops.ami._check import CheckReport, Finding, check_template, load_template
@@ -18,10 +20,12 @@ from cfnops.ami._parameter import (
     rollback_parameter,
     rotate_parameter,
 )
+from cfnops.ami._roll import RollPlan, plan_roll
 from cfnops.ami._rotate import Rotation, rotate_from_event
 from cfnops.ami._service import Rotator
 from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
 from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
+from cfnops.ami.errors import InstanceRefreshFailed, NotRollable
 
 __all__ = [
     "PREVIOUS_TAG",
@@ -30,7 +34,10 @@ __all__ = [
     "Finding",
     "ImageEvent",
     "ImageFacts",
+    "InstanceRefreshFailed",
+    "NotRollable",
     "ParameterRotation",
+    "RollPlan",
     "Rotation",
     "Rotator",
     "Skipped",
@@ -41,6 +48,7 @@ __all__ = [
     "load_template",
     "parameter_owner",
     "parse_event",
+    "plan_roll",
     "previous_stack_image",
     "rollback_parameter",
     "rotate_from_event",

@@ -29,12 +29,14 @@ class Rotator:
         force: bool = False,
         check_compatibility: bool | None = None,
         parameter_key: str | None = None,
+        roll: bool | None = None,
     ) -> None:
         self.settings = settings
         self.clients = clients or AwsClients(settings.aws)
         self.force = force
         self.check_compatibility = check_compatibility
         self.parameter_key = parameter_key
+        self.roll = roll
         self._engine: Any = None
         self._owns_engine = False
 
@@ -72,6 +74,7 @@ class Rotator:
             parameter_key=self.parameter_key,
             check_compatibility=self.check_compatibility,
             action=action,
+            roll=self.roll,
         )
         run_id = run_id or f"ami-{action}-{stack}-{uuid.uuid4().hex[:10]}"
         return rotate_stack(self.engine(), request, run_id=run_id)

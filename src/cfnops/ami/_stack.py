@@ -17,6 +17,7 @@ from cfnops.ami.errors import (
     IncompatibleImage,
     NoImageParameter,
     NothingToRollBack,
+    NotRollable,
     StackNotReady,
     UpdateRolledBack,
 )
@@ -67,10 +68,12 @@ def build_request(
     parameter_key: str | None = None,
     check_compatibility: bool | None = None,
     action: str = "rotate",
+    roll: bool | None = None,
 ) -> dict[str, Any]:
     """The workflow input: the target, the bounded waits, and where AWS is."""
     ami, aws = settings.ami, settings.aws
     return {
+        "Roll": ami.roll if roll is None else roll,
         "StackName": stack,
         "ImageId": image_id,
         "ParameterKey": parameter_key or ami.parameter_key,
@@ -116,6 +119,8 @@ def raise_for_outcome(rotation: StackRotation) -> StackRotation:
             str(out.get("PreviousImageId")),
             out.get("Differences") or [],
         )
+    if outcome == "NOT_ROLLABLE":
+        raise NotRollable(stack, out.get("Problems") or [], out.get("Plan") or {})
     if outcome == "NO_SUCH_PARAMETER":
         raise NoImageParameter(stack, str(out.get("ParameterKey")), out.get("ParameterKeys") or [])
     status = str(out.get("StackStatus"))

@@ -21,6 +21,8 @@ __all__ = [
     "collect_failures",
     "parameter_list",
     "read_stack",
+    "refresh_progress",
+    "roll_check",
     "stack_status",
     "start_update",
 ]
@@ -143,3 +145,63 @@ def collect_failures(cfn: Any, stack: str, since_event_id: str | None) -> list[d
                     }
                 )
     return list(reversed(failures))
+
+
+def roll_check(cfn: Any, autoscaling: Any, stack: str, key: str) -> dict[str, Any]:
+    """Pattern 3's precondition: the groups that would roll, their names and known refreshes."""
+    from cfnops.ami._roll import decode_template_body, plan_roll
+
+    body = cfn.get_template(StackName=stack, TemplateStage="Original").get("TemplateBody")
+    plan = plan_roll(decode_template_body(body), key)
+    if not plan.ok:
+        return {"ok": False, "problems": plan.problems(), "plan": plan.to_json()}
+    groups: list[dict[str, Any]] = []
+    for group in plan.groups:
+        resource = cfn.describe_stack_resource(StackName=stack, LogicalResourceId=group.logical_id)[
+            "StackResourceDetail"
+        ]
+        name = str(resource["PhysicalResourceId"])
+        known = [r["InstanceRefreshId"] for r in _refreshes(autoscaling, name)]
+        groups.append({"LogicalResourceId": group.logical_id, "GroupName": name, "Known": known})
+    return {"ok": True, "problems": [], "groups": groups}
+
+
+def _refreshes(autoscaling: Any, group: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    token: str | None = None
+    while True:
+        request: dict[str, Any] = {"AutoScalingGroupName": group}
+        if token:
+            request["NextToken"] = token
+        page = autoscaling.describe_instance_refreshes(**request)
+        found.extend(page.get("InstanceRefreshes", []))
+        token = page.get("NextToken")
+        if not token:
+            return found
+
+
+def refresh_progress(autoscaling: Any, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The refresh each group runs since the update (newest not known before), as JSON."""
+    out: list[dict[str, Any]] = []
+    for group in groups:
+        known = set(group.get("Known") or [])
+        fresh = [
+            r
+            for r in _refreshes(autoscaling, group["GroupName"])
+            if r["InstanceRefreshId"] not in known
+        ]
+        if not fresh:
+            out.append({"GroupName": group["GroupName"], "Status": "NotStarted"})
+            continue
+        latest = fresh[0]  # newest first (DescribeInstanceRefreshes)
+        out.append(
+            {
+                "GroupName": group["GroupName"],
+                "InstanceRefreshId": latest["InstanceRefreshId"],
+                "Status": latest.get("Status"),
+                "StatusReason": latest.get("StatusReason"),
+                "PercentageComplete": latest.get("PercentageComplete"),
+                "InstancesToUpdate": latest.get("InstancesToUpdate"),
+            }
+        )
+    return out

@@ -35,6 +35,7 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionConfig, WaitF
 
 from cfnops.ami import _stack_steps as steps
 from cfnops.ami._images import ImageFacts, compatibility_differences, describe_image
+from cfnops.ami.errors import InstanceRefreshFailed
 from cfnops.aws import AwsClients
 from cfnops.config import AwsSettings
 from cfnops.durable._registry import workflow
@@ -166,6 +167,22 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
             )
     if previous == image_id:
         return _result(request, "UNCHANGED", PreviousImageId=previous, StackStatus=busy["status"])
+    roll = bool(request.get("Roll"))
+    plan: dict[str, Any] = {"groups": []}
+    if roll:
+        plan = context.step(
+            lambda _: steps.roll_check(
+                _clients(request).client("cloudformation"),
+                _clients(request).client("autoscaling"),
+                stack,
+                key,
+            ),
+            name="roll-check",
+        )
+        if not plan["ok"]:
+            return _result(
+                request, "NOT_ROLLABLE", Problems=plan["problems"], Plan=plan.get("plan")
+            )
 
     parameters = steps.parameter_list(info["ParameterKeys"], key, image_id)
     started = context.step(
@@ -183,7 +200,14 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
 
     def check_update(state: dict[str, Any], _: Any) -> dict[str, Any]:
         status = steps.stack_status(_clients(request).client("cloudformation"), stack)
-        return {"polls": int(state.get("polls", 0)) + 1, "status": status}
+        found = {"polls": int(state.get("polls", 0)) + 1, "status": status}
+        if roll:
+            refreshes = steps.refresh_progress(
+                _clients(request).client("autoscaling"), plan["groups"]
+            )
+            found["refreshes"] = refreshes
+            found["progress"] = _progress_log(list(state.get("progress") or []), refreshes)
+        return found
 
     done: dict[str, Any] = context.wait_for_condition(
         check_update,
@@ -198,6 +222,11 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
         name="update-complete",
     )
     status = str(done["status"])
+    rolled = {"Refreshes": done.get("refreshes", []), "Progress": done.get("progress", [])}
+    if roll and status in steps.ROLLED_BACK:
+        failed = [r for r in rolled["Refreshes"] if r.get("Status") not in ("Successful", None)]
+        if failed:
+            raise InstanceRefreshFailed(stack, failed[0], status)
     if status in steps.ROLLED_BACK:
         failures = context.step(
             lambda _: steps.collect_failures(
@@ -219,7 +248,31 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
         StackStatus=status,
         Parameters=parameters,
         Capabilities=info["Capabilities"],
+        **({"Roll": rolled} if roll else {}),
     )
+
+
+def _progress_log(
+    log: list[dict[str, Any]], refreshes: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Append each refresh's state when it differs from the last one logged for its group."""
+    from datetime import UTC, datetime
+
+    for refresh in refreshes:
+        entry = {
+            k: refresh.get(k)
+            for k in (
+                "GroupName",
+                "Status",
+                "PercentageComplete",
+                "InstancesToUpdate",
+                "StatusReason",
+            )
+        }
+        last = next((e for e in reversed(log) if e.get("GroupName") == entry["GroupName"]), None)
+        if last is None or {k: last.get(k) for k in entry} != entry:
+            log.append({**entry, "At": datetime.now(UTC).isoformat(timespec="seconds")})
+    return log
 
 
 def _run_id(context: Any) -> str:

@@ -22,6 +22,7 @@ Skipped events are not errors: they are :class:`cfnops.ami.Skipped` values.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from cfnops.errors import CfnopsError, OperationFailed, UsageError
 
@@ -170,4 +171,33 @@ class NoImageParameter(AmiError, UsageError):
             f"stack {stack} has no parameter {key!r} (it has: {', '.join(keys) or 'none'})",
             hint="pass --parameter-key with the template parameter that feeds ImageId, or "
             "see 'cfnops ami check' for the pattern 2 template edit",
+        )
+
+
+class InstanceRefreshFailed(AmiError, OperationFailed):
+    """Pattern 3: the instance refresh CloudFormation started did not succeed."""
+
+    def __init__(self, stack: str, refresh: dict[str, Any], stack_status: str) -> None:
+        self.stack, self.refresh, self.stack_status = stack, dict(refresh), stack_status
+        reason = refresh.get("StatusReason") or "no status reason given"
+        super().__init__(
+            f"instance refresh {refresh.get('InstanceRefreshId', '?')} of group "
+            f"{refresh.get('GroupName', '?')} in stack {stack} ended {refresh.get('Status')} "
+            f"at {refresh.get('PercentageComplete', 0)} %: {reason}; the stack is "
+            f"{stack_status}",
+            hint="the stack kept its previous AMI; fix the cause (health checks, the "
+            f"AMI itself) and rotate again, or 'cfnops ami rollback --stack {stack}'",
+        )
+
+
+class NotRollable(AmiError, UsageError):
+    """``--roll`` on a stack whose groups cannot roll through an instance refresh policy."""
+
+    def __init__(self, stack: str, problems: Sequence[str], plan: dict[str, Any]) -> None:
+        self.stack, self.problems, self.plan = stack, list(problems), dict(plan)
+        edits = [g["Edit"] for g in plan.get("groups", []) if g.get("Edit")]
+        hint = "edit the template:\n" + "\n".join(edits) if edits else None
+        super().__init__(
+            f"stack {stack} cannot be rotated with --roll: " + "; ".join(self.problems),
+            hint=hint,
         )

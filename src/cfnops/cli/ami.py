@@ -21,6 +21,15 @@ from cfnops.errors import UsageError
 ami_app = typer.Typer(help="Drift-free AMI rotation for auto-healing Auto Scaling groups.")
 
 _Output = Annotated[str | None, typer.Option("--output", "-o", help="text | json.")]
+_Roll = Annotated[
+    bool | None,
+    typer.Option(
+        "--roll/--no-roll",
+        help="Pattern 3 (--stack): roll the group's instances now through CloudFormation's "
+        "instance refresh (UpdatePolicy AutoScalingInstanceRefresh, required) and report its "
+        "progress. Default: the [ami] roll setting (false).",
+    ),
+]
 _Force = Annotated[
     bool, typer.Option("--force", help="Write a parameter even if a stack owns it (drifts it).")
 ]
@@ -60,6 +69,27 @@ def _render(st: CliState, fmt: str, results: list[Any]) -> None:
                 f"(previous {item.get('PreviousImageId') or '-'}, {item.get('StackStatus')}, "
                 f"run {item.get('RunId')})"
             )
+            _render_roll(st, item.get("Roll"))
+
+
+def _render_roll(st: CliState, roll: Any) -> None:
+    if not roll:
+        return
+    for step in roll.get("Progress", []):
+        reason = f" - {step['StatusReason']}" if step.get("StatusReason") else ""
+        st.console.print(
+            f"  {step.get('At', '')} {step['GroupName']}: {step['Status']} "
+            f"{step.get('PercentageComplete') or 0} %, "
+            f"{step.get('InstancesToUpdate') or 0} to update{reason}",
+            markup=False,
+        )
+    for refresh in roll.get("Refreshes", []):
+        if refresh.get("Status") == "NotStarted":
+            st.console.print(
+                f"  warning: no instance refresh started for {refresh['GroupName']} "
+                "(the launch template did not change?)",
+                markup=False,
+            )
 
 
 def _read_event(path: str) -> tuple[Any, str]:
@@ -88,9 +118,14 @@ def rotate_command(
     ] = None,
     force: _Force = False,
     check_compatibility: _Compat = True,
+    roll: _Roll = None,
     output: _Output = None,
 ) -> None:
-    """Rotate from an event (AMI tags name the target) or from explicit ids."""
+    """Rotate from an event (AMI tags name the target) or from explicit ids.
+
+    Patterns: --parameter writes the SSM parameter the launch template resolves at
+    launch (1); --stack updates the stack's image parameter (2); --stack --roll does
+    2 and waits while CloudFormation's instance refresh replaces the instances (3)."""
     from cfnops.ami import Rotator
 
     st = state(ctx)
@@ -99,12 +134,18 @@ def rotate_command(
         raise UsageError("give --event FILE|-, or --image-id with --parameter or --stack")
     if event is not None and (image_id or parameter or stack):
         raise UsageError("--event cannot be combined with --image-id/--parameter/--stack")
+    if roll and parameter is not None:
+        raise UsageError(
+            "--roll applies to stack rotations (--stack): a parameter rotation (pattern 1) "
+            "reaches instances as they launch"
+        )
     with Rotator(
         st.settings,
         st.clients,
         force=force,
         check_compatibility=check_compatibility,
         parameter_key=parameter_key,
+        roll=roll,
     ) as rotator:
         if event is not None:
             data, source = _read_event(event)
@@ -126,6 +167,7 @@ def rollback_command(
     ] = None,
     force: _Force = False,
     check_compatibility: _Compat = True,
+    roll: _Roll = None,
     output: _Output = None,
 ) -> None:
     """Restore the AMI the last rotation replaced (parameter tag / run record)."""
@@ -141,6 +183,7 @@ def rollback_command(
         force=force,
         check_compatibility=check_compatibility,
         parameter_key=parameter_key,
+        roll=roll,
     ) as rotator:
         result: Any = (
             rotator.rollback_parameter(parameter)

@@ -40,6 +40,7 @@ class Delays:
     ec2_transition: float = 2.0
     rds_transition: float = 3.0
     event_delivery: float = 0.0
+    instance_refresh: float = 1.0
 
     @classmethod
     def zero(cls) -> Delays:

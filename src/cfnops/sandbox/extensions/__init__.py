@@ -26,6 +26,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cfn_update_failures",
     "cfn_outcomes",
     "sns_subscriptions",
+    "asg_instance_refresh",
 )
 
 _lock = threading.Lock()
