@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,6 +18,7 @@ from cfnops.asl import (
     HistoryRecorder,
     Interpreter,
     LambdaError,
+    StartPoint,
     TaskContext,
     ThreadBranchExecutor,
     run_branch,
@@ -46,8 +48,9 @@ def test_exported_members() -> None:
         "BranchExecutor", "BranchJob", "CancelToken", "Clock", "DefinitionLoadError", "Execution",
         "ExecutionInfo",
         "ExecutionResult", "FakeInvoker", "Finding", "HistoryEvent", "HistoryRecorder",
-        "Interpreter", "InvalidDefinition", "LambdaError", "Recorder", "StatesFailure",
-        "SystemClock", "TaskContext", "TaskFailure", "TaskInvoker", "ThreadBranchExecutor",
+        "Interpreter", "InvalidDefinition", "LambdaError", "RandomTaskTokens", "Recorder",
+        "StartPoint", "StatesFailure", "SystemClock", "TaskContext", "TaskFailure", "TaskInvoker",
+        "TaskTokens", "ThreadBranchExecutor",
         "check_definition", "lambda_stand_in", "load_definition", "run_branch", "validate",
     }  # fmt: skip
 
@@ -197,9 +200,77 @@ def test_task_timeout_and_execution_timeout() -> None:
         "TimeoutSeconds": 1, "End": True}}}  # fmt: skip
     result = Interpreter(task, invoker=invoker).run({})
     assert (result.status, result.error) == ("FAILED", "States.Timeout")
-    wait = {"TimeoutSeconds": 1, "StartAt": "W",
-            "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}  # fmt: skip
-    assert Interpreter(wait).run({}).status == "TIMED_OUT"
+
+
+WAIT_60 = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}
+
+
+@pytest.mark.parametrize(
+    ("how", "status", "last_event"),
+    [
+        ("state-machine timeout", "TIMED_OUT", "ExecutionTimedOut"),
+        ("recorded start past the timeout", "TIMED_OUT", "ExecutionTimedOut"),
+        ("stop signal", "ABORTED", "ExecutionAborted"),
+    ],
+)
+def test_one_behaviour_on_timeout_and_abort(how: str, status: str, last_event: str) -> None:
+    """The one place that pins how a stopped or timed-out execution ends (the durable job
+    runner drives this same entry). DescribeExecution reports neither error nor cause for
+    them (the conformance case timeouts/test_global_timeout@describe_execution)."""
+    cancel = CancelToken()
+    started_at = None
+    definition: dict[str, Any] = dict(WAIT_60)
+    if how != "stop signal":
+        definition["TimeoutSeconds"] = 1
+    if how == "recorded start past the timeout":  # a recovered run gets no fresh budget
+        started_at = datetime.now(UTC) - timedelta(seconds=5)
+    elif how == "stop signal":
+        threading.Timer(0.2, cancel.cancel).start()
+    began = time.monotonic()
+    result = Interpreter(definition).run({}, cancel=cancel, started_at=started_at)
+    assert (result.status, result.error, result.cause) == (status, None, None)
+    assert result.events[-1].type == last_event
+    if how == "recorded start past the timeout":
+        assert time.monotonic() - began < 0.9
+
+
+class _Tokens:
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def token(self, state_name: str) -> str:
+        self.asked.append(state_name)
+        return f"tok-{state_name}-{len(self.asked)}"
+
+
+def test_engine_ports_token_redrive_count_and_start_point() -> None:
+    seen: list[Any] = []
+
+    def callback(payload: Any, ctx: TaskContext) -> Any:
+        seen.append((payload, ctx.task_token))
+        return {"ok": True}
+
+    d = {"StartAt": "A", "States": {
+        "A": {"Type": "Pass", "Assign": {"v": "from-a"}, "Result": "skipped", "Next": "B"},
+        "B": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke.waitForTaskToken",
+              "Parameters": {"FunctionName": "cb", "Payload": {
+                  "token.$": "$$.Task.Token", "redrives.$": "$$.Execution.RedriveCount",
+                  "in.$": "$", "v.$": "$v", "exec.$": "$$.Execution.Input"}},
+              "ResultPath": None, "End": True}}}  # fmt: skip
+    tokens = _Tokens()
+    result = Interpreter(d, invoker=FakeInvoker({"cb": callback})).run(
+        {"x": 1},
+        redrive_count=2,
+        task_tokens=tokens,
+        start=StartPoint("B", {"y": 2}, {"v": "kept"}),
+    )
+    assert result.status == "SUCCEEDED", (result.error, result.cause)
+    assert result.output == {"y": 2}
+    payload, ctx_token = seen[0]
+    assert payload == {"token": "tok-B-1", "redrives": 2, "in": {"y": 2}, "v": "kept",
+                       "exec": {"x": 1}}  # fmt: skip
+    assert ctx_token == "tok-B-1" and tokens.asked == ["B"]
+    assert [e.details.get("name") for e in result.events if e.type.endswith("Entered")] == ["B"]
 
 
 def test_data_limit_is_enforced() -> None:

@@ -78,7 +78,7 @@ def test_a_replay_calls_no_task_and_sleeps_no_wait(tmp_path: Path) -> None:
     items = [{"n": i} for i in range(10)]
     store.create_run("replay-1", "replay", MACHINE, {"items": items})
     calls: list[Any] = []
-    first = execute_run(store, "replay-1", lambda row: _invoker(calls))
+    first = execute_run(store, "replay-1", lambda row: _invoker(calls), account="210987654321")
     assert first.status == "SUCCEEDED"
     assert len(calls) == 30
     keys = {s.key for s in store.list_steps("replay-1")}
@@ -90,7 +90,7 @@ def test_a_replay_calls_no_task_and_sleeps_no_wait(tmp_path: Path) -> None:
     with store.engine.begin() as conn:
         conn.execute(sa.update(runs).where(runs.c.run_id == "replay-1").values(status="RUNNING"))
     again: list[Any] = []
-    replayed = execute_run(store, "replay-1", lambda row: _invoker(again))
+    replayed = execute_run(store, "replay-1", lambda row: _invoker(again), account="210987654321")
     assert again == []
     assert replayed.output == first.output
     assert sorted(e["type"] for e in store.history("replay-1")) == sorted(history)

@@ -9,16 +9,18 @@
 from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
 from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
 from cfnops.asl._history import HistoryEvent, HistoryRecorder
-from cfnops.asl._interpreter import ExecutionResult, Interpreter, run_branch
+from cfnops.asl._interpreter import ExecutionResult, Interpreter, StartPoint, run_branch
 from cfnops.asl._loader import load_definition
 from cfnops.asl._ports import (
     BranchExecutor,
     BranchJob,
     Clock,
+    RandomTaskTokens,
     Recorder,
     SystemClock,
     TaskContext,
     TaskInvoker,
+    TaskTokens,
     ThreadBranchExecutor,
 )
 from cfnops.asl._validate import check_definition, validate
@@ -46,12 +48,15 @@ __all__ = [
     "Interpreter",
     "InvalidDefinition",
     "LambdaError",
+    "RandomTaskTokens",
     "Recorder",
+    "StartPoint",
     "StatesFailure",
     "SystemClock",
     "TaskContext",
     "TaskFailure",
     "TaskInvoker",
+    "TaskTokens",
     "ThreadBranchExecutor",
     "check_definition",
     "lambda_stand_in",

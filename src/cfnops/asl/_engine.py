@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from cfnops.asl._dataflow import Scope, StateError
+from cfnops.asl._ports import RandomTaskTokens
 from cfnops.asl._timestamps import format_timestamp
 from cfnops.asl._values import MAX_PAYLOAD_BYTES
 from cfnops.asl.errors import StatesFailure
 
 if TYPE_CHECKING:
-    from cfnops.asl._ports import BranchExecutor, Clock, Recorder, TaskInvoker
+    from cfnops.asl._ports import BranchExecutor, Clock, Recorder, TaskInvoker, TaskTokens
 
 __all__ = ["Aborted", "Branch", "CancelToken", "Execution", "ExecutionInfo", "StateOutcome"]
 
@@ -98,8 +99,10 @@ class Execution:
         cancel: CancelToken,
         rng: random.Random | None = None,
         default_query_language: str = "JSONPath",
+        task_tokens: TaskTokens | None = None,
     ) -> None:
         self.info = info
+        self.task_tokens: TaskTokens = task_tokens or RandomTaskTokens()
         self.input = execution_input
         self.invoker = invoker
         self.clock = clock
@@ -176,8 +179,8 @@ class Branch:
         if self.cancel.cancelled:
             raise Aborted(self.cancel.reason)
 
-    def run(self, value: Any) -> Any:
-        name = self.program["StartAt"]
+    def run(self, value: Any, start_at: str | None = None) -> Any:
+        name = start_at or self.program["StartAt"]
         while True:
             self.check_cancel()
             state = self.states[name]

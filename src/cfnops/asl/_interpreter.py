@@ -1,4 +1,9 @@
-"""The public entry points: :class:`Interpreter` (one execution) and :func:`run_branch`."""
+"""The public entry points: :class:`Interpreter` (one execution) and :func:`run_branch`.
+
+:meth:`Interpreter.run` is the one way an execution is driven, in memory as on the
+durable engine (:mod:`cfnops.jobs`): the engine hands in its checkpointing ports, the
+run's recorded start time, its redrive count, a task-token source and a stop signal.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +26,27 @@ from cfnops.asl._ports import (
     Recorder,
     SystemClock,
     TaskInvoker,
+    TaskTokens,
     ThreadBranchExecutor,
 )
 from cfnops.asl._timestamps import format_timestamp
 from cfnops.asl.errors import StatesFailure
 
-__all__ = ["ExecutionResult", "Interpreter", "run_branch"]
+__all__ = ["ExecutionResult", "Interpreter", "StartPoint", "run_branch"]
+
+
+@dataclass(frozen=True)
+class StartPoint:
+    """Begin an execution at ``state`` (a top-level state) with ``input`` as its input and
+    ``variables`` in scope, instead of at ``StartAt`` with the execution input.
+
+    A rerun from the middle of a job-net starts this way; ``$$.Execution.Input`` stays the
+    execution input.
+    """
+
+    state: str
+    input: Any
+    variables: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,15 +106,24 @@ class Interpreter:
         rng: random.Random | None = None,
         started_at: datetime | None = None,
         cancel: CancelToken | None = None,
+        redrive_count: int = 0,
+        task_tokens: TaskTokens | None = None,
+        start: StartPoint | None = None,
     ) -> ExecutionResult:
         """Run one execution to its end and return how it ended (never raises for ASL errors).
 
         ``started_at`` (default: now) anchors ``$$.Execution.StartTime`` and the
         state-machine ``TimeoutSeconds`` deadline, so a resumed run keeps both.
-        ``cancel`` lets the caller stop the run (status ``ABORTED``).
+        ``cancel`` lets the caller stop the run: it ends ``ABORTED``, or ``TIMED_OUT`` when
+        cancelled with the reason ``"timeout"``. Both end with ``error`` and ``cause``
+        None, as DescribeExecution reports them for an execution stopped without an error
+        or timed out (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).
+        ``redrive_count`` is ``$$.Execution.RedriveCount``; ``task_tokens`` issues
+        ``$$.Task.Token`` (default: random tokens); ``start`` begins elsewhere than at
+        ``StartAt`` (see :class:`StartPoint`).
         """
         value = {} if execution_input is None else execution_input
-        start = started_at or self.clock.now()
+        began = started_at or self.clock.now()
         exec_name = name or str(uuid.uuid4())
         rec = recorder or HistoryRecorder(self.clock.now)
         info = ExecutionInfo(
@@ -104,8 +133,9 @@ class Interpreter:
             state_machine_arn=self.state_machine_arn,
             state_machine_name=self.name,
             role_arn=self.role_arn,
-            start_time=format_timestamp(start),
+            start_time=format_timestamp(began),
             region=self.region,
+            redrive_count=redrive_count,
         )
         root = cancel or CancelToken()
         execution = Execution(
@@ -118,6 +148,7 @@ class Interpreter:
             cancel=root,
             rng=rng,
             default_query_language=str(self.definition.get("QueryLanguage", "JSONPath")),
+            task_tokens=task_tokens,
         )
         rec.record(
             "ExecutionStarted",
@@ -127,15 +158,19 @@ class Interpreter:
         )  # fmt: skip
         timer: threading.Timer | None = None
         if "TimeoutSeconds" in self.definition:
-            deadline = start + timedelta(seconds=float(self.definition["TimeoutSeconds"]))
+            deadline = began + timedelta(seconds=float(self.definition["TimeoutSeconds"]))
             remaining = max((deadline - self.clock.now()).total_seconds(), 0.0)
             timer = threading.Timer(remaining, root.cancel, args=("timeout",))
             timer.daemon = True
             timer.start()
         # Step Functions links the first state's event to 0, not to ExecutionStarted.
-        branch = Branch(execution, self.definition, scope=Scope(), cancel=root, previous_event=0)
+        scope = Scope(None, dict(start.variables)) if start is not None else Scope()
+        branch = Branch(execution, self.definition, scope=scope, cancel=root, previous_event=0)
         try:
-            output = branch.run(value)
+            if start is not None:
+                output = branch.run(start.input, start_at=start.state)
+            else:
+                output = branch.run(value)
         except StatesFailure as failure:
             details: dict[str, Any] = {}
             if failure.error is not None:

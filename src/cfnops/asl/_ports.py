@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,10 +21,12 @@ __all__ = [
     "BranchExecutor",
     "BranchJob",
     "Clock",
+    "RandomTaskTokens",
     "Recorder",
     "SystemClock",
     "TaskContext",
     "TaskInvoker",
+    "TaskTokens",
     "ThreadBranchExecutor",
 ]
 
@@ -101,6 +104,24 @@ class BranchExecutor(Protocol):
     """
 
     def submit_all(self, jobs: Sequence[BranchJob], max_concurrency: int) -> list[Future[Any]]: ...
+
+
+class TaskTokens(Protocol):
+    """Issues ``$$.Task.Token`` for a ``.waitForTaskToken`` Task as its attempt starts.
+
+    Called on the thread running the state, before each attempt evaluates its payload
+    (which may read ``$$.Task.Token``); a durable engine returns a token derived from the
+    state's position so that a replay hands the same token out again.
+    """
+
+    def token(self, state_name: str) -> str: ...
+
+
+class RandomTaskTokens:
+    """A fresh random token per call (an in-memory execution has nothing to replay)."""
+
+    def token(self, state_name: str) -> str:
+        return uuid.uuid4().hex
 
 
 class SystemClock:

@@ -83,6 +83,11 @@ def _task(
     def attempt(retry_count: int) -> StateOutcome:
         actx = dict(ctx)
         actx["State"] = {**ctx["State"], "RetryCount": retry_count}
+        task_token = None
+        if str(state.get("Resource", "")).endswith(".waitForTaskToken"):
+            # https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token
+            task_token = branch.execution.task_tokens.token(name)
+            actx["Task"] = {"Token": task_token}
         if jsonata:
             env = jsonata_env(branch, raw, actx)
             payload = (
@@ -92,7 +97,9 @@ def _task(
             )
             timeout = _seconds_field(branch, state, "TimeoutSeconds", raw, actx)
             heartbeat = _seconds_field(branch, state, "HeartbeatSeconds", raw, actx)
-            result = _invoke(branch, name, state, payload, timeout, heartbeat, retry_count)
+            result = _invoke(
+                branch, name, state, payload, timeout, heartbeat, retry_count, task_token
+            )
             env2 = jsonata_env(branch, raw, actx, result=result)
             assigned = evaluate_assign(state["Assign"], env2) if "Assign" in state else None
             output = (
@@ -110,7 +117,7 @@ def _task(
         )
         timeout = _seconds_field(branch, state, "TimeoutSeconds", effective, actx)
         heartbeat = _seconds_field(branch, state, "HeartbeatSeconds", effective, actx)
-        result = _invoke(branch, name, state, payload, timeout, heartbeat, retry_count)
+        result = _invoke(branch, name, state, payload, timeout, heartbeat, retry_count, task_token)
         if "ResultSelector" in state:
             result = apply_template(state["ResultSelector"], jsonpath_env(branch, result, actx))
         assigned = None
@@ -131,6 +138,7 @@ def _invoke(
     timeout: float | None,
     heartbeat: float | None,
     attempt: int,
+    task_token: str | None = None,
 ) -> Any:
     resource = state["Resource"]
     legacy = is_legacy_lambda(resource)
@@ -165,6 +173,7 @@ def _invoke(
         execution_arn=branch.execution.info.execution_arn,
         attempt=attempt,
         heartbeat_seconds=heartbeat,
+        task_token=task_token,
         cancel=token.event,
         region=branch.execution.info.region,
     )

@@ -116,7 +116,8 @@ def _finish(st: CliState, result: JobResult, engine_before: object) -> None:
         st.console.print(f"{result.run_id}: [green]SUCCEEDED[/]")
         st.console.print_json(json.dumps(result.output))
     else:
-        st.console.print(f"{result.run_id}: [red]{result.status}[/] {result.error}: {result.cause}")
+        reason = ": ".join(str(x) for x in (result.error, result.cause) if x is not None)
+        st.console.print(f"{result.run_id}: [red]{result.status}[/] {reason}".rstrip())
     if result.status != "SUCCEEDED":
         raise typer.Exit(int(ExitCode.FAILED))
 

@@ -22,18 +22,18 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cfnops.asl import FakeInvoker, TaskContext
+from cfnops.asl import TaskContext
 from cfnops.asl.errors import TaskFailure
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.jobs._aws_sdk import call_aws_sdk
+from cfnops.jobs._functions import LocalFunction, call_local, functions
 from cfnops.jobs._http import SLACK_ALIAS, call_http
 from cfnops.jobs._runner import JobResult
 from cfnops.jobs._store import JobStore
 
 __all__ = ["JobInvoker", "register_function", "register_state_machine"]
 
-_functions = FakeInvoker()
 _machines: dict[str, Mapping[str, Any]] = {}
 _lock = threading.Lock()
 _SERVICE = "arn:aws:states:::"
@@ -41,20 +41,15 @@ _SERVICE = "arn:aws:states:::"
 ChildRunner = Callable[[str, str, Mapping[str, Any], Any, bool], JobResult]
 
 
-def register_function(name: str, fn: Callable[[Any, TaskContext], Any]) -> None:
+def register_function(name: str, fn: LocalFunction) -> None:
     """Make ``fn(payload, context)`` answer Lambda tasks for function ``name`` (offline runs)."""
-    _functions.register(name, fn)
+    functions.register(name, fn)
 
 
 def register_state_machine(name: str, definition: Mapping[str, Any]) -> None:
     """Make ``startExecution`` tasks for a state machine named ``name`` run ``definition``."""
     with _lock:
         _machines[name] = definition
-
-
-def _function_name(ref: str) -> str:
-    parts = ref.split(":")
-    return parts[6] if ref.startswith("arn:") and len(parts) >= 7 else ref
 
 
 class JobInvoker:
@@ -67,7 +62,10 @@ class JobInvoker:
         store: JobStore,
         run_child: ChildRunner,
         parent_run_id: str,
+        *,
+        account: str,
     ) -> None:
+        self.account = account
         self.settings = settings
         self.clients = clients
         self.store = store
@@ -112,33 +110,34 @@ class JobInvoker:
 
     # -- lambda --------------------------------------------------------------------------
     def _legacy_lambda(self, resource: str, payload: Any, context: TaskContext) -> Any:
-        name = _function_name(resource)
-        if name in _functions._functions:
-            return _functions.invoke(resource, payload, timeout=None, context=context)
+        local = functions.lookup(resource)
+        if local is not None:
+            return call_local(local, payload, context, compact=False)
         out = self._lambda_invoke({"FunctionName": resource, "Payload": payload}, context)
         return out["Payload"]
 
     def _lambda_invoke(self, payload: Any, context: TaskContext) -> Any:
         if not isinstance(payload, Mapping) or "FunctionName" not in payload:
             raise TaskFailure("States.Runtime", "lambda:invoke needs FunctionName")
-        name = _function_name(str(payload["FunctionName"]))
-        if name in _functions._functions:
-            return _functions.invoke(
-                "arn:aws:states:::lambda:invoke", dict(payload), timeout=None, context=context
-            )
-        params = {
-            "FunctionName": payload["FunctionName"],
-            "Payload": json.dumps(payload.get("Payload")).encode(),
-        }
-        for key in ("Qualifier", "InvocationType", "ClientContext", "LogType"):
-            if key in payload:
-                params[key] = payload[key]
-        response = call_aws_sdk(self.clients, "lambda", "invoke", params)
-        raw = response.get("Payload") or ""
-        body: Any = json.loads(raw) if raw else None
-        if response.get("FunctionError"):
-            error = body.get("errorType", "Error") if isinstance(body, dict) else "Error"
-            raise TaskFailure(str(error), raw)
+        local = functions.lookup(str(payload["FunctionName"]))
+        if local is not None:
+            body: Any = call_local(local, payload.get("Payload"), context, compact=True)
+            response: dict[str, Any] = {"StatusCode": 200}
+        else:
+            params = {
+                "FunctionName": payload["FunctionName"],
+                "Payload": json.dumps(payload.get("Payload")).encode(),
+            }
+            for key in ("Qualifier", "InvocationType", "ClientContext", "LogType"):
+                if key in payload:
+                    params[key] = payload[key]
+            response = call_aws_sdk(self.clients, "lambda", "invoke", params)
+            raw = response.get("Payload") or ""
+            body = json.loads(raw) if raw else None
+            if response.get("FunctionError"):
+                error = body.get("errorType", "Error") if isinstance(body, dict) else "Error"
+                raise TaskFailure(str(error), raw)
+        # https://docs.aws.amazon.com/step-functions/latest/dg/connect-lambda.html
         return {
             "ExecutedVersion": response.get("ExecutedVersion", "$LATEST"),
             "Payload": body,
@@ -192,8 +191,9 @@ class JobInvoker:
         with _lock:
             definition = _machines.get(name)
         if definition is None:
+            # Step Functions' own API names its members in camelCase (stateMachineArn).
             described = call_aws_sdk(
-                self.clients, "sfn", "describeStateMachine", {"StateMachineArn": arn}
+                self.clients, "sfn", "describeStateMachine", {"stateMachineArn": arn}
             )
             definition = json.loads(described["definition"])
         value = payload.get("Input", {})
@@ -203,7 +203,7 @@ class JobInvoker:
         child_id = str(payload.get("Name") or f"{self.parent_run_id}-{name}-{digest}")
         wait = pattern in (".sync", ".sync:2")
         result = self.run_child(child_id, name, definition, value, wait)
-        exec_arn = f"arn:aws:states:{context.region}:111111111111:execution:{name}:{child_id}"
+        exec_arn = f"arn:aws:states:{context.region}:{self.account}:execution:{name}:{child_id}"
         if not wait:
             return {"ExecutionArn": exec_arn, "StartDate": None}
         described_child = {
@@ -242,4 +242,4 @@ class JobInvoker:
 
 def local_function_names() -> frozenset[str]:
     """Names of the local callables registered with :func:`register_function`."""
-    return frozenset(_functions._functions)
+    return functions.names()

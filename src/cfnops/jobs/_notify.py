@@ -26,7 +26,7 @@ def notify_run_end(service: JobService, run_id: str) -> bool:
     from cfnops.notify import Notification, notify_all
 
     ok = row.status == "SUCCEEDED"
-    arn = execution_arn(row, service.region)
+    arn = execution_arn(row, service.region, service.account)
     body = (
         json.dumps(row.output, indent=2, ensure_ascii=False)
         if ok

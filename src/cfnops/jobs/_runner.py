@@ -1,27 +1,22 @@
-"""One durable execution of a job-net: the ASL interpreter on checkpointed ports.
+"""One durable execution of a job-net: :meth:`cfnops.asl.Interpreter.run` on checkpointed
+ports (:mod:`cfnops.jobs._durable_ports`).
 
-This mirrors :meth:`cfnops.asl.Interpreter.run` (same events, same outcomes) with three
-additions the core's public entry point does not offer yet: the context object carries
-``$$.Task.Token`` for ``.waitForTaskToken`` tasks, the execution can be stopped from
-another process, and a state-machine ``TimeoutSeconds`` counts from the run's recorded
-start, so a recovered run does not get a fresh budget.
+The run's recorded start time anchors ``$$.Execution.StartTime`` and the state-machine
+``TimeoutSeconds`` (a recovered run gets no fresh budget); a watcher thread turns a stop
+request written by another process into the interpreter's stop signal; task tokens derive
+from the state's position, so a replay hands out the same ``$$.Task.Token``.
 """
 
 from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from cfnops.asl import ExecutionInfo, TaskInvoker
-from cfnops.asl._dataflow import Scope
-from cfnops.asl._engine import Aborted, Branch, CancelToken, Execution, dumps_event
-from cfnops.asl._timestamps import format_timestamp
-from cfnops.asl.errors import StatesFailure
+from cfnops.asl import CancelToken, Interpreter, TaskInvoker
 from cfnops.jobs._durable_ports import (
     BatchRecorder,
     DurableBranchExecutor,
@@ -39,8 +34,6 @@ __all__ = [
     "redrive_point",
     "top_level_path",
 ]
-
-ACCOUNT = "111111111111"
 
 
 @dataclass(frozen=True)
@@ -125,34 +118,38 @@ def redrive_point(
     return path[-1] if path else None
 
 
-def execution_arn(row: RunRow, region: str) -> str:
-    return f"arn:aws:states:{region}:{ACCOUNT}:execution:{row.machine_name}:{row.run_id}"
+def execution_arn(row: RunRow, region: str, account: str) -> str:
+    return f"arn:aws:states:{region}:{account}:execution:{row.machine_name}:{row.run_id}"
 
 
-class _JobExecution(Execution):
-    """Adds ``$$.Task.Token`` (deterministic per state entry) for callback tasks."""
+class _PositionTokens:
+    """``$$.Task.Token`` from the state entry's effect key (the same on every replay)."""
 
-    def __init__(self, *, keys: EffectKeys, token_states: frozenset[str], **kw: Any) -> None:
-        super().__init__(**kw)
-        self._keys = keys
-        self._token_states = token_states
+    def __init__(self, keys: EffectKeys) -> None:
+        self.keys = keys
 
-    def context(self, state_name: str, entered_time: str, **extra: Any) -> dict[str, Any]:
-        ctx = super().context(state_name, entered_time, **extra)
-        if state_name in self._token_states:
-            token = self._keys.token()
-            if token is not None:
-                ctx["Task"] = {"Token": token}
-        return ctx
+    def token(self, state_name: str) -> str:
+        token = self.keys.token()
+        if token is None:  # pragma: no cover - a Task always runs inside a keyed frame
+            raise RuntimeError(f"no effect key for the task token of state {state_name!r}")
+        return token
 
 
 InvokerFactory = Callable[[RunRow], TaskInvoker]
 
 
 def execute_run(
-    store: JobStore, run_id: str, invoker_factory: InvokerFactory, *, region: str = "us-east-1"
+    store: JobStore,
+    run_id: str,
+    invoker_factory: InvokerFactory,
+    *,
+    region: str = "us-east-1",
+    account: str,
 ) -> JobResult:
-    """Run (or replay to the end) the run ``run_id``; idempotent once it has ended."""
+    """Run (or replay to the end) the run ``run_id``; idempotent once it has ended.
+
+    ``account`` and ``region`` go into the execution, state-machine and role ARNs.
+    """
     row = store.get_run(run_id)
     if row.status != "RUNNING":
         return JobResult(run_id, row.status, row.output, row.error, row.cause)
@@ -166,50 +163,20 @@ def execute_run(
     )
     if known:  # a replay (recovery): its events are written again
         store.delete_events_after(run_id, row.history_base)
-    invoker = DurableInvoker(invoker_factory(row), store, run_id, keys, recorder.flush)
-    clock = DurableClock(store, run_id, keys, recorder.flush)
-    started = datetime.fromtimestamp(row.started_at, tz=UTC)
-    info = ExecutionInfo(
-        execution_arn=execution_arn(row, region),
-        name=run_id,
-        state_machine_arn=f"arn:aws:states:{region}:{ACCOUNT}:stateMachine:{row.machine_name}",
-        state_machine_name=row.machine_name,
-        role_arn=f"arn:aws:iam::{ACCOUNT}:role/cfnops-jobs",
-        start_time=format_timestamp(started),
-        region=region,
-        redrive_count=row.redrive_count,
-    )
-    root = CancelToken()
-    tokens = frozenset(
-        name
-        for name, st in iter_states(definition)
-        if str(st.get("Resource", "")).endswith(".waitForTaskToken")
-    )
-    execution = _JobExecution(
-        keys=keys,
-        token_states=tokens,
-        info=info,
-        execution_input=row.input,
-        invoker=invoker,
-        clock=clock,
-        recorder=recorder,
+    interpreter = Interpreter(
+        definition,
+        invoker=DurableInvoker(invoker_factory(row), store, run_id, keys, recorder.flush),
+        clock=DurableClock(store, run_id, keys, recorder.flush),
         branch_executor=DurableBranchExecutor(
             keys, lambda path: store.put_step(run_id, f"{path}!failed", "branch", ok=False)
         ),
-        cancel=root,
-        rng=random.Random(run_id),
-        default_query_language=str(definition.get("QueryLanguage", "JSONPath")),
+        state_machine_name=row.machine_name,
+        account=account,
+        region=region,
+        role_arn=f"arn:aws:iam::{account}:role/cfnops-jobs",
+        validate=False,  # checked when the run was created
     )
-    keys.push("")
-    recorder.record(
-        "ExecutionStarted",
-        0,
-        {
-            "input": dumps_event(row.input),
-            "inputDetails": {"truncated": False},
-            "roleArn": info.role_arn,
-        },
-    )
+    root = CancelToken()
     done = threading.Event()
     watcher = threading.Thread(
         target=_watch,
@@ -218,59 +185,24 @@ def execute_run(
         daemon=True,
     )
     watcher.start()
-    timer = _timeout_timer(definition, row.started_at, root)
-    branch = Branch(execution, definition, scope=Scope(), cancel=root, previous_event=0)
+    keys.push("")  # the top-level frame, on this thread (the interpreter runs here)
     try:
-        result = _walk(branch, row, root, recorder)
+        result = interpreter.run(
+            row.input,
+            name=run_id,
+            recorder=recorder,
+            rng=random.Random(run_id),
+            started_at=datetime.fromtimestamp(row.started_at, tz=UTC),
+            cancel=root,
+            redrive_count=row.redrive_count,
+            task_tokens=_PositionTokens(keys),
+        )
     finally:
         done.set()
-        if timer is not None:
-            timer.cancel()
         watcher.join(timeout=2)
     recorder.flush()
     store.finish_run(run_id, result.status, result.output, result.error, result.cause)
-    return result
-
-
-def _walk(branch: Branch, row: RunRow, root: CancelToken, rec: BatchRecorder) -> JobResult:
-    run_id = row.run_id
-    try:
-        output = branch.run(row.input)
-    except StatesFailure as failure:
-        details: dict[str, Any] = {}
-        if failure.error is not None:
-            details["error"] = failure.error
-        if failure.cause is not None:
-            details["cause"] = failure.cause
-        rec.record("ExecutionFailed", branch.last_event, details)
-        return JobResult(run_id, "FAILED", None, failure.error, failure.cause)
-    except Aborted:
-        if root.reason == "timeout":
-            rec.record("ExecutionTimedOut", branch.last_event, {})
-            return JobResult(run_id, "TIMED_OUT", None, "States.Timeout", None)
-        rec.record("ExecutionAborted", branch.last_event, {})
-        return JobResult(run_id, "ABORTED", None, "States.Aborted", "stopped by request")
-    if root.reason == "timeout":
-        rec.record("ExecutionTimedOut", branch.last_event, {})
-        return JobResult(run_id, "TIMED_OUT", None, "States.Timeout", None)
-    rec.record(
-        "ExecutionSucceeded",
-        branch.last_event,
-        {"output": dumps_event(output), "outputDetails": {"truncated": False}},
-    )
-    return JobResult(run_id, "SUCCEEDED", output)
-
-
-def _timeout_timer(
-    definition: Mapping[str, Any], started_at: float, root: CancelToken
-) -> threading.Timer | None:
-    if "TimeoutSeconds" not in definition:
-        return None
-    remaining = float(definition["TimeoutSeconds"]) - (time.time() - started_at)
-    timer = threading.Timer(max(remaining, 0.0), root.cancel, args=("timeout",))
-    timer.daemon = True
-    timer.start()
-    return timer
+    return JobResult(run_id, result.status, result.output, result.error, result.cause)
 
 
 def _watch(

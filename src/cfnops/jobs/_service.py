@@ -31,6 +31,10 @@ __all__ = ["WORKFLOW", "JobService"]
 
 WORKFLOW = "cfnops.jobs.execution"
 _regions: dict[str, str] = {}
+_accounts: dict[str, str] = {}
+# The account in ARNs when no AWS account can be asked (no credentials: a job-net that
+# calls no AWS service). Never a real account: 12 zeros.
+OFFLINE_ACCOUNT = "000000000000"
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 
 
@@ -66,6 +70,24 @@ class JobService:
                 _regions[key] = "us-east-1"
         return _regions[key]
 
+    @property
+    def account(self) -> str:
+        """The account in execution, state-machine and role ARNs.
+
+        STS GetCallerIdentity of the configured credentials (against the sandbox: the
+        sandbox's account), cached per AWS configuration once answered;
+        :data:`OFFLINE_ACCOUNT` while no credentials answer (a job-net that calls no AWS
+        service still runs, and asks again next time).
+        """
+        key = self.clients.settings.model_dump_json()
+        found = _accounts.get(key)
+        if found is None:
+            try:
+                found = _accounts[key] = self.clients.account_id()
+            except Exception:  # no credentials, region or endpoint: an offline run
+                return OFFLINE_ACCOUNT
+        return found
+
     # -- executing (inside the workflow) ---------------------------------------------------
     def execute(self, run_id: str) -> JobResult:
         notify = {"on": False}
@@ -74,7 +96,7 @@ class JobService:
             notify["on"] = bool(row.options.get("notify"))
             return self._invoker(row)
 
-        result = execute_run(self.store, run_id, invoker, region=self.region)
+        result = execute_run(self.store, run_id, invoker, region=self.region, account=self.account)
         if notify["on"]:
             from cfnops.jobs._notify import notify_run_end
 
@@ -88,6 +110,7 @@ class JobService:
             self.store,
             functools.partial(self._run_child, row.run_id),
             row.run_id,
+            account=self.account,
         )
 
     def _run_child(
@@ -103,7 +126,9 @@ class JobService:
             child_id, machine, definition, value, parent=parent, source="startExecution"
         )
         if wait:
-            return execute_run(self.store, child_id, self._invoker, region=self.region)
+            return execute_run(
+                self.store, child_id, self._invoker, region=self.region, account=self.account
+            )
         # Started from a plain thread: a top-level run, not a DBOS child of this workflow.
         thread = threading.Thread(target=self._launch, args=(child_id, None))
         thread.start()
