@@ -45,7 +45,8 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = guard(capsys, str(BAD), "--output", "json")
     assert code == 1
     data = json.loads(out)
-    assert list(data) == ["findings"]
+    assert list(data) == ["findings", "notChecked"]
+    assert data["notChecked"] == []
     keys = ["rule", "severity", "resource", "file", "line", "message", "fix"]
     assert all(list(f) == keys for f in data["findings"])
     assert sorted((f["rule"], f["severity"], f["line"]) for f in data["findings"]) == [
@@ -58,7 +59,7 @@ def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
 def test_global_output_json_is_honoured(capsys: pytest.CaptureFixture[str]) -> None:
     code = run(["--output", "json", "guard", str(GOOD)])
     assert code == 0
-    assert json.loads(capsys.readouterr().out) == {"findings": []}
+    assert json.loads(capsys.readouterr().out) == {"findings": [], "notChecked": []}
 
 
 def _check_sarif(log: dict[str, Any]) -> None:

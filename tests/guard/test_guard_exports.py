@@ -10,6 +10,7 @@ def test_exported_members() -> None:
         "Finding",
         "GuardInputError",
         "GuardReport",
+        "NotChecked",
         "Note",
         "RULES",
         "RuleInfo",

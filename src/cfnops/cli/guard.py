@@ -1,7 +1,8 @@
 """``cfnops guard``: custom-resource lifecycle safety for a template's handlers.
 
-Exit codes: 0 no error-severity finding, 1 at least one error-severity finding,
-2 bad input (missing or malformed template, bad flag).
+Exit codes: 0 no error-severity finding, 1 at least one error-severity finding
+(or, with ``--fail-on-unchecked``, a handler that could not be analysed), 2 bad
+input (missing or malformed template, bad flag).
 """
 
 from __future__ import annotations
@@ -30,11 +31,16 @@ def guard_command(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="text | json | sarif.")
     ] = None,
+    fail_on_unchecked: Annotated[
+        bool,
+        typer.Option("--fail-on-unchecked", help="Exit 1 when any handler could not be analysed."),
+    ] = False,
 ) -> None:
     """Find custom-resource handlers whose PhysicalResourceId is unstable (an update then
     deletes the old resource) and Delete handlers that ignore the id.
 
-    Exit codes: 0 no error-severity finding, 1 error-severity findings, 2 bad input."""
+    Exit codes: 0 no error-severity finding, 1 error-severity findings (or, with
+    --fail-on-unchecked, a handler not analysed), 2 bad input."""
     from cfnops.guard import check_template, render_text, to_json, to_sarif
 
     st = state(ctx)
@@ -48,7 +54,7 @@ def guard_command(
         st.emit_json(to_sarif(report))
     else:
         render_text(report, st.console)
-    if report.has_errors:
+    if report.has_errors or (fail_on_unchecked and report.not_checked):
         raise typer.Exit(1)
 
 

@@ -14,7 +14,7 @@ from cfnops.guard._engine import (
     findings_by_resource,
     replacement_reasons,
 )
-from cfnops.guard._model import Finding, GuardReport, Note, RuleInfo, Severity
+from cfnops.guard._model import Finding, GuardReport, NotChecked, Note, RuleInfo, Severity
 from cfnops.guard._render import render_text, to_json, to_sarif
 from cfnops.guard.errors import GuardInputError
 from cfnops.guard.rules import RULES
@@ -24,6 +24,7 @@ __all__ = [
     "Finding",
     "GuardInputError",
     "GuardReport",
+    "NotChecked",
     "Note",
     "RuleInfo",
     "Severity",

@@ -7,7 +7,8 @@ from pathlib import Path
 from cfnops.guard._facts import HandlerFacts
 from cfnops.guard._flow import HandlerSyntaxError
 from cfnops.guard._javascript import analyze_javascript
-from cfnops.guard._model import Finding, GuardReport, Note, Severity
+from cfnops.guard._model import Finding, GuardReport, NotChecked, Note, Severity
+from cfnops.guard._py_local import local_modules
 from cfnops.guard._python import analyze_python
 from cfnops.guard._template import (
     CodeSource,
@@ -24,7 +25,8 @@ from cfnops.guard.rules import ALL_RULES, RULES, RuleContext
 def analyze_source(source: CodeSource) -> HandlerFacts:
     """Facts about one handler (raises HandlerSyntaxError when it does not parse)."""
     if source.language == "python":
-        return analyze_python(source.text, source.entry)
+        on_disk = Path(source.file) if source.file.endswith(".py") else None
+        return analyze_python(source.text, source.entry, local_modules(source.text, on_disk))
     return analyze_javascript(source.text, source.entry)
 
 
@@ -43,17 +45,20 @@ def check_template(template_path: Path | str, code_dir: Path | str | None = None
     customs = tuple(name for name, res in template.resources.items() if is_custom_resource(res))
     findings: set[Finding] = set()
     notes: list[Note] = []
+    unchecked: list[NotChecked] = []
     analyzed: dict[str, tuple[CodeSource, HandlerFacts] | str] = {}
     for resource in customs:
         function, why = service_function(template, resource)
         if function is None:
             notes.append(Note(resource, why))
+            unchecked.append(NotChecked(resource, "", why))
             continue
         if function not in analyzed:
             analyzed[function] = _analyze(template, function, code)
         result = analyzed[function]
         if isinstance(result, str):
             notes.append(Note(resource, f"function {function}: {result}"))
+            unchecked.append(NotChecked(resource, function, result))
             continue
         source, facts = result
         if not facts.entry_found:
@@ -67,7 +72,7 @@ def check_template(template_path: Path | str, code_dir: Path | str | None = None
         ctx = RuleContext(resource=resource, function=function, source=source)
         for _, check in ALL_RULES:
             findings.update(check(facts, ctx))
-    return GuardReport(str(path), customs, tuple(sorted(findings)), tuple(notes))
+    return GuardReport(str(path), customs, tuple(sorted(findings)), tuple(notes), tuple(unchecked))
 
 
 def _analyze(

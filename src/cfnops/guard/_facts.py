@@ -200,6 +200,10 @@ class Recorder:
     id_reads: list[int] = field(default_factory=list)
 
     def sink(self, kind: str, line: int, value: Val, status: Val | None) -> None:
+        if kind == "cfn_response" and STR_PREFIX in value.labels:
+            # cfn-response sends ``physicalResourceId || context.logStreamName`` (Python:
+            # ``or``): an empty string is the default id, the log stream name.
+            value = value | lab(NONE)
         known = status.strings() & {"SUCCESS", "FAILED"} if status else frozenset()
         statuses = known if known else frozenset({UNKNOWN_STATUS})
         self.sinks.append(IdSink(kind, line, self.request_type, value, statuses))

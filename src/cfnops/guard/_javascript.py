@@ -457,12 +457,14 @@ class _Run:
         return derived([callee, *args])
 
     def _callbacks(self, args: list[Val], callee: Val, env: dict[str, Val]) -> None:
-        """Run function arguments of calls we cannot follow (promise executors, callbacks)."""
+        """Run function arguments of calls we cannot follow (promise executors, SDK
+        callbacks such as ``iam.updateAccountPasswordPolicy(params, done)``): they are
+        assumed called, with an unknown error and result so both outcomes are explored."""
         if callee.funcs:
             return
         for value in args:
             for name in sorted(value.funcs):
-                if name.startswith("<function@"):
+                if name in self.functions:
                     self.call(name, [Val(), Val(), Val()], env)
 
     def call_expr(self, node: Node, env: dict[str, Val]) -> Val:

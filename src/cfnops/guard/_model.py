@@ -57,13 +57,34 @@ class Note:
 
 
 @dataclass(frozen=True)
+class NotChecked:
+    """A custom resource whose handler the guard could not analyse, and why.
+
+    ``handler`` is the function's logical id (or the file), empty when the
+    ServiceToken leads outside the template.
+    """
+
+    resource: str
+    handler: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"resource": self.resource, "handler": self.handler, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class GuardReport:
-    """Everything ``check_template`` found for one template."""
+    """Everything ``check_template`` found for one template.
+
+    ``not_checked`` lists the custom resources whose handler was not analysed
+    (a clean report says nothing about them); each also has a note.
+    """
 
     template: str
     custom_resources: tuple[str, ...]
     findings: tuple[Finding, ...]
     notes: tuple[Note, ...]
+    not_checked: tuple[NotChecked, ...] = ()
 
     @property
     def has_errors(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from cfnops.guard._facts import (
@@ -16,11 +17,9 @@ from cfnops.guard._facts import (
     LITERAL,
     MOD_PREFIX,
     NONE,
-    RANDOM,
     REQUEST_TYPE,
     REQUEST_TYPES,
     STR_PREFIX,
-    TIME,
     HandlerFacts,
     Recorder,
     Val,
@@ -43,6 +42,8 @@ from cfnops.guard._flow import (
     truth,
     truth_value,
 )
+from cfnops.guard._py_local import local_functions
+from cfnops.guard._py_values import const_str, mentions_request_type, module_val, volatile_call
 
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_DEPTH = 8
@@ -50,17 +51,23 @@ _CALL_BUDGET = 400  # inlined calls per request type: bounds the time on very la
 _CRHELPER_EVENTS = {"create": "Create", "update": "Update", "delete": "Delete"}
 
 
-def analyze_python(source: str, entry: str) -> HandlerFacts:
-    """Facts about the Python handler ``entry`` defined in ``source``."""
+def analyze_python(source: str, entry: str, local: Mapping[str, str] | None = None) -> HandlerFacts:
+    """Facts about the Python handler ``entry`` defined in ``source``.
+
+    ``local`` maps project-local module names to their source (see
+    :func:`cfnops.guard._py_local.local_modules`); calls into them are followed,
+    and what happens there is reported at the handler's call site.
+    """
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
         raise HandlerSyntaxError(exc.lineno or 0, exc.msg) from exc
+    foreign = local_functions(dict(local or {}))
     runs = []
     found = False
     uses_crhelper = False
     for request_type in REQUEST_TYPES:
-        run = _Run(tree, Recorder(request_type))
+        run = _Run(tree, Recorder(request_type), foreign)
         found = run.run(entry)
         uses_crhelper = uses_crhelper or run.uses_crhelper
         runs.append(run.rec)
@@ -72,48 +79,35 @@ class _Frame:
     returns: list[tuple[int, Val]] = field(default_factory=list)
 
 
-def _module_val(dotted: str) -> Val:
-    labels = {MOD_PREFIX + dotted}
-    root = dotted.split(".")[0]
-    if dotted == "cfnresponse" or dotted.endswith(".cfnresponse"):
-        labels.add(CFN_RESPONSE)
-    if dotted.endswith("cfnresponse.send"):
-        labels.add(CFN_SEND)
-    if root in ("boto3", "botocore", "aioboto3", "aiobotocore"):
-        labels.add(AWS)
-    if root == "crhelper" and dotted.endswith("CfnResource"):
-        labels.add(CRHELPER_CLASS)
-    return Val(frozenset(labels))
-
-
-def _volatile_call(dotted: str) -> str | None:
-    parts = dotted.split(".")
-    root, last = parts[0], parts[-1]
-    if (root == "uuid" and last in ("uuid1", "uuid4")) or root in ("random", "secrets"):
-        return RANDOM
-    if dotted == "os.urandom":
-        return RANDOM
-    if root == "time" and last != "sleep" and len(parts) > 1:
-        return TIME
-    if root == "datetime" and last in ("now", "utcnow", "today"):
-        return TIME
-    return None
-
-
 class _Run:
     """One abstract execution of the module for one request type."""
 
-    def __init__(self, tree: ast.Module, rec: Recorder) -> None:
+    def __init__(
+        self, tree: ast.Module, rec: Recorder, foreign: Mapping[str, _Func] | None = None
+    ) -> None:
         self.tree = tree
         self.rec = rec
         self.rt = rec.request_type
         self.functions: dict[str, _Func] = {}
         self.called: set[str] = set()
+        self.methods: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.setdefault(node.name, node)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 self.called.add(node.func.id)
+            elif isinstance(node, ast.ClassDef):
+                self.methods.update(
+                    f.name
+                    for f in node.body
+                    if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                )
+        self.foreign = dict(foreign or {})
+        self.functions.update(self.foreign)
+        for fn in self.foreign.values():
+            self.functions.setdefault(fn.name, fn)  # helpers calling each other by name
+        self.site: int | None = None  # call site in the handler of the helper being run
+        self.call_line = 0
         self.globals: dict[str, Val] = {}
         self.crhelper: dict[str, set[str]] = {}
         self.uses_crhelper = False
@@ -130,7 +124,7 @@ class _Run:
                 returns: list[tuple[int, Val]] = []
                 self.call(name, [Val(), Val()], {}, collect=returns)
                 for line, value in returns:
-                    self.rec.sink("crhelper_return", line, value, None)
+                    self.sink("crhelper_return", line, value, None)
         if entry in self.functions:
             self.call(entry, [Val(), Val()], {})
             return True
@@ -154,6 +148,12 @@ class _Run:
         if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
             return derived(args)
         self.budget -= 1
+        first = fn.args.args[0].arg if fn.args.args else ""
+        if first in ("self", "cls"):
+            args = [Val(), *args]  # a method: the instance is bound implicitly
+        entering = self.site is None and (name in self.foreign or fn in self.foreign.values())
+        if entering:
+            self.site = self.call_line
         # A nested function is called where it is defined: it sees the caller's variables.
         nested = caller is not None and fn not in self.tree.body
         env: dict[str, Val] = dict(caller) if caller is not None and nested else {}
@@ -178,9 +178,15 @@ class _Run:
         finally:
             self.frames.pop()
             self.stack.pop()
+            if entering:
+                self.site = None
         if collect is not None:
             collect.extend(frame.returns)
         return union(value for _, value in frame.returns)
+
+    def sink(self, kind: str, line: int, value: Val, status: Val | None) -> None:
+        """Record a sink; inside a project-local helper, at the handler's call site."""
+        self.rec.sink(kind, self.site if self.site is not None else line, value, status)
 
     # -- statements: each returns whether control can fall through -------------------
 
@@ -224,10 +230,13 @@ class _Run:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 dotted = alias.name if alias.asname else alias.name.split(".")[0]
-                env[alias.asname or dotted] = _module_val(dotted)
+                env[alias.asname or dotted] = module_val(dotted)
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                value = _module_val(f"{node.module or ''}.{alias.name}".lstrip("."))
+                value = module_val(f"{node.module or ''}.{alias.name}".lstrip("."))
+                local = f"{node.module}.{alias.name}" if node.module else ""
+                if local in self.foreign:
+                    value = Val(funcs=frozenset({local}))
                 if node.module == "cfnresponse" and alias.name in ("SUCCESS", "FAILED"):
                     value = lab(STR_PREFIX + alias.name)
                 env[alias.asname or alias.name] = value
@@ -326,9 +335,9 @@ class _Run:
         elif isinstance(target, ast.Starred):
             self.bind(target.value, value, env, line)
         elif isinstance(target, ast.Subscript | ast.Attribute):
-            key = target.attr if isinstance(target, ast.Attribute) else _const_str(target.slice)
+            key = target.attr if isinstance(target, ast.Attribute) else const_str(target.slice)
             if key == "PhysicalResourceId":
-                self.rec.sink("response_body", line, value, None)
+                self.sink("response_body", line, value, None)
             base = target.value
             if isinstance(base, ast.Name):
                 env[base.id] = self.lookup(base.id, env) | value
@@ -359,7 +368,7 @@ class _Run:
             self.rec.use(right, node.lineno)
             op = node.ops[0]
             negate = isinstance(op, ast.NotEq | ast.IsNot | ast.NotIn)
-            if isinstance(op, ast.In | ast.NotIn) and _const_str(node.left) == "PhysicalResourceId":
+            if isinstance(op, ast.In | ast.NotIn) and const_str(node.left) == "PhysicalResourceId":
                 return has_incoming_id(self.rt) != negate
             if isinstance(op, ast.In | ast.NotIn) and not left.has(REQUEST_TYPE):
                 return None
@@ -390,7 +399,7 @@ class _Run:
             return self.attribute(self.expr(node.value, env), node.attr)
         if isinstance(node, ast.Subscript):
             base = self.expr(node.value, env)
-            key = _const_str(node.slice)
+            key = const_str(node.slice)
             known = field_value(key, self.rt) if key is not None else None
             if known is not None:
                 return known
@@ -434,6 +443,15 @@ class _Run:
         ]
         return derived(children)
 
+    def dispatch(self, name_node: ast.expr, env: dict[str, Val]) -> Val | None:
+        """``getattr(obj, <name built from event["RequestType"]>)``: the functions whose
+        name mentions this request type (``on_update``, ``Update``...)."""
+        value = self.expr(name_node, env)
+        if not (value.has(REQUEST_TYPE) or mentions_request_type(name_node)):
+            return None
+        found = {f for f in self.functions if self.rt.lower() in f.lower().split(".")[-1]}
+        return Val(funcs=frozenset(found)) if found else Val()
+
     def attribute(self, base: Val, attr: str) -> Val:
         known = field_value(attr, self.rt)
         if known is not None:
@@ -443,8 +461,13 @@ class _Run:
                 return lab(CFN_SEND)
             return lab(STR_PREFIX + attr)
         mods = [x for x in base.labels if x.startswith(MOD_PREFIX)]
+        local = [f"{m[len(MOD_PREFIX) :]}.{attr}" for m in mods]
+        if any(q in self.foreign for q in local):
+            return Val(funcs=frozenset(q for q in local if q in self.foreign))
+        if attr in self.methods and not mods:
+            return Val(derived([base]).labels, frozenset({attr}))  # obj.method / self.method
         if mods:
-            return union(_module_val(f"{m[len(MOD_PREFIX) :]}.{attr}") for m in mods)
+            return union(module_val(f"{m[len(MOD_PREFIX) :]}.{attr}") for m in mods)
         if base.has(AWS):
             return lab(AWS)
         if base.has(REQUEST_TYPE) and attr in ("lower", "upper", "strip", "title"):
@@ -453,12 +476,12 @@ class _Run:
 
     def dict_(self, node: ast.Dict, env: dict[str, Val]) -> Val:
         values = [self.expr(v, env) for v in node.values]
-        keys = [_const_str(k) if k is not None else None for k in node.keys]
+        keys = [const_str(k) if k is not None else None for k in node.keys]
         if "PhysicalResourceId" in keys:
             status = values[keys.index("Status")] if "Status" in keys else None
             index = keys.index("PhysicalResourceId")
             line = node.values[index].lineno
-            self.rec.sink("response_body", line, values[index], status)
+            self.sink("response_body", line, values[index], status)
         return Val(derived(values).labels, union(values).funcs)
 
     def call_expr(self, node: ast.Call, env: dict[str, Val]) -> Val:
@@ -466,21 +489,26 @@ class _Run:
         method = func.attr if isinstance(func, ast.Attribute) else ""
         name = func.id if isinstance(func, ast.Name) else method
         if method == "get" and node.args:
-            key = _const_str(node.args[0])
+            key = const_str(node.args[0])
             known = field_value(key, self.rt) if key is not None else None
             if known is not None:
                 if known.has(NONE) and len(node.args) > 1:
                     return self.expr(node.args[1], env)
                 return known
+        if name == "getattr" and isinstance(func, ast.Name) and len(node.args) >= 2:
+            picked = self.dispatch(node.args[1], env)
+            if picked is not None:
+                return picked
         callee = self.expr(func, env)
         args = [self.expr(a, env) for a in node.args]
         kwargs = {k.arg or "**": self.expr(k.value, env) for k in node.keywords}
+        self.call_line = line
         if callee.has(REQUEST_TYPE) and method in ("lower", "upper", "strip", "title"):
             return callee
         if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
             pid = args[4] if len(args) > 4 else kwargs.get("physicalResourceId", lab(NONE))
             status = args[2] if len(args) > 2 else kwargs.get("responseStatus")
-            self.rec.sink("cfn_response", line, pid, status)
+            self.sink("cfn_response", line, pid, status)
             return Val()
         if name not in LOGGING_CALLS:
             for value in (*args, *kwargs.values()):
@@ -498,9 +526,13 @@ class _Run:
             return lab(CRHELPER)
         if callee.has(CRHELPER):
             return Val()  # helper(event, context): the decorated functions run as entries
+        for value in (*args, *kwargs.values()):  # callbacks handed to code we cannot see
+            for f in sorted(value.funcs):
+                if f in self.functions and self.rt in name_hint(f):
+                    self.call(f, [Val(), Val()], {}, caller=env)
         for label in callee.labels:
             if label.startswith(MOD_PREFIX):
-                volatile = _volatile_call(label[len(MOD_PREFIX) :])
+                volatile = volatile_call(label[len(MOD_PREFIX) :])
                 if volatile is not None:
                     return lab(volatile) | derived(args)
         if callee.has(AWS):
@@ -516,9 +548,3 @@ class _Run:
         if isinstance(func, ast.Name) and func.id == "str" and len(args) == 1:
             return args[0]
         return derived([callee, *args, *kwargs.values()])
-
-
-def _const_str(node: ast.expr | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return None

@@ -17,8 +17,12 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def to_json(report: GuardReport) -> dict[str, Any]:
-    """``{"findings": [{"rule", "severity", "resource", "file", "line", "message", "fix"}]}``."""
-    return {"findings": [finding.to_json() for finding in report.findings]}
+    """``{"findings": [{"rule", "severity", "resource", "file", "line", "message", "fix"}],
+    "notChecked": [{"resource", "handler", "reason"}]}``."""
+    return {
+        "findings": [finding.to_json() for finding in report.findings],
+        "notChecked": [item.to_json() for item in report.not_checked],
+    }
 
 
 def _uri(file: str) -> str:
@@ -84,11 +88,14 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
 
 def render_text(report: GuardReport, console: Console) -> None:
     """Findings as a table plus why/fix lines; readable without colour."""
+    unchecked = len(report.not_checked)
+    tail = f", {unchecked} handler{'s' if unchecked != 1 else ''} not checked" if unchecked else ""
     if not report.custom_resources:
         console.print(f"{report.template}: no custom resources.", markup=False)
     elif not report.findings:
         console.print(
-            f"{report.template}: {len(report.custom_resources)} custom resource(s), no findings.",
+            f"{report.template}: {len(report.custom_resources)} custom resource(s), "
+            f"no findings{tail}.",
             markup=False,
         )
     for finding in report.findings:
@@ -109,4 +116,4 @@ def render_text(report: GuardReport, console: Console) -> None:
         console.print(table)
     errors = sum(f.severity is Severity.ERROR for f in report.findings)
     if report.findings:
-        console.print(f"{errors} error(s), {len(report.findings) - errors} warning(s).")
+        console.print(f"{errors} error(s), {len(report.findings) - errors} warning(s){tail}.")

@@ -137,9 +137,11 @@ def handler_code(
 ) -> tuple[CodeSource | None, str]:
     """The handler source of a function: inline code, SAM CodeUri, or ``--code`` folder."""
     props = _function_settings(template, function_id)
-    handler = props.get("Handler")
-    runtime = props.get("Runtime")
-    runtime = runtime if isinstance(runtime, str) else ""
+    handler = resolve_string(template, props.get("Handler"))
+    runtime = resolve_string(template, props.get("Runtime")) or ""
+    unsupported = unsupported_language(runtime, handler)
+    if unsupported is not None:
+        return None, unsupported
     module, _, entry = handler.rpartition(".") if isinstance(handler, str) else ("", "", "")
     entry = entry or "handler"
     code = props.get("Code")
@@ -172,7 +174,7 @@ def _code_folders(
 ) -> list[Path]:
     """Where a function's code may be on disk, in the order they are tried."""
     folders: list[Path] = []
-    code_uri = props.get("CodeUri")
+    code_uri = resolve_string(template, props.get("CodeUri"))
     if isinstance(code_uri, str) and "://" not in code_uri:
         folders.append(template.path.parent / code_uri)
     metadata = template.resources[function_id].get("Metadata")
@@ -266,3 +268,76 @@ def _joined(template: Template, node: Any, arg: list[Any]) -> tuple[str, tuple[i
     needed = joined.count("\n") + 1
     line_map.extend([cursor + 1] * max(0, needed - len(line_map)))
     return joined, tuple(line_map[:needed])
+
+
+_UNSUPPORTED = (
+    ("go", "Go"),
+    ("java", "Java"),
+    ("dotnet", ".NET"),
+    ("ruby", "Ruby"),
+    ("provided", "custom-runtime (Go, Rust ...)"),
+)
+
+
+def unsupported_language(runtime: str, handler: str | None) -> str | None:
+    """Why a handler cannot be analysed (a language the guard does not read), or None."""
+    for prefix, language in _UNSUPPORTED:
+        if runtime.startswith(prefix):
+            return (
+                f"{language} handlers are not analysed (runtime {runtime}); only Python and "
+                "Node.js are: review its PhysicalResourceId by hand"
+            )
+    if not runtime and handler and "::" in handler:
+        return (
+            f"Java/.NET handlers are not analysed (handler {handler}); only Python and "
+            "Node.js are: review its PhysicalResourceId by hand"
+        )
+    return None
+
+
+def _parameter_default(template: Template, name: str) -> str | None:
+    params = template.body.get("Parameters")
+    spec = params.get(name) if isinstance(params, Mapping) else None
+    default = spec.get("Default") if isinstance(spec, Mapping) else None
+    return str(default) if isinstance(default, str | int | float) else None
+
+
+def resolve_string(template: Template, value: Any) -> str | None:
+    """A string setting as deployed with default parameter values: literal, ``Ref`` to a
+    parameter, ``Fn::Join`` / ``Fn::Sub`` of those; ``None`` when it cannot be known."""
+    if isinstance(value, str):
+        return str(value)
+    if not isinstance(value, Mapping) or len(value) != 1:
+        return None
+    ((name, arg),) = value.items()
+    if name == "Ref" and isinstance(arg, str):
+        return _parameter_default(template, arg)
+    if name == "Fn::Join" and isinstance(arg, list) and len(arg) == 2:
+        delimiter, items = arg
+        if not isinstance(delimiter, str) or not isinstance(items, list):
+            return None
+        parts = [resolve_string(template, item) for item in items]
+        return None if any(p is None for p in parts) else delimiter.join(str(p) for p in parts)
+    if name == "Fn::Sub":
+        text, variables = (arg, {}) if isinstance(arg, str) else [*arg, None, None][:2]
+        if not isinstance(text, str):
+            return None
+        local = variables if isinstance(variables, Mapping) else {}
+        unresolved = False
+
+        def substitute(match: re.Match[str]) -> str:
+            nonlocal unresolved
+            key = match.group(1).strip()
+            found = (
+                resolve_string(template, local[key])
+                if key in local
+                else _parameter_default(template, key)
+            )
+            if found is None:
+                unresolved = True
+                return ""
+            return found
+
+        out = _SUB_VARIABLE.sub(substitute, text).replace("${!", "${")
+        return None if unresolved else out
+    return None
