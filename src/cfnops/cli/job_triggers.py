@@ -47,20 +47,34 @@ def schedule_add(
     name: Annotated[str, typer.Argument(help="Schedule name.")],
     definition: Annotated[Path, typer.Argument(help="Definition file.")],
     cron: Annotated[str, typer.Option(help="cron(m h dom mon dow year) or rate(N unit).")],
-    timezone: Annotated[str, typer.Option(help="IANA time zone of the cron fields.")] = "UTC",
+    timezone: Annotated[
+        str | None, typer.Option(help="IANA time zone (default: the calendar's, else UTC).")
+    ] = None,
     input_: Annotated[str | None, typer.Option("--input", help="JSON, or @FILE.")] = None,
     notify: Annotated[bool, typer.Option(help="Notify when each run ends.")] = False,
+    calendar: Annotated[
+        Path | None, typer.Option(help="Business calendar (TOML) deciding open days.")
+    ] = None,
+    day_rule: Annotated[
+        str | None,
+        typer.Option(help="open | next-open | previous-open | nth-open:N | last-open."),
+    ] = None,
 ) -> None:
     """Add (or replace) a schedule."""
+    from cfnops.jobs._calendar import load_calendar
+
     st = state(ctx)
+    cal = load_calendar(calendar) if calendar else None
     row = _triggers(st).add_schedule(
         name,
         str(definition),
         load_definition(definition),
         cron,
-        timezone,
+        timezone or (cal.timezone if cal and cal.timezone else "UTC"),
         parse_input(input_),
         notify=notify,
+        calendar=cal,
+        day_rule=day_rule,
     )
     _show(st, [row])
 

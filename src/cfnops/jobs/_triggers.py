@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cfnops.jobs._definition import machine_name
-from cfnops.jobs._schedules import parse_schedule
+from cfnops.jobs._calendar import Calendar
 from cfnops.jobs._service import JobService
+from cfnops.jobs._timing import schedule_of, timing_options
 from cfnops.jobs.errors import JobInputError
 
 __all__ = ["TriggerService"]
@@ -52,10 +53,13 @@ class TriggerService:
         *,
         notify: bool = False,
         now: datetime | None = None,
+        calendar: Calendar | None = None,
+        day_rule: str | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        schedule = parse_schedule(expression, timezone)
-        first = schedule.next_after(now or datetime.now(UTC))
-        row = {
+        """Add or replace a schedule; with ``calendar``, ``day_rule`` decides its days."""
+        opts = {**dict(options or {}), "notify": notify, **timing_options(calendar, day_rule)}
+        row: dict[str, Any] = {
             "name": name,
             "kind": "schedule",
             "definition": json.dumps(definition),
@@ -63,9 +67,9 @@ class TriggerService:
             "expression": expression,
             "timezone": timezone,
             "input": json.dumps(value),
-            "next_fire": first.timestamp(),
-            "options": json.dumps({"notify": notify}),
+            "options": json.dumps(opts),
         }
+        row["next_fire"] = schedule_of(row).next_after(now or datetime.now(UTC)).timestamp()
         self.store.put_schedule(row)
         return self._public(row)
 
@@ -135,6 +139,10 @@ class TriggerService:
     @staticmethod
     def _public(row: Mapping[str, Any]) -> dict[str, Any]:
         nxt = row.get("next_fire")
+        opts = json.loads(row.get("options") or "{}")
+        extra: dict[str, Any] = {}
+        if opts.get("calendar"):
+            extra = {"calendar": opts["calendar"]["name"], "dayRule": opts.get("dayRule")}
         return {
             "name": row["name"],
             "kind": row["kind"],
@@ -143,6 +151,7 @@ class TriggerService:
             "timezone": row["timezone"],
             "input": json.loads(row["input"]),
             "nextFire": datetime.fromtimestamp(nxt, UTC).isoformat() if nxt else None,
+            **extra,
         }
 
     # -- firing (worker services) --------------------------------------------------------
@@ -154,7 +163,7 @@ class TriggerService:
             due = row["next_fire"]
             if due is None or due > now.timestamp():
                 continue
-            schedule = parse_schedule(row["expression"], row["timezone"])
+            schedule = schedule_of(row)
             after = max(datetime.fromtimestamp(due, UTC), now - schedule_slack())
             nxt = schedule.next_after(after)
             if not self.store.advance_schedule(row["name"], due, nxt.timestamp()):

@@ -8,6 +8,10 @@ Exception tree::
     │   ├── UnknownJobRun        no run with that id in the job store
     │   ├── UnknownTaskToken     send-task-success/failure with a token no run issued
     │   ├── InvalidSchedule      a cron/rate expression or time zone EventBridge would refuse
+    │   ├── InvalidCalendar      a business-calendar file that cannot be read (file, key, value)
+    │   ├── UnknownPool          a resource pool no one created
+    │   ├── DependencyCycle      job-net dependencies that would wait for each other
+    │   ├── UnknownJobNet        a dependency on a job-net with no schedule and no run
     │   └── StrictValidationFailed  a definition that would not run the same on AWS
     └── OperationFailed
         └── RunNotRedrivable     redrive asked of a run that did not fail
@@ -23,11 +27,15 @@ from collections.abc import Sequence
 from cfnops.errors import OperationFailed, UsageError
 
 __all__ = [
+    "DependencyCycle",
+    "InvalidCalendar",
     "InvalidSchedule",
     "JobInputError",
     "RunNotRedrivable",
     "StrictValidationFailed",
+    "UnknownJobNet",
     "UnknownJobRun",
+    "UnknownPool",
     "UnknownTaskToken",
 ]
 
@@ -61,6 +69,44 @@ class InvalidSchedule(UsageError):
         super().__init__(
             f"invalid schedule expression {expression!r}: {reason}",
             hint="use cron(min hour day-of-month month day-of-week year) or rate(N unit)",
+        )
+
+
+class InvalidCalendar(UsageError):
+    def __init__(self, where: str, reason: str) -> None:
+        self.where = where
+        super().__init__(
+            f"invalid business calendar {where}: {reason}",
+            hint="dates are YYYY-MM-DD, weekdays MON..SUN; see 'Calendars' in docs/jobs.md",
+        )
+
+
+class UnknownPool(UsageError):
+    def __init__(self, name: str, where: str, known: Sequence[str]) -> None:
+        self.name = name
+        have = ", ".join(known) or "none"
+        super().__init__(
+            f"unknown resource pool {name!r} ({where}); pools: {have}",
+            hint=f"create it first: cfnops job pool set {name} --capacity N",
+        )
+
+
+class DependencyCycle(UsageError):
+    def __init__(self, cycle: Sequence[str]) -> None:
+        self.cycle = tuple(cycle)
+        super().__init__(
+            "job-net dependencies would wait for each other: " + " → ".join(self.cycle),
+            hint="remove one of these --after dependencies",
+        )
+
+
+class UnknownJobNet(UsageError):
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        self.name = name
+        super().__init__(
+            f"--after {name!r}: no schedule, trigger or run of a job-net with that name "
+            f"(known: {', '.join(known) or 'none'})",
+            hint="a job-net's name is its definition file name without .asl.json",
         )
 
 
