@@ -109,8 +109,15 @@ def test_the_leap_day(calendar: Calendar) -> None:
         ("last-open", _tokyo(2026, 11, 1), _tokyo(2026, 11, 27)),  # Nov 30 closed, 28-29 w/e
         ("nth-open:1", _tokyo(2028, 1, 1, 9, 0), _tokyo(2028, 2, 1)),  # strictly after
     ],
-    ids=["first-jan", "second-jan", "last-feb-leap", "second-last-feb", "last-dec",
-         "last-nov", "strictly-after"],  # fmt: skip
+    ids=[
+        "first-jan",
+        "second-jan",
+        "last-feb-leap",
+        "second-last-feb",
+        "last-dec",
+        "last-nov",
+        "strictly-after",
+    ],
 )
 def test_nth_and_last_open_day_of_the_month(
     calendar: Calendar, rule: str, after: datetime, expected: datetime
@@ -167,7 +174,9 @@ def test_schedule_add_with_a_calendar_and_refusals_change_nothing(
 ) -> None:
     monkeypatch.setenv("CFNOPS_DATABASE_URL", job_engine.settings.database_url)
     definition = tmp_path / "month-end.asl.json"
-    definition.write_text(json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))
+    definition.write_text(
+        json.dumps({"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}})
+    )
     good = tmp_path / "tokyo-office.toml"
     good.write_text(CALENDAR)
     bad = tmp_path / "bad.toml"

@@ -96,7 +96,7 @@ def _build(data: dict[str, Any], where: str, name: str) -> Calendar:
     weekdays: set[int] = set()
     raw_days = data.get("closed_weekdays", [])
     if not isinstance(raw_days, list):
-        raise InvalidCalendar(where, "'closed_weekdays' must be a list such as [\"SAT\", \"SUN\"]")
+        raise InvalidCalendar(where, '\'closed_weekdays\' must be a list such as ["SAT", "SUN"]')
     for i, day in enumerate(raw_days):
         if str(day).upper()[:3] not in _WEEKDAYS:
             raise InvalidCalendar(where, f"closed_weekdays[{i}] = {day!r} is not MON..SUN")

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from cfnops.jobs._definition import machine_name
 from cfnops.jobs._calendar import Calendar
+from cfnops.jobs._definition import machine_name
 from cfnops.jobs._service import JobService
 from cfnops.jobs._timing import schedule_of, timing_options
 from cfnops.jobs.errors import JobInputError
