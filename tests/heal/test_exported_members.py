@@ -9,6 +9,9 @@ import cfnops.notify
 def test_heal_exports() -> None:
     assert sorted(cfnops.heal.__all__) == [
         "ChangeView",
+        "DetailView",
+        "DetectedResource",
+        "DriftedPath",
         "FleetRow",
         "FleetSummary",
         "FleetTarget",
@@ -17,6 +20,7 @@ def test_heal_exports() -> None:
         "HEAL_WORKFLOW",
         "HealEvent",
         "HealRuntime",
+        "Match",
         "PropertyDrift",
         "ResourceDrift",
         "StackDriftReport",
@@ -39,6 +43,7 @@ def test_heal_exports() -> None:
         "rule_matches",
         "select_stacks",
         "start_heal",
+        "verify",
     ]
     for name in cfnops.heal.__all__:
         assert getattr(cfnops.heal, name) is not None

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from cfnops.config import DEFAULT_PROTECTED_TYPES, IgnoreRule
 from cfnops.heal import (
     ChangeView,
+    DetailView,
     GatePolicy,
     PropertyDrift,
     ResourceDrift,
@@ -122,7 +123,12 @@ def test_change_view_from_the_api_shape() -> None:
         }
     )
     assert view == ChangeView(
-        "Sg", "AWS::EC2::SecurityGroup", "Modify", "Conditional", ("/Properties/X",)
+        "Sg",
+        "AWS::EC2::SecurityGroup",
+        "Modify",
+        "Conditional",
+        ("/Properties/X",),
+        details=(DetailView("/Properties/X", "X"),),
     )
 
 

@@ -8,21 +8,26 @@
 - :func:`start_heal`, :func:`approve`, :func:`reject`, :func:`heal_fleet` — runs.
 """
 
+from cfnops.heal._changeview import ChangeView, DetailView
 from cfnops.heal._event import HealEvent, parse_event
 from cfnops.heal._fleet import FleetRow, FleetSummary, FleetTarget, heal_fleet, select_stacks
 from cfnops.heal._ignore import apply_ignore, rule_matches
 from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 from cfnops.heal._names import change_set_name, request_token
-from cfnops.heal._policy import ChangeView, GateDecision, GatePolicy, decide
+from cfnops.heal._policy import GateDecision, GatePolicy, decide
 from cfnops.heal._report import drift_report, drift_reports
 from cfnops.heal._runs import approve, reject, start_heal
 from cfnops.heal._runtime import HealRuntime, configure_runtime, current_runtime
 from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
+from cfnops.heal._verify import DetectedResource, DriftedPath, Match, verify
 from cfnops.heal._workflow import HEAL_WORKFLOW, heal, heal_stack
 
 __all__ = [
     "HEAL_WORKFLOW",
     "ChangeView",
+    "DetailView",
+    "DetectedResource",
+    "DriftedPath",
     "FleetRow",
     "FleetSummary",
     "FleetTarget",
@@ -30,6 +35,7 @@ __all__ = [
     "GatePolicy",
     "HealEvent",
     "HealRuntime",
+    "Match",
     "PropertyDrift",
     "ResourceDrift",
     "StackDriftReport",
@@ -52,4 +58,5 @@ __all__ = [
     "rule_matches",
     "select_stacks",
     "start_heal",
+    "verify",
 ]

@@ -7,7 +7,8 @@ Hold for review (never execute automatically) when any change
 - touches a custom resource (``AWS::CloudFormation::CustomResource``, ``Custom::*``),
 - touches a protected type (``[heal] protected_types``: stateful types, and types
   attached from other stacks that REVERT_DRIFT can silently undo),
-- or would also revert drift that an ignore rule says to keep.
+- would also revert drift that an ignore rule says to keep,
+- or is not explained by the drift this run detected (:mod:`cfnops.heal._verify`).
 
 A change set whose every change is covered by ignore rules is not executed at all.
 Field meanings: API reference ``ResourceChange`` and ``ResourceChangeDetail``
@@ -16,49 +17,16 @@ Field meanings: API reference ``ResourceChange`` and ``ResourceChangeDetail``
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from cfnops.config import IgnoreRule
+from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import is_ignored, normalise_path
+from cfnops.heal._verify import DetectedResource, Match, unexplained_reasons, verify
 
 Decision = Literal["EXECUTE", "HOLD", "SKIP"]
-
-
-@dataclass(frozen=True)
-class ChangeView:
-    """What the gate needs of one ``ResourceChange``."""
-
-    logical_id: str
-    resource_type: str
-    action: str
-    replacement: str = "False"
-    paths: tuple[str, ...] = ()
-
-    @classmethod
-    def from_api(cls, change: dict[str, Any]) -> ChangeView:
-        rc = change.get("ResourceChange", change)
-        paths = tuple(
-            str(d["Target"]["Path"])
-            for d in rc.get("Details", []) or []
-            if d.get("Target", {}).get("Path")
-        )
-        return cls(
-            logical_id=str(rc.get("LogicalResourceId", "")),
-            resource_type=str(rc.get("ResourceType", "")),
-            action=str(rc.get("Action", "")),
-            replacement=str(rc.get("Replacement") or "False"),
-            paths=paths,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "logicalId": self.logical_id,
-            "resourceType": self.resource_type,
-            "action": self.action,
-            "replacement": self.replacement,
-            "paths": list(self.paths),
-        }
 
 
 @dataclass(frozen=True)
@@ -72,9 +40,14 @@ class GatePolicy:
 class GateDecision:
     decision: Decision
     reasons: tuple[str, ...] = ()
+    matches: tuple[Match, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"decision": self.decision, "reasons": list(self.reasons)}
+        return {
+            "decision": self.decision,
+            "reasons": list(self.reasons),
+            "matches": [m.to_json() for m in self.matches],
+        }
 
 
 def is_custom(resource_type: str) -> bool:
@@ -91,8 +64,18 @@ def _ignored_paths(change: ChangeView, policy: GatePolicy) -> tuple[str, ...]:
     )
 
 
-def decide(changes: tuple[ChangeView, ...], policy: GatePolicy) -> GateDecision:
-    """EXECUTE, HOLD (with every reason) or SKIP (only ignored drift would change)."""
+def decide(
+    changes: tuple[ChangeView, ...],
+    policy: GatePolicy,
+    detected: Mapping[str, DetectedResource] | None = None,
+    schema: Mapping[str, str] | None = None,
+) -> GateDecision:
+    """EXECUTE, HOLD (with every reason) or SKIP (only ignored drift would change).
+
+    With ``detected`` (this run's drift detection), every change must also be
+    explained by it (:func:`cfnops.heal._verify.verify`); the matching is in
+    :attr:`GateDecision.matches`.
+    """
     reasons: list[str] = []
     protected = set(policy.protected_types)
     effective = 0
@@ -116,6 +99,10 @@ def decide(changes: tuple[ChangeView, ...], policy: GatePolicy) -> GateDecision:
             reasons.append(f"{where} would also revert ignored drift at {shown}")
     if not changes or (effective == 0 and not reasons):
         return GateDecision("SKIP", ("every change only reverts ignored drift",))
+    matches: tuple[Match, ...] = ()
+    if detected is not None:
+        matches = verify(changes, detected, schema)
+        reasons.extend(unexplained_reasons(changes, matches))
     if reasons:
-        return GateDecision("HOLD", tuple(reasons))
-    return GateDecision("EXECUTE")
+        return GateDecision("HOLD", tuple(reasons), matches)
+    return GateDecision("EXECUTE", (), matches)

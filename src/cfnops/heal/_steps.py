@@ -14,11 +14,14 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
 
 from cfnops.config import HealSettings
 from cfnops.heal import _cfn
+from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import StackDriftReport
-from cfnops.heal._policy import ChangeView, GatePolicy, decide
+from cfnops.heal._policy import GatePolicy, decide
 from cfnops.heal._runtime import current_runtime
+from cfnops.heal._verify import detected_from_json
 from cfnops.notify import Notification
+from cfnops.schemas import load_table
 
 _THROTTLING = frozenset(
     {
@@ -133,19 +136,25 @@ def poll_detection(
             status["StackDriftStatus"] == "DRIFTED"
         ):
             stack_id = str(status["StackId"])
-            out["drifted"] = _retrying(lambda: read_drift(stack_name, stack_id, region, heal))
+            out.update(_retrying(lambda: read_drift(stack_name, stack_id, region, heal)))
         return out
 
     return check
 
 
-def read_drift(stack_name: str, stack_id: str, region: str | None, heal: HealSettings) -> list[Any]:
-    """Drifted resources (MODIFIED/DELETED) with ignore rules marked, as JSON."""
+def read_drift(
+    stack_name: str, stack_id: str, region: str | None, heal: HealSettings
+) -> dict[str, Any]:
+    """``"drifted"``: drifted resources (MODIFIED/DELETED) with ignore rules marked, as
+    JSON; ``"statuses"``: every resource's drift status (the gate's verification)."""
     resources = _cfn.resource_drifts(current_runtime().cfn(region), stack_id)
     report = apply_ignore(
         StackDriftReport(stack_name, stack_id, "DRIFTED", resources=resources), heal.ignore
     )
-    return [r.to_json() for r in report.resources if r.status in ("MODIFIED", "DELETED")]
+    return {
+        "drifted": [r.to_json() for r in report.resources if r.status in ("MODIFIED", "DELETED")],
+        "statuses": {r.logical_id: r.status for r in report.resources},
+    }
 
 
 def create_change_set(stack_id: str, name: str, token: str, region: str | None) -> dict[str, str]:
@@ -169,13 +178,15 @@ def poll_created_change_set(
     change_set_id: str,
     region: str | None,
     gating: HealSettings | None,
+    detection: dict[str, Any] | None = None,
 ) -> Callable[[dict[str, Any], Any], Any]:
     """Poll a change set being created; the poll that sees CREATE_COMPLETE runs the gate.
 
     With ``gating`` (omitted in review mode), that poll reads the whole change
     set (every page; the first is the poll's own response) and stores the
     gate's decision under ``"gate"``: one checkpoint and one call fewer than a
-    separate gate step.
+    separate gate step. ``detection`` (the detection poll's ``drifted`` and
+    ``statuses``) lets the gate verify each change against the detected drift.
     """
 
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
@@ -183,18 +194,53 @@ def poll_created_change_set(
         whole = _retrying(lambda: _cfn.describe_change_set(cfn, stack_id, change_set_id))
         out = {**_cfn.status_of(whole), "polls": int(state.get("polls", 0)) + 1}
         if gating is not None and out["Status"] == "CREATE_COMPLETE":
-            out["gate"] = gate(stack_name, whole, gating)
+            out["gate"] = gate(stack_name, whole, gating, detection)
         return out
 
     return check
 
 
-def gate(stack_name: str, whole: dict[str, Any], heal: HealSettings) -> dict[str, Any]:
+def gate(
+    stack_name: str,
+    whole: dict[str, Any],
+    heal: HealSettings,
+    detection: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Decide on the whole change set (every page merged): EXECUTE, HOLD or SKIP."""
     changes = tuple(ChangeView.from_api(c) for c in whole.get("Changes", []))
     policy = GatePolicy(heal.protected_types, heal.ignore, stack_name)
-    decision = decide(changes, policy)
+    detected = None
+    if detection is not None:
+        detected = detected_from_json(
+            list(detection.get("drifted", [])), dict(detection.get("statuses", {}))
+        )
+    decision = decide(changes, policy, detected, schema_recreation(changes))
     return {**decision.to_json(), "changes": [c.to_json() for c in changes]}
+
+
+def schema_recreation(changes: tuple[ChangeView, ...]) -> dict[str, str]:
+    """``"Type/Property"`` → the registry schema's RequiresRecreation, for replacing details."""
+    wanted = {
+        (c.resource_type, d.name)
+        for c in changes
+        for d in c.details
+        if d.requires_recreation in ("Always", "Conditionally")
+    }
+    if not wanted:
+        return {}
+    table = load_table("us-east-1")
+    out: dict[str, str] = {}
+    for resource_type, prop in wanted:
+        behaviour = table.get(resource_type)
+        if behaviour is None:
+            continue
+        if any(p[:1] == (prop,) for p in behaviour.create_only):
+            out[f"{resource_type}/{prop}"] = "Always"
+        elif any(p[:1] == (prop,) for p in behaviour.conditional_create_only):
+            out[f"{resource_type}/{prop}"] = "Conditionally"
+        else:
+            out[f"{resource_type}/{prop}"] = "Never"
+    return out
 
 
 def execute(stack_id: str, change_set_id: str, token: str, region: str | None) -> str:

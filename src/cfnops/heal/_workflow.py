@@ -92,6 +92,7 @@ class _Run:
         self.stack_id = ""
         self.change_set_id: str | None = None
         self.drifted: list[dict[str, Any]] = []
+        self.statuses: dict[str, str] = {}
 
     def out(self, outcome: str, **extra: Any) -> dict[str, Any]:
         return {
@@ -186,7 +187,14 @@ class _Run:
         gating = None if self.only else self.heal
         state = self.poll(
             "wait-change-set",
-            _steps.poll_created_change_set(self.stack, stack_id, change_set_id, region, gating),
+            _steps.poll_created_change_set(
+                self.stack,
+                stack_id,
+                change_set_id,
+                region,
+                gating,
+                {"drifted": self.drifted, "statuses": self.statuses},
+            ),
             lambda s: s["Status"] in ("CREATE_COMPLETE", "FAILED"),
             self.heal.changeset_poll_seconds,
             self.heal.changeset_max_attempts,
@@ -272,6 +280,7 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
         return run.out("NOT_CHECKABLE")
     stack, stack_id = run.stack, run.stack_id
     run.drifted = list(det.get("drifted", []))
+    run.statuses = dict(det.get("statuses", {}))
     if not any(d["effectiveStatus"] != "IN_SYNC" for d in run.drifted):
         context.logger.info("in sync (only ignored drift)")
         return run.out("IN_SYNC", ignoredOnly=True)

@@ -27,6 +27,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cfn_outcomes",
     "sns_subscriptions",
     "asg_instance_refresh",
+    "cfn_phantoms",
 )
 
 _lock = threading.Lock()
