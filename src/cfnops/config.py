@@ -192,6 +192,8 @@ class Settings(BaseSettings):
     )
 
     database_url: str = Field(default_factory=_default_database_url)
+    # The operations console's token (CFNOPS_CONSOLE_TOKEN); see docs/console.md.
+    console_token: SecretStr | None = None
     output: Literal["text", "json", "markdown"] = "text"
     aws: AwsSettings = AwsSettings()
     heal: HealSettings = HealSettings()

@@ -44,6 +44,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cfnops.cli.demo_heal",
     "cfnops.cli.jobnet_demo",
     "cfnops.cli.audit",
+    "cfnops.cli.console",
 )
 
 _COMMAND_NAMES: dict[str, str] = {
@@ -60,6 +61,7 @@ _COMMAND_NAMES: dict[str, str] = {
     "approve": "cfnops.cli.heal",
     "reject": "cfnops.cli.heal",
     "audit": "cfnops.cli.audit",
+    "console": "cfnops.cli.console",
 }
 
 

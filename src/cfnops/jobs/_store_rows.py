@@ -109,6 +109,14 @@ class TokenAndScheduleRows:
         with self.engine.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
 
+    def update_schedule(self, name: str, *, options: str, next_fire: float | None) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                schedules.update()
+                .where(schedules.c.name == name)
+                .values(options=options, next_fire=next_fire)
+            )
+
     def remove_schedule(self, name: str) -> bool:
         with self.engine.begin() as conn:
             return bool(conn.execute(schedules.delete().where(schedules.c.name == name)).rowcount)

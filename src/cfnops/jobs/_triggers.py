@@ -136,6 +136,25 @@ class TriggerService:
                     _log.warning("trigger %s: could not remove its rule/queue: %s", name, exc)
         return self.store.remove_schedule(name)
 
+    def set_enabled(self, name: str, enabled: bool, now: datetime | None = None) -> dict[str, Any]:
+        """Enable or disable a schedule or trigger; a schedule enabled again fires from now on.
+
+        A disabled event trigger drops the events that reach it, as a disabled
+        EventBridge rule would not deliver them.
+        """
+        row = next((r for r in self.store.list_schedules() if r["name"] == name), None)
+        if row is None:
+            from cfnops.jobs.errors import UnknownSchedule
+
+            raise UnknownSchedule(name)
+        options = {**json.loads(row["options"] or "{}"), "disabled": not enabled}
+        next_fire = row["next_fire"]
+        if enabled and row["kind"] == "schedule":
+            schedule = parse_schedule(row["expression"], row["timezone"])
+            next_fire = schedule.next_after(now or datetime.now(UTC)).timestamp()
+        self.store.update_schedule(name, options=json.dumps(options), next_fire=next_fire)
+        return self._public({**row, "options": json.dumps(options), "next_fire": next_fire})
+
     @staticmethod
     def _public(row: Mapping[str, Any]) -> dict[str, Any]:
         nxt = row.get("next_fire")
@@ -146,6 +165,7 @@ class TriggerService:
         return {
             "name": row["name"],
             "kind": row["kind"],
+            "enabled": not json.loads(row.get("options") or "{}").get("disabled", False),
             "stateMachine": row["machine_name"],
             "expression": row["expression"],
             "timezone": row["timezone"],
@@ -161,7 +181,7 @@ class TriggerService:
         started: list[str] = []
         for row in self.store.list_schedules("schedule"):
             due = row["next_fire"]
-            if due is None or due > now.timestamp():
+            if due is None or due > now.timestamp() or _disabled(row):
                 continue
             schedule = schedule_of(row)
             after = max(datetime.fromtimestamp(due, UTC), now - schedule_slack())
@@ -198,7 +218,7 @@ class TriggerService:
             )
             for msg in got.get("Messages", []):
                 event = json.loads(msg["Body"])
-                if matches(json.loads(row["expression"]), event):
+                if not _disabled(row) and matches(json.loads(row["expression"]), event):
                     run_id = f"{_safe(row['name'])}-{_safe(str(event.get('id', msg['MessageId'])))}"
                     self.jobs.start(
                         json.loads(row["definition"]),
@@ -212,6 +232,10 @@ class TriggerService:
                     started.append(run_id[:80])
                 sqs.delete_message(QueueUrl=opts["queue_url"], ReceiptHandle=msg["ReceiptHandle"])
         return started
+
+
+def _disabled(row: Mapping[str, Any]) -> bool:
+    return bool(json.loads(row.get("options") or "{}").get("disabled"))
 
 
 def schedule_slack() -> Any:

@@ -126,3 +126,12 @@ class RunNotRedrivable(OperationFailed):
             f"run {run_id!r} is {status}; only FAILED, TIMED_OUT or ABORTED runs can be redriven",
             hint="start a new run with 'cfnops job run'",
         )
+
+
+class UnknownSchedule(UsageError):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"no schedule or event trigger named {name!r}",
+            hint="list them with 'cfnops job schedule list' and 'cfnops job trigger list'",
+        )
+        self.name = name

@@ -1,0 +1,117 @@
+"""Runs (every durable run, live), one run's steps, the audit log, and signing in."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from cfnops.console._auth import COOKIE
+from cfnops.console._runs_query import KINDS, STATUSES, RunFilter
+from cfnops.console._web import console_of, render, stream, templates
+from cfnops.console.errors import BadFilter, NotFound
+from cfnops.durable._records import RunStore
+from cfnops.durable.errors import UnknownRun
+
+
+def _filter(request: Request) -> RunFilter:
+    return RunFilter.parse(dict(request.query_params))
+
+
+def _table_context(request: Request, flt: RunFilter) -> dict[str, Any]:
+    page = console_of(request).runs.page(flt)
+    return {
+        "page": page,
+        "flt": flt,
+        "prev_q": urlencode(flt.query(page.page - 1)) if page.page > 1 else None,
+        "next_q": urlencode(flt.query(page.page + 1)) if page.page < page.pages else None,
+        "live_q": urlencode(flt.query()),
+    }
+
+
+async def runs_page(request: Request) -> Response:
+    flt = _filter(request)
+    context = await anyio.to_thread.run_sync(_table_context, request, flt)
+    return render(request, "runs.html", statuses=STATUSES, kinds=KINDS, **context)
+
+
+async def runs_stream(request: Request) -> Response:
+    flt = _filter(request)
+    query = console_of(request).runs
+    table = templates.get_template("_runs_table.html")
+
+    def payload() -> str:
+        return table.render(**_table_context(request, flt))
+
+    return stream(request, query.marker, payload)
+
+
+async def run_page(request: Request) -> Response:
+    run_id = request.path_params["run_id"]
+    console = console_of(request)
+
+    def load() -> tuple[Any, Any]:
+        with RunStore(console.settings) as store:
+            try:
+                return store.get(run_id), store.steps(run_id)
+            except UnknownRun:
+                raise NotFound(
+                    f"no run with id {run_id!r}", hint="pick one on the Runs page"
+                ) from None
+
+    record, steps = await anyio.to_thread.run_sync(load)
+    if record.workflow == "cfnops.heal":
+        return RedirectResponse(f"/heal/runs/{run_id}", status_code=303)
+    if record.workflow.startswith("cfnops.jobs.") and isinstance(record.input, dict):
+        return RedirectResponse(f"/jobs/{record.input.get('runId', run_id)}", status_code=303)
+    audit = await anyio.to_thread.run_sync(lambda: console.audit.list(target=run_id, limit=50))
+    return render(request, "run.html", record=record, steps=steps, audit=audit)
+
+
+async def audit_page(request: Request) -> Response:
+    target = request.query_params.get("target") or None
+    action = request.query_params.get("action") or None
+    limit_text = request.query_params.get("limit", "200")
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 5000:
+        raise BadFilter("limit", limit_text, "a whole number from 1 to 5000")
+    audit = console_of(request).audit
+    entries = await anyio.to_thread.run_sync(
+        lambda: audit.list(target=target, action=action, limit=int(limit_text))
+    )
+    return render(request, "audit.html", entries=entries, target=target or "", action=action or "")
+
+
+async def login(request: Request) -> Response:
+    auth = console_of(request).auth
+    nxt = request.query_params.get("next", "/runs")
+    if not nxt.startswith("/") or nxt.startswith("//"):
+        nxt = "/runs"
+    token = request.query_params.get("token")
+    if request.method == "POST":
+        token = str((await request.form()).get("token", ""))
+    if token is None:
+        return render(request, "login.html", next=nxt, failed=False)
+    name = auth.name_for(token)
+    if name is None:
+        return render(request, "login.html", status=403, next=nxt, failed=True)
+    response = RedirectResponse(nxt, status_code=303)
+    response.set_cookie(COOKIE, auth.session_cookie(name), httponly=True, samesite="strict")
+    return response
+
+
+async def root(request: Request) -> Response:
+    return RedirectResponse("/runs", status_code=303)
+
+
+routes = [
+    Route("/", root),
+    Route("/login", login, methods=["GET", "POST"]),
+    Route("/runs", runs_page),
+    Route("/runs/stream", runs_stream),
+    Route("/runs/{run_id:path}", run_page),
+    Route("/audit", audit_page),
+]
