@@ -1,0 +1,63 @@
+"""Console fixtures: a run database with DBOS's schema, a signed-in test client."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+from tests._subprocess import worker_env
+
+from cfnops.config import Settings, load_settings
+from cfnops.console import Auth, create_app
+
+TOKEN = "test-token-0123456789abcdef"
+
+
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database where one sample run finished (so DBOS's tables exist)."""
+    db = tmp_path_factory.mktemp("console-template") / "runs.sqlite"
+    done = subprocess.run(
+        [sys.executable, "-m", "cfnops", "runs", "start", "cfnops.sample",
+         "--input", '{"wait_seconds": 1}', "--run-id", "sample-1"],
+        env=worker_env(db), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.fixture
+def settings(tmp_path: Path, template_db: Path) -> Settings:
+    db = tmp_path / "runs.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        src = Path(f"{template_db}{suffix}")
+        if src.exists():
+            shutil.copy(src, f"{db}{suffix}")
+    return load_settings(database_url=f"sqlite:///{db}")
+
+
+@pytest.fixture
+def anonymous(settings: Settings) -> Iterator[TestClient]:
+    app = create_app(settings, Auth({"alice": TOKEN}))
+    with TestClient(app, headers={"Accept": "text/html"}) as client:
+        yield client
+
+
+@pytest.fixture
+def client(anonymous: TestClient) -> TestClient:
+    """Signed in as ``alice`` (the session cookie is kept by the client)."""
+    answer = anonymous.get(f"/login?token={TOKEN}", follow_redirects=False)
+    assert answer.status_code == 303
+    return anonymous
+
+
+def csrf_of(client: TestClient, page: str) -> str:
+    html = client.get(page).text
+    marker = 'name="csrf-token" content="'
+    start = html.index(marker) + len(marker)
+    return html[start : html.index('"', start)]
