@@ -161,7 +161,7 @@ def test_definition_findings_point_at_their_lines(client: TestClient, tmp_path: 
 
 
 def test_bind_rules_and_token_files(tmp_path: Path) -> None:
-    with pytest.raises(TokenRequired, match="refusing to listen on '0.0.0.0'"):
+    with pytest.raises(TokenRequired, match=r"refusing to listen on '0\.0\.0\.0'"):
         Auth.for_bind("0.0.0.0", token=None, token_file=None, user="ops")
     local = Auth.for_bind("127.0.0.1", token=None, token_file=None, user="ops")
     assert local.generated and list(local.tokens) == ["ops"]

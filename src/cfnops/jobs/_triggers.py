@@ -150,8 +150,7 @@ class TriggerService:
         options = {**json.loads(row["options"] or "{}"), "disabled": not enabled}
         next_fire = row["next_fire"]
         if enabled and row["kind"] == "schedule":
-            schedule = parse_schedule(row["expression"], row["timezone"])
-            next_fire = schedule.next_after(now or datetime.now(UTC)).timestamp()
+            next_fire = schedule_of(row).next_after(now or datetime.now(UTC)).timestamp()
         self.store.update_schedule(name, options=json.dumps(options), next_fire=next_fire)
         return self._public({**row, "options": json.dumps(options), "next_fire": next_fire})
 
@@ -165,7 +164,7 @@ class TriggerService:
         return {
             "name": row["name"],
             "kind": row["kind"],
-            "enabled": not json.loads(row.get("options") or "{}").get("disabled", False),
+            "enabled": not opts.get("disabled", False),
             "stateMachine": row["machine_name"],
             "expression": row["expression"],
             "timezone": row["timezone"],
