@@ -202,7 +202,8 @@ def diff_templates(
         sections=_other_sections(o, n),
         parameter_values=tuple(changed.values()),
         schema_region=table.region,
-        schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})",
+        schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})"
+        + (f"; nested paths also from {table.source.spec}" if table.source.spec else ""),
         security=security_view(_section(o, "Resources"), _section(n, "Resources"))
         if security
         else None,

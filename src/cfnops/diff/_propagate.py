@@ -160,7 +160,10 @@ class Explainer:
             kind = (
                 "create-only" if prop.impact is Impact.WILL_REPLACE else "conditionally create-only"
             )
-            return f"{prop.name} changes at {kind} path {prop.path}"
+            where = (
+                " (resource specification)" if prop.decided_by == "resource specification" else ""
+            )
+            return f"{prop.name} changes at {kind} path {prop.path}{where}"
         if prop.impact is Impact.WILL_REPLACE:
             return f"{prop.name} is create-only"
         return f"{prop.name} is conditionally create-only"

@@ -23,6 +23,9 @@ from cfnops.diff._policies import Override
 from cfnops.schemas import TypeBehaviour
 
 UNKNOWN_SCHEMA = "unknown schema"
+# Nested paths only the resource specification (the docs' "Update requires") lists.
+SPEC_LABEL = "create-only path (resource specification: Update requires Replacement)"
+SPEC_CONDITIONAL_LABEL = "conditionally create-only path (resource specification)"
 _ATTRIBUTE_ORDER = (
     "DependsOn",
     "Condition",
@@ -102,6 +105,8 @@ def decide(
     for paths, impact, label in (
         (behaviour.create_only, Impact.WILL_REPLACE, "create-only path"),
         (behaviour.conditional_create_only, Impact.MAY_REPLACE, "conditionally create-only path"),
+        (behaviour.spec_create_only, Impact.WILL_REPLACE, SPEC_LABEL),
+        (behaviour.spec_conditional_create_only, Impact.MAY_REPLACE, SPEC_CONDITIONAL_LABEL),
     ):
         for path in paths:
             if len(path) > 1 and path[0] == name:
@@ -123,6 +128,8 @@ def sensitivity(behaviour: TypeBehaviour | None, location: SchemaPath) -> tuple[
     for paths, strict in (
         (behaviour.create_only, True),
         (behaviour.conditional_create_only, False),
+        (behaviour.spec_create_only, True),
+        (behaviour.spec_conditional_create_only, False),
     ):
         for path in paths:
             if path[0] == location[0] and _matches(location, path):
@@ -131,7 +138,11 @@ def sensitivity(behaviour: TypeBehaviour | None, location: SchemaPath) -> tuple[
 
 
 SCHEMA = "registry schema"
+SPEC = "resource specification"
 POLICY = "UpdatePolicy"
+
+
+SPEC_PREFIXES = (SPEC_LABEL, SPEC_CONDITIONAL_LABEL)
 
 
 def compare_properties(
@@ -158,7 +169,7 @@ def compare_properties(
         else:
             change = Change.ADDED if in_new else Change.REMOVED
         impact, reason, path = decide(behaviour, name, old.get(name), new.get(name))
-        source = SCHEMA if path is not None else None
+        source = None if path is None else SPEC if reason.startswith(SPEC_PREFIXES) else SCHEMA
         override = (overrides or {}).get(name)
         if override is not None:
             impact, reason, source = override.impact, override.reason, POLICY

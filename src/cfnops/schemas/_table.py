@@ -25,17 +25,23 @@ Path = tuple[str, ...]
 
 @dataclass(frozen=True)
 class TableSource:
-    """Where the table came from: the cfn-lint version and its schema date."""
+    """Where the table came from: the cfn-lint version and its schema date; ``spec``
+    names the resource specification of the nested "Update requires" paths
+    (``scripts/build_spec_table.py``), empty when the region has none."""
 
     cfn_lint: str
     schema_date: str
+    spec: str = ""
 
 
 @dataclass(frozen=True)
 class TypeBehaviour:
     """Update behaviour of one resource type (paths relative to ``/properties``).
 
-    ``*`` in a path stands for every item of an array.
+    ``*`` in a path stands for every item of an array. ``spec_create_only`` /
+    ``spec_conditional_create_only`` are nested paths the CloudFormation resource
+    specification (the docs' "Update requires: Replacement" statements) marks
+    ``Immutable`` / ``Conditional`` and the registry schema does not list.
     """
 
     type_name: str
@@ -47,14 +53,26 @@ class TypeBehaviour:
     tag_updatable: bool | None = None
     replacement_strategy: str | None = None
     unordered: frozenset[Path] = frozenset()
+    spec_create_only: tuple[Path, ...] = ()
+    spec_conditional_create_only: tuple[Path, ...] = ()
 
 
 def _paths(raw: Any) -> tuple[Path, ...]:
     return tuple(tuple(p.split("/")) for p in raw or ())
 
 
-def _behaviour(type_name: str, raw: dict[str, Any]) -> TypeBehaviour:
+def _spec_only(paths: tuple[Path, ...], registry: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Spec paths the registry says nothing about (neither the path nor an ancestor)."""
+    known = set(registry)
+    return tuple(p for p in paths if not any(p[:n] in known for n in range(1, len(p) + 1)))
+
+
+def _behaviour(type_name: str, raw: dict[str, Any], spec: dict[str, Any] | None) -> TypeBehaviour:
+    registry = _paths(raw.get("c")) + _paths(raw.get("cc"))
+    spec = spec or {}
     return TypeBehaviour(
+        spec_create_only=_spec_only(_paths(spec.get("c")), registry),
+        spec_conditional_create_only=_spec_only(_paths(spec.get("cc")), registry),
         type_name=type_name,
         create_only=_paths(raw.get("c")),
         conditional_create_only=_paths(raw.get("cc")),
@@ -74,10 +92,17 @@ class SchemaTable:
     entry (only ``ServiceToken`` is create-only). Unknown types answer ``None``.
     """
 
-    def __init__(self, region: str, source: TableSource, entries: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        region: str,
+        source: TableSource,
+        entries: dict[str, Any],
+        spec: dict[str, Any] | None = None,
+    ) -> None:
         self.region = region
         self.source = source
         self._entries = entries
+        self._spec = spec or {}
         self._built: dict[str, TypeBehaviour | None] = {}
 
     def __contains__(self, type_name: object) -> bool:
@@ -95,7 +120,7 @@ class SchemaTable:
             return self._built[type_name]
         key = CUSTOM_RESOURCE_TYPE if type_name.startswith("Custom::") else type_name
         raw = self._entries.get(key)
-        built = None if raw is None else _behaviour(type_name, raw)
+        built = None if raw is None else _behaviour(type_name, raw, self._spec.get(key))
         self._built[type_name] = built
         return built
 
@@ -134,7 +159,28 @@ def load_table(region: str = BASE_REGION) -> SchemaTable:
             entries.pop(type_name, None)
         entries.update(overlay.get("changed", {}))
     src = base.get("source", {})
+    spec_types, spec_name = _spec()
     source = TableSource(
-        cfn_lint=str(src.get("cfn_lint", "")), schema_date=str(src.get("schema_date", ""))
+        cfn_lint=str(src.get("cfn_lint", "")),
+        schema_date=str(src.get("schema_date", "")),
+        spec=spec_name,
     )
-    return SchemaTable(region, source, entries)
+    return SchemaTable(region, source, entries, spec_types)
+
+
+def _spec() -> tuple[dict[str, Any], str]:
+    """The nested "Update requires" paths of the resource specification, and its name.
+
+    Compiled by ``scripts/build_spec_table.py`` from the us-east-1 specification;
+    the nested update behaviour of a property does not vary by region.
+    """
+    try:
+        data = _read(f"spec-{BASE_REGION}.json.gz")
+    except FileNotFoundError:
+        return {}, ""
+    src = data.get("source", {})
+    name = (
+        f"resource specification {src.get('resourceSpecificationVersion', '?')} "
+        f"({src.get('package', '?')} {src.get('version', '?')})"
+    )
+    return dict(data.get("types", {})), name
