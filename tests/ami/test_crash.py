@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from ami_test_support import base_images, deploy, make_settings, parameter_value, unique
-from tests._subprocess import cfnops, worker_env
+from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.ami import ROTATE_STACK_WORKFLOW, build_request
 from cfnops.durable._records import RunStore
@@ -84,3 +84,55 @@ def test_killed_rotation_resumes_and_updates_once(
     assert names.count("update-stack") == 1
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == image_id
     assert user_initiated_updates(cfnops_sandbox, stack) == 1
+
+
+def test_killed_during_the_refresh_wait_resumes_without_a_second_update(
+    cfnops_sandbox: Sandbox, tmp_path: Path, sandbox_env: dict[str, str]
+) -> None:
+    """Pattern 3: kill -9 while CloudFormation's instance refresh runs; the next
+    process waits through the same refresh (one UpdateStack) and reports it."""
+    old, new = base_images(cfnops_sandbox)
+    stack = unique("ami-roll-crash")
+    group = deploy(cfnops_sandbox, 3, stack, ImageId=old)
+    before = {i["InstanceId"] for i in group["Instances"]}
+    # Long enough for the first process to be killed while the refresh runs.
+    cfnops_sandbox.state.set_delays(dataclasses.replace(Delays.zero(), instance_refresh=2.0))
+
+    db = f"sqlite:///{tmp_path / 'roll.sqlite'}"
+    settings = make_settings(cfnops_sandbox, db, update_wait_seconds=120.0)
+    request = build_request(settings, stack=stack, image_id=new, roll=True)
+    request["CheckCompatibility"] = False
+    run_id = f"{stack}-run"
+    args = ["runs", "start", ROTATE_STACK_WORKFLOW, "--run-id", run_id, "--input"]
+    first = cfnops(worker_env(db), *args, json.dumps(request))
+
+    def polled_the_refresh() -> bool:
+        try:
+            with RunStore(settings) as store:
+                return "update-complete #1" in [s.name for s in store.steps(run_id)]
+        except Exception:  # the database may not exist yet
+            return False
+
+    wait_for(polled_the_refresh, timeout=60, what="the first poll of the refresh")
+    status = cfnops_sandbox.client("cloudformation").describe_stacks(StackName=stack)
+    assert status["Stacks"][0]["StackStatus"] == "UPDATE_IN_PROGRESS"  # killed mid-refresh
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=10)
+
+    second = cfnops(worker_env(db), "-o", "json", *args, json.dumps(request))
+    _out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    with RunStore(settings) as store:
+        record = store.get(run_id)
+        names = [s.name for s in store.steps(run_id)]
+    assert record.status == "SUCCEEDED", record
+    assert record.output["outcome"] == "UPDATED"
+    assert names.count("update-stack") == 1
+    assert names.count("update-complete #1") == 1  # the finished poll was not repeated
+    (refresh,) = record.output["Roll"]["Refreshes"]
+    assert refresh["Status"] == "Successful"
+    assert user_initiated_updates(cfnops_sandbox, stack) == 1
+    now = cfnops_sandbox.client("autoscaling").describe_auto_scaling_groups(
+        AutoScalingGroupNames=[group["AutoScalingGroupName"]]
+    )["AutoScalingGroups"][0]["Instances"]
+    assert before.isdisjoint(i["InstanceId"] for i in now)

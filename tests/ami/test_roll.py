@@ -163,3 +163,68 @@ def test_refresh_failure_error_names_the_reason() -> None:
     assert "ended Cancelled" in err.message
     assert "no status reason given" in err.message
     assert int(err.exit_code) == 1
+
+
+def test_cli_refuses_roll_without_the_policy_and_with_a_parameter(
+    cfnops_sandbox: Sandbox, roll_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cfnops.cli.main import run
+
+    old, new = base_images(cfnops_sandbox)
+    stack = unique("ami-p2cli")
+    deploy(cfnops_sandbox, 2, stack, ImageId=old)
+    common = ["--endpoint-url", cfnops_sandbox.endpoint_url, "--region", cfnops_sandbox.region]
+    args = ["ami", "rotate", "--stack", stack, "--image-id", new, "--roll"]
+    assert run([*common, *args, "--no-check-compatibility"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be rotated with --roll" in err
+    assert "AutoScalingInstanceRefresh:" in err  # the edit that adds the policy
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == old
+
+    assert run([*common, "ami", "rotate", "--parameter", "/x", "--image-id", new, "--roll"]) == 2
+    assert "--roll applies to stack rotations" in capsys.readouterr().err
+
+
+def test_instance_refresh_api_matches_botocore_and_pages(
+    cfnops_sandbox: Sandbox, refresh_delay: float
+) -> None:
+    """Start/Describe/Cancel over HTTP; every answer validated against botocore's model."""
+    from botocore.stub import Stubber
+
+    old, _ = base_images(cfnops_sandbox)
+    group = deploy(cfnops_sandbox, 3, unique("ami-api"), ImageId=old)["AutoScalingGroupName"]
+    autoscaling = cfnops_sandbox.client("autoscaling")
+    first = autoscaling.start_instance_refresh(AutoScalingGroupName=group)["InstanceRefreshId"]
+    with pytest.raises(autoscaling.exceptions.InstanceRefreshInProgressFault):
+        autoscaling.start_instance_refresh(AutoScalingGroupName=group)
+    assert (
+        autoscaling.cancel_instance_refresh(AutoScalingGroupName=group)["InstanceRefreshId"]
+        == first
+    )
+    deadline = time.monotonic() + 10
+    while (
+        autoscaling.describe_instance_refreshes(AutoScalingGroupName=group)["InstanceRefreshes"][0][
+            "Status"
+        ]
+        != "Cancelled"
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    second = autoscaling.start_instance_refresh(
+        AutoScalingGroupName=group, Preferences={"CheckpointPercentages": [50, 100]}
+    )["InstanceRefreshId"]
+    page = autoscaling.describe_instance_refreshes(AutoScalingGroupName=group, MaxRecords=1)
+    assert [r["InstanceRefreshId"] for r in page["InstanceRefreshes"]] == [second]  # newest first
+    rest = autoscaling.describe_instance_refreshes(
+        AutoScalingGroupName=group, MaxRecords=1, NextToken=page["NextToken"]
+    )
+    assert [r["InstanceRefreshId"] for r in rest["InstanceRefreshes"]] == [first]
+    assert "NextToken" not in rest
+    stubbed = cfnops_sandbox.client("autoscaling")
+    with Stubber(stubbed) as stub:  # raises if the sandbox's answer breaks the model
+        for reply in (page, rest):
+            body = {k: v for k, v in reply.items() if k != "ResponseMetadata"}
+            stub.add_response("describe_instance_refreshes", body)
+            stubbed.describe_instance_refreshes(AutoScalingGroupName=group)
+    with pytest.raises(autoscaling.exceptions.ClientError, match="not found"):
+        autoscaling.start_instance_refresh(AutoScalingGroupName="no-such-group")

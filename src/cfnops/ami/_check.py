@@ -337,4 +337,7 @@ def check_template(template: dict[str, Any], path: str = "<template>") -> CheckR
                 _fixes(logical, image, pointer, _line(image) or _line(data)),
             )
         )
+    from cfnops.ami._check_groups import group_findings
+
+    findings.extend(group_findings(template, tuple(uses)))
     return CheckReport(path, tuple(uses), tuple(findings))
