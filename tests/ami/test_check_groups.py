@@ -120,7 +120,8 @@ def test_launch_template_versioned_by_image_builder_is_an_error(tmp_path: Path) 
 
 def test_distribution_without_launch_template_configurations_is_fine(tmp_path: Path) -> None:
     extra = DISTRIBUTION.split("          LaunchTemplateConfigurations:")[0] + (
-        "          AmiDistributionConfiguration:\n            Name: web-{{ imagebuilder:buildDate }}\n"
+        "          AmiDistributionConfiguration:\n"
+        "            Name: web-{{ imagebuilder:buildDate }}\n"
     )
     assert "AMI007" not in findings(write(tmp_path, extra=extra))
 

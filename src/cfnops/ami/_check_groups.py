@@ -64,7 +64,7 @@ def _versioned_outside(resources: dict[str, Any]) -> dict[str, str]:
 
 
 def group_findings(template: dict[str, Any], uses: tuple[LaunchTemplateUse, ...]) -> list[Finding]:
-    """AMI006–AMI009 for every Auto Scaling group of ``template``."""
+    """AMI006 to AMI009 for every Auto Scaling group of ``template``."""
     resources = template.get("Resources") or {}
     patterns = {u.launch_template: u.pattern for u in uses}
     outside = _versioned_outside(resources)
