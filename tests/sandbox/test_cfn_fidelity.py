@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
-from tests.sandbox.conftest import wait_for_detection
+from tests.sandbox.conftest import wait_for_change_set, wait_for_detection
 
 from cfnops.sandbox import Sandbox
 
@@ -154,3 +154,92 @@ def test_sns_subscription_is_a_stack_resource_with_its_logical_id(
 
     cfn.delete_stack(StackName=stack)
     assert arn not in {s["SubscriptionArn"] for s in sns.list_subscriptions()["Subscriptions"]}
+
+
+def _resource_changes(cfn: Any, stack: str, template: dict[str, Any]) -> dict[str, Any]:
+    created = cfn.create_change_set(
+        StackName=stack, ChangeSetName=f"c{uuid.uuid4().hex[:6]}", TemplateBody=json.dumps(template)
+    )
+    described = wait_for_change_set(cfn, created["Id"])
+    return {
+        "status": described["Status"],
+        "reason": described.get("StatusReason"),
+        "changes": {
+            c["ResourceChange"]["LogicalResourceId"]: c["ResourceChange"]
+            for c in described["Changes"]
+        },
+    }
+
+
+def test_change_set_ignores_a_ref_replaced_by_the_identical_literal(
+    cfnops_sandbox: Sandbox,
+) -> None:
+    cfn = cfnops_sandbox.client("cloudformation")
+    stack = f"lit-{uuid.uuid4().hex[:8]}"
+    template = {
+        "Parameters": {"Tier": {"Type": "String", "Default": "Standard"}},
+        "Resources": {
+            "P": {
+                "Type": "AWS::SSM::Parameter",
+                "Properties": {
+                    "Name": f"/{stack}/p",
+                    "Type": "String",
+                    "Value": "v",
+                    "Tier": {"Ref": "Tier"},
+                },
+            }
+        },
+    }
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps(template))
+    literal = json.loads(json.dumps(template))
+    literal["Resources"]["P"]["Properties"]["Tier"] = "Standard"
+    literal["Resources"]["P"]["Properties"]["Name"] = {"Fn::Sub": "/${AWS::StackName}/p"}
+    answer = _resource_changes(cfn, stack, literal)
+    assert answer["changes"] == {}
+    assert answer["status"] == "FAILED"
+    assert "didn't contain changes" in str(answer["reason"])
+
+
+def test_change_set_reports_replacements_caused_through_ref(cfnops_sandbox: Sandbox) -> None:
+    from cfnops.diff import Impact, diff_templates
+
+    cfn = cfnops_sandbox.client("cloudformation")
+    stack = f"ref-{uuid.uuid4().hex[:8]}"
+    old = json.loads(json.dumps(SUBSCRIBED_TOPIC))
+    old["Resources"]["Topic"]["Properties"]["TopicName"] = f"{stack}-a"
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps(old))
+    new = json.loads(json.dumps(old))
+    new["Resources"]["Topic"]["Properties"]["TopicName"] = f"{stack}-b"  # create-only
+    changes = _resource_changes(cfn, stack, new)["changes"]
+
+    assert sorted(changes) == ["QueueSubscription", "Topic"]
+    assert changes["Topic"]["Replacement"] == "True"
+    sub = changes["QueueSubscription"]
+    assert (sub["Action"], sub["Replacement"]) == ("Modify", "True")
+    (detail,) = sub["Details"]
+    assert detail["Target"] == {
+        "Attribute": "Properties",
+        "Name": "TopicArn",
+        "RequiresRecreation": "Always",
+    }
+    assert (detail["Evaluation"], detail["ChangeSource"], detail["CausingEntity"]) == (
+        "Dynamic",
+        "ResourceReference",
+        "Topic",
+    )
+    # the same answer as cfnops diff's offline analysis of the two templates
+    offline = diff_templates(old, new)
+    assert offline.resource("QueueSubscription").impact is Impact.WILL_REPLACE
+    assert offline.resource("Topic").impact is Impact.WILL_REPLACE
+    assert offline.resource("Queue") is None and "Queue" not in changes
+
+
+def test_change_set_leaves_an_unchanged_subscription_alone(cfnops_sandbox: Sandbox) -> None:
+    cfn = cfnops_sandbox.client("cloudformation")
+    stack = f"subs-{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps(SUBSCRIBED_TOPIC))
+    changed = json.loads(json.dumps(SUBSCRIBED_TOPIC))
+    changed["Resources"]["Topic"]["Properties"]["DisplayName"] = "alarms"
+    changes = _resource_changes(cfn, stack, changed)["changes"]
+    assert {lid: c["Action"] for lid, c in changes.items()} == {"Topic": "Modify"}
+    assert changes["Topic"]["Replacement"] == "False"

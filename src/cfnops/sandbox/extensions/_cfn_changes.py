@@ -1,10 +1,9 @@
 """Compute a change set's ``Changes``: ordinary and drift-aware (REVERT_DRIFT).
 
-Ordinary change sets compare the previous deployment with the new template
-(API reference ``ResourceChange`` / ``ResourceChangeDetail`` /
-``ResourceTargetDefinition``): ``Replacement`` and ``RequiresRecreation`` come
-from the type's create-only (``Always``) and conditionally create-only
-(``Conditionally``) properties in the registry schemas (:mod:`cfnops.schemas`).
+Ordinary change sets compare the previous deployment with the new template on
+resolved values (API reference ``ResourceChange`` / ``ResourceChangeDetail`` /
+``ResourceTargetDefinition``), with ``cfnops diff``'s table and rules: see
+:mod:`_cfn_impact`.
 
 Drift-aware change sets (User Guide, "Using drift-aware change sets",
 https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/drift-aware-change-sets.html)
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnops.sandbox.extensions._cfn_deploy import Deployment, ExpectedResource
+from cfnops.sandbox.extensions._cfn_impact import ChangeInputs, details_by_resource
 from cfnops.sandbox.extensions._cfn_readers import READERS, read_actual
 from cfnops.sandbox.extensions.cfn_compare import diff_properties, json_text
 from cfnops.sandbox.extensions.cfn_drift import comparable_properties
@@ -113,51 +113,20 @@ def _base(res_type: str, logical_id: str, action: str, physical_id: str | None) 
     return change
 
 
-def _ordinary_details(
-    old: ExpectedResource,
-    new: NewResource,
-    changed_params: set[str],
-    modified: set[str],
-) -> list[dict[str, Any]]:
-    details: list[dict[str, Any]] = []
-    before = old.properties or {}
-    old_raw = old.template.get("Properties") or {}
-    new_raw = new.template.get("Properties") or {}
-    for prop in sorted(set(before) | set(new.properties)):
-        b, a = before.get(prop), new.properties.get(prop)
-        raw_same = old_raw.get(prop) == new_raw.get(prop)
-        refs = new.references.get(prop, set())
-        target = {
-            "Attribute": "Tags" if prop == "Tags" else "Properties",
-            "Name": prop,
-            "RequiresRecreation": requires_recreation(new.resource_type, prop),
-        }
-        if not raw_same:
-            details.append(
-                {"Target": target, "Evaluation": "Static", "ChangeSource": "DirectModification"}
-            )
-            continue
-        for ref in sorted(refs):
-            name = ref.split(".", 1)[0]
-            if "." in ref and name in modified:
-                details.append(
-                    {
-                        "Target": target,
-                        "Evaluation": "Dynamic",
-                        "ChangeSource": "ResourceAttribute",
-                        "CausingEntity": ref,
-                    }
-                )
-            elif name in changed_params and a != b:
-                details.append(
-                    {
-                        "Target": target,
-                        "Evaluation": "Static",
-                        "ChangeSource": "ParameterReference",
-                        "CausingEntity": name,
-                    }
-                )
-    return details
+def _ordinary(
+    stack: Any, before: Deployment, new: dict[str, NewResource], changed_params: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    inputs = {
+        lid: ChangeInputs(
+            resource_type=res.resource_type,
+            template=res.template,
+            properties={k: _known(v) for k, v in res.properties.items()},
+            references=res.references,
+        )
+        for lid, res in new.items()
+    }
+    region = str(getattr(stack, "region_name", "us-east-1"))
+    return details_by_resource(before, inputs, changed_params, region)
 
 
 def _pointer_get(value: Any, path: str) -> Any:
@@ -239,13 +208,7 @@ def plan_changes(
     """The change set's resource changes, in template order."""
     now = dt.datetime.now(dt.UTC)
     planned: list[PlannedChange] = []
-    modified = {
-        lid
-        for lid, res in new.items()
-        if lid not in before.resources
-        or before.resources[lid].template != res.template
-        or before.resources[lid].properties != res.properties
-    }
+    ordinary = _ordinary(stack, before, new, changed_params)
     for lid, res in new.items():
         old = before.resources.get(lid)
         if old is None:
@@ -280,7 +243,7 @@ def plan_changes(
                 )
                 planned.append(PlannedChange(change, revert=True))
                 continue
-        details = _ordinary_details(old, res, changed_params, modified)
+        details = ordinary.get(lid, [])
         if not details:
             continue
         change = _base(res.resource_type, lid, "Modify", old.physical_id)
