@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,8 @@ from cfnops.jobs import register_function
 
 
 def _mark(log: str, mark: str) -> None:
-    with Path(log).open("a") as fh:
-        fh.write(f"{mark} {time.time()}\n")
+    with Path(log).open("a") as fh:  # mark, time, and the process that ran it
+        fh.write(f"{mark} {time.time()} {os.getpid()}\n")
 
 
 def _logged(payload: Any, ctx: TaskContext) -> Any:

@@ -133,5 +133,8 @@ def trigger_remove(ctx: typer.Context, name: Annotated[str, typer.Argument()]) -
 
 
 def register_triggers(job_app: typer.Typer) -> None:
+    from cfnops.cli.job_manager import register_manager
+
+    register_manager(job_app)
     job_app.add_typer(schedule_app, name="schedule")
     job_app.add_typer(trigger_app, name="trigger")

@@ -24,6 +24,7 @@ from cfnops.jobs._durable_ports import (
     DurableInvoker,
     EffectKeys,
 )
+from cfnops.jobs._pools import with_pools
 from cfnops.jobs._store import JobStore, RunRow
 
 __all__ = [
@@ -165,7 +166,13 @@ def execute_run(
         store.delete_events_after(run_id, row.history_base)
     interpreter = Interpreter(
         definition,
-        invoker=DurableInvoker(invoker_factory(row), store, run_id, keys, recorder.flush),
+        invoker=DurableInvoker(
+            with_pools(invoker_factory(row), definition, store.engine, run_id, recorder),
+            store,
+            run_id,
+            keys,
+            recorder.flush,
+        ),
         clock=DurableClock(store, run_id, keys, recorder.flush),
         branch_executor=DurableBranchExecutor(
             keys, lambda path: store.put_step(run_id, f"{path}!failed", "branch", ok=False)

@@ -23,6 +23,7 @@ from cfnops.durable import Engine, register_workflow
 from cfnops.durable._records import RunStore
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._integrations import JobInvoker
+from cfnops.jobs._pools import PoolStore
 from cfnops.jobs._runner import JobResult, execute_run, redrive_point
 from cfnops.jobs._store import JobStore, RunRow, dumps
 from cfnops.jobs.errors import RunNotRedrivable, UnknownTaskToken
@@ -149,6 +150,7 @@ class JobService:
     ) -> str:
         """Create the run and start it (here, or on ``queue`` for workers); its run id."""
         check_definition(definition)
+        PoolStore(self.store.engine).check(definition, machine_name)
         run_id = name or f"{machine_name}-{uuid.uuid4().hex[:12]}"
         if not _NAME.match(run_id):
             from cfnops.jobs.errors import JobInputError

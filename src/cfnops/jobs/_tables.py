@@ -10,7 +10,19 @@ import sqlalchemy as sa
 
 from cfnops.durable._dbos_setup import make_engine
 
-__all__ = ["callbacks", "dumps", "engine_for", "events", "loads", "runs", "schedules", "steps"]
+__all__ = [
+    "alerts",
+    "callbacks",
+    "dumps",
+    "engine_for",
+    "events",
+    "loads",
+    "pool_slots",
+    "pools",
+    "runs",
+    "schedules",
+    "steps",
+]
 
 _md = sa.MetaData()
 runs = sa.Table(
@@ -102,3 +114,29 @@ def dumps(value: Any) -> str:
 
 def loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+# -- job-manager features (issue 13): resource pools, dependency waits, delay alerts ------
+pools = sa.Table(
+    "cfnops_job_pools",
+    _md,
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("capacity", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+pool_slots = sa.Table(
+    "cfnops_job_pool_slots",
+    _md,
+    sa.Column("pool", sa.String(200), primary_key=True),
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("holder", sa.String(1000), primary_key=True),  # the Task's position (token)
+    sa.Column("acquired_at", sa.Float, nullable=False),
+)
+alerts = sa.Table(
+    "cfnops_job_alerts",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("condition", sa.String(32), primary_key=True),  # late-start | long-run | deadline
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("details", sa.Text, nullable=False, default="{}"),
+)
