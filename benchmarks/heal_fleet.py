@@ -46,10 +46,10 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 
 from cfnops.aws import AwsClients
 from cfnops.config import Settings, load_settings
+from cfnops.demo.heal_sample import deploy_sample, drift_sample
 from cfnops.durable import Engine
 from cfnops.heal import configure_runtime
 from cfnops.heal._fleet import FleetTarget, heal_fleet
-from cfnops.heal._sample import deploy_sample, drift_sample
 
 
 def _free_port() -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cfnops.ami._demo import run_demo
 from cfnops.config import Settings
+from cfnops.demo.ami import run_demo
 
 
 @pytest.mark.slow

@@ -7,8 +7,8 @@ import pytest
 from ami_test_support import back_up, base_images, deploy, unique
 
 from cfnops.ami import ParameterRotation, Rotator, Skipped, StackRotation
-from cfnops.ami._demo import detect_drift
-from cfnops.ami._sandbox_bridge import subscribe_rotation
+from cfnops.demo.ami import detect_drift
+from cfnops.demo.ami_bridge import subscribe_rotation
 from cfnops.sandbox import Sandbox
 
 

@@ -95,6 +95,7 @@ def test_update_failure_control_route(cfnops_sandbox: Sandbox) -> None:
 
 def test_public_names_are_pinned() -> None:
     assert cfnops.ami.__all__ == [
+        "BACKUP_COMPLETED_PATTERN",
         "PREVIOUS_TAG",
         "ROTATE_STACK_WORKFLOW",
         "CheckReport",

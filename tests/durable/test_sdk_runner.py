@@ -12,8 +12,8 @@ from pathlib import Path
 import durable_test_workflows as wf
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 
+from cfnops.demo.workflows import SAMPLE_WORKFLOW, sample
 from cfnops.durable import Engine
-from cfnops.durable.samples import SAMPLE_WORKFLOW, sample
 
 
 def test_sample_gives_the_same_answer_on_lambda_runner_and_dbos(engine: Engine) -> None:

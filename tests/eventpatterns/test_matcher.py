@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cfnops.errors import UsageError
-from cfnops.sandbox.extensions.event_patterns import (
+from cfnops.eventpatterns import (
     InvalidEventPattern,
     matches,
     parse_pattern,

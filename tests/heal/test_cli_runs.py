@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
-from cfnops.heal._sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
+from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from tests.heal._proc import SandboxProcess, cfnops, env_for, steps, wait_for
 
-from cfnops.heal._sample import INITIAL_VALUE, deploy_sample, drift_sample
+from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import pytest
 from tests.heal._support import unique
 
 from cfnops.cli.main import run
-from cfnops.heal._sample import deploy_sample, drift_sample, sample_template
+from cfnops.demo.heal_sample import deploy_sample, drift_sample, sample_template
 from cfnops.sandbox import Sandbox
 
 

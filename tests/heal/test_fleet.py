@@ -8,9 +8,9 @@ import pytest
 from tests.heal._support import Heal
 
 from cfnops.aws import AwsClients
+from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.heal import configure_runtime, current_runtime
 from cfnops.heal._fleet import FleetTarget, heal_fleet, select_stacks
-from cfnops.heal._sample import INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.sandbox.extensions import faults
 
 pytestmark = pytest.mark.slow

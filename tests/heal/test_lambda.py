@@ -10,8 +10,8 @@ import pytest
 from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestRunner
 from tests.heal._support import Heal, unique
 
+from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.heal import change_set_name
-from cfnops.heal._sample import INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.lambda_handlers.heal import handler
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "heal-function.yaml"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from tests.heal._support import Heal, unique
 
+from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.durable import RunFailed
 from cfnops.heal._messages import SUBJECT
-from cfnops.heal._sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 
 
 def _sample(env: Heal, drift: bool = True) -> tuple[str, str]:

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from cfnops.aws import AwsClients
+from cfnops.demo.websystem import build_web_system
 from cfnops.jobs import CapturingTransport, JobService
 from cfnops.jobs._definition import load_definition
 from cfnops.jobs._views import state_views
-from cfnops.jobs._websystem import build_web_system
 from cfnops.sandbox.extensions import ssm_commands
 from conftest import EXAMPLES
 

@@ -11,7 +11,13 @@ instances at once (:func:`plan_roll` says whether a template can).
 """
 
 from cfnops.ami._check import CheckReport, Finding, check_template, load_template
-from cfnops.ami._events import ImageEvent, Skipped, load_event, parse_event
+from cfnops.ami._events import (
+    BACKUP_COMPLETED_PATTERN,
+    ImageEvent,
+    Skipped,
+    load_event,
+    parse_event,
+)
 from cfnops.ami._images import ImageFacts, wait_until_available
 from cfnops.ami._parameter import (
     PREVIOUS_TAG,
@@ -28,6 +34,7 @@ from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
 from cfnops.ami.errors import InstanceRefreshFailed, NotRollable
 
 __all__ = [
+    "BACKUP_COMPLETED_PATTERN",
     "PREVIOUS_TAG",
     "ROTATE_STACK_WORKFLOW",
     "CheckReport",

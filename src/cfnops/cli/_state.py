@@ -14,6 +14,7 @@ from rich.console import Console
 if TYPE_CHECKING:  # imported when first used: keeps `cfnops --help` and `diff` fast
     from cfnops.aws import AwsClients
     from cfnops.config import Settings
+    from cfnops.durable import Engine
 
 
 @dataclass
@@ -55,6 +56,22 @@ class CliState:
         if self._clients is None:
             self._clients = AwsClients(self.settings.aws)
         return self._clients
+
+    def register_workflows(self) -> None:
+        """Register every built-in workflow before this process starts an engine.
+
+        An engine recovers any run a dead process left, whatever its workflow.
+        """
+        from cfnops.builtin_workflows import register_all
+
+        register_all()
+
+    def engine(self, settings: Settings | None = None, *, worker: bool = False) -> Engine:
+        """The process's durable engine, started with every built-in workflow registered."""
+        from cfnops.durable import Engine
+
+        self.register_workflows()
+        return Engine.start_process(settings or self.settings, worker=worker)
 
     @property
     def output_format(self) -> str:

@@ -139,6 +139,7 @@ def rotate_command(
             "--roll applies to stack rotations (--stack): a parameter rotation (pattern 1) "
             "reaches instances as they launch"
         )
+    st.register_workflows()
     with Rotator(
         st.settings,
         st.clients,
@@ -177,6 +178,7 @@ def rollback_command(
     fmt = _fmt(st, output)
     if (parameter is None) == (stack is None):
         raise UsageError("give exactly one of --parameter or --stack")
+    st.register_workflows()
     with Rotator(
         st.settings,
         st.clients,
@@ -242,7 +244,7 @@ def demo_ami_command(
 ) -> None:
     """On the local sandbox: both drift-free patterns driven by AWS Backup events, then the
     naive approach drifting."""
-    from cfnops.ami._demo import run_demo
+    from cfnops.demo.ami import run_demo
 
     st = state(ctx)
     fmt = _fmt(st, output)

@@ -10,9 +10,8 @@ import typer
 
 from cfnops.cli._state import state
 from cfnops.cli.runs import _render_detail
-from cfnops.durable import Engine
+from cfnops.demo.workflows import SAMPLE_WORKFLOW
 from cfnops.durable._records import RunStore
-from cfnops.durable.samples import SAMPLE_WORKFLOW
 
 demo_app = typer.Typer(
     help="Demonstrations on the embedded defaults (local sandbox, SQLite).",
@@ -27,13 +26,14 @@ def demo(
 ) -> None:
     """Without a sub-command: run the sample durable workflow and show its record.
 
-    The run survives being killed: run 'cfnops worker' (or this demo again) and
-    it resumes at its last finished step; 'cfnops runs show RUN_ID' shows it.
+    The run survives being killed: run this demo again (or 'cfnops worker --import
+    cfnops.demo.workflows') and it resumes at its last finished step; 'cfnops runs
+    show RUN_ID' shows it.
     """
     if ctx.invoked_subcommand is not None:
         return
     st = state(ctx)
-    engine = Engine.start_process(st.settings)
+    engine = st.engine()
     run_id = f"demo-{uuid.uuid4().hex[:8]}"
     try:
         engine.start(SAMPLE_WORKFLOW, {"wait_seconds": wait_seconds, "polls": 2}, run_id=run_id)

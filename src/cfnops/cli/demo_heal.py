@@ -12,9 +12,9 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli.demo import demo_app
 from cfnops.cli.drift import render_reports
 from cfnops.cli.heal import run_fleet
+from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_sample
 from cfnops.heal._fleet import FleetTarget
 from cfnops.heal._report import drift_report
-from cfnops.heal._sample import DRIFTED_VALUE, deploy_sample, drift_sample
 from cfnops.sandbox import Sandbox
 
 STACK = "drift-test"

@@ -63,7 +63,7 @@ def summary_table(summary: FleetSummary) -> Table:
 def engine_for(st: CliState, console: Console | None = None) -> Iterator[Engine]:
     """The process's engine with the heal runtime aimed at this command's AWS settings."""
     configure_runtime(st.settings, st.clients, console=console)
-    engine = Engine.start_process(st.settings)
+    engine = st.engine()
     try:
         yield engine
     finally:

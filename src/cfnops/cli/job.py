@@ -44,6 +44,7 @@ def _audit(st: CliState, action: str, run_id: str) -> None:
 
 
 def _service(st: CliState) -> JobService:
+    st.register_workflows()
     return JobService(st.settings, st.clients)
 
 

@@ -21,6 +21,7 @@ trigger_app = typer.Typer(
 
 
 def _triggers(st: CliState) -> TriggerService:
+    st.register_workflows()
     return TriggerService(JobService(st.settings, st.clients))
 
 

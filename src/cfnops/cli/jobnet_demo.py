@@ -34,9 +34,8 @@ def jobnet(
 ) -> None:
     """Two instances, an ALB and an Aurora cluster on the sandbox: run stop, then start."""
     from cfnops.config import load_settings
-    from cfnops.durable import Engine
+    from cfnops.demo.websystem import build_web_system
     from cfnops.jobs import CapturingTransport, JobService, set_http_transport
-    from cfnops.jobs._websystem import build_web_system
     from cfnops.sandbox import Sandbox
     from cfnops.sandbox.extensions import ssm_commands
 
@@ -49,7 +48,7 @@ def jobnet(
             database_url=f"sqlite:///{db}",
             aws={"endpoint_url": sandbox.endpoint_url, "region": sandbox.region},
         )
-        engine = Engine.start_process(settings)
+        engine = st.engine(settings)
         JobService.default_clients = sandbox.clients
         try:
             jobs = JobService(settings)

@@ -168,7 +168,7 @@ def start(
     """Start a registered workflow (idempotent by run id) and, by default, wait for it."""
     st = state(ctx)
     event = _parse_input(input_)
-    engine = Engine.start_process(st.settings)
+    engine = st.engine()
     try:
         handle = engine.start(workflow, event, run_id=run_id, queue=None if wait else DEFAULT_QUEUE)
         output = engine.result(handle.run_id) if wait else None
@@ -209,7 +209,7 @@ def resume(
     if not wait:
         st.console.print(f"{run_id}: queued for a worker")
         return
-    engine = Engine.start_process(st.settings)
+    engine = st.engine()
     try:
         output = engine.result(run_id)
     finally:

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from cfnops.cli._state import state
-from cfnops.durable import DEFAULT_QUEUE, Engine
+from cfnops.durable import DEFAULT_QUEUE
 from cfnops.jobs import start_worker_services
 
 
@@ -55,7 +55,7 @@ def worker(
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
-    engine = Engine.start_process(settings, worker=True)
+    engine = st.engine(settings, worker=True)
     services = start_worker_services(settings, stop)  # job-net schedules and event triggers
     st.console.print(
         f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "

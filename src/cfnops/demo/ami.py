@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cfnops.ami._sandbox_bridge import subscribe_rotation
-from cfnops.ami._service import Rotator
+from cfnops.ami import Rotator
 from cfnops.config import AwsSettings, Settings
+from cfnops.demo.ami_bridge import subscribe_rotation
 from cfnops.errors import OperationFailed, UsageError
 
 __all__ = ["detect_drift", "examples_dir", "run_demo", "wait_stack"]

@@ -11,9 +11,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfnops.ami._events import BACKUP_COMPLETED_PATTERN
-from cfnops.ami._rotate import Rotation
-from cfnops.ami._service import Rotator
+from cfnops.ami import BACKUP_COMPLETED_PATTERN, Rotation, Rotator
 
 __all__ = ["RotationSubscription", "subscribe_rotation"]
 

@@ -19,7 +19,7 @@ from aws_durable_execution_sdk_python import (
 from aws_durable_execution_sdk_python.config import Duration
 from aws_durable_execution_sdk_python.waits import WaitForConditionConfig, WaitForConditionDecision
 
-from cfnops.durable._registry import workflow
+from cfnops.durable import workflow
 
 SAMPLE_WORKFLOW = "cfnops.sample"
 

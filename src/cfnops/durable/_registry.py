@@ -20,14 +20,6 @@ WorkflowFn = Callable[[Any, Any], Any]
 _lock = threading.Lock()
 _workflows: dict[str, WorkflowFn] = {}
 
-# Modules whose import registers cfnops's own workflows; imported on engine start.
-BUILTIN_MODULES: tuple[str, ...] = (
-    "cfnops.durable.samples",
-    "cfnops.ami._stack_workflow",
-    "cfnops.heal._workflow",
-    "cfnops.jobs._service",
-)
-
 
 def unwrap(handler: Callable[..., Any]) -> WorkflowFn:
     """The user function behind an SDK ``@durable_execution`` handler (or itself)."""
@@ -74,8 +66,12 @@ def registered() -> list[str]:
 
 
 def import_modules(modules: Iterable[str]) -> None:
-    """Import workflow modules so their registrations run (builtins first)."""
-    for module in (*BUILTIN_MODULES, *modules):
+    """Import configured workflow modules (``worker.workflow_modules``) so they register.
+
+    The engine imports nothing else: the places that start engines register the
+    workflows they bring (see :mod:`cfnops.builtin_workflows`).
+    """
+    for module in modules:
         importlib.import_module(module)
 
 

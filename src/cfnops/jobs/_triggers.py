@@ -83,7 +83,7 @@ class TriggerService:
         bus: str = "default",
         notify: bool = False,
     ) -> dict[str, Any]:
-        from cfnops.sandbox.extensions.event_patterns import InvalidEventPattern, validate_pattern
+        from cfnops.eventpatterns import InvalidEventPattern, validate_pattern
 
         try:
             validate_pattern(dict(pattern))
@@ -203,7 +203,7 @@ class TriggerService:
 
     def poll_events(self, wait_seconds: int = 1) -> list[str]:
         """Start a run for each event waiting in a trigger's queue (input: the event)."""
-        from cfnops.sandbox.extensions.event_patterns import matches
+        from cfnops.eventpatterns import matches
 
         started: list[str] = []
         rows = self.store.list_schedules("event")

@@ -9,7 +9,7 @@ https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events-structure.htm
 UTC), ``region``, ``resources``, ``detail``), recorded, then matched against
 
 - the rules of moto's event bus (``PutRule`` / ``PutTargets``), with the pattern
-  semantics of :mod:`cfnops.sandbox.extensions.event_patterns`. Targets moto can
+  semantics of :mod:`cfnops.eventpatterns`. Targets moto can
   reach are delivered (SQS queues, CloudWatch Logs groups, other event buses, SNS
   topics, with ``InputTransformer``/``Input``/``InputPath``); others (Lambda,
   Step Functions, ...) are recorded as deliveries without an invocation;
@@ -40,15 +40,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from cfnops.sandbox._control import register_control
-from cfnops.sandbox._state import current_state
-from cfnops.sandbox.extensions._event_targets import deliver
-from cfnops.sandbox.extensions._patching import replace
-from cfnops.sandbox.extensions.event_patterns import (
+from cfnops.eventpatterns import (
     InvalidEventPattern,
     matches,
     parse_pattern,
 )
+from cfnops.sandbox._control import register_control
+from cfnops.sandbox._state import current_state
+from cfnops.sandbox.extensions._event_targets import deliver
+from cfnops.sandbox.extensions._patching import replace
 
 __all__ = [
     "Delivery",

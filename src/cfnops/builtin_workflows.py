@@ -1,0 +1,21 @@
+"""The workflows every cfnops process that starts a durable engine can run and recover.
+
+The engine (:mod:`cfnops.durable`) knows no workflow: each capability registers
+its own when its package is imported. This module is the one place that says
+which capabilities a cfnops process brings, and it sits above them, next to the
+CLI: the places that start engines (CLI commands, the worker, benchmarks) call
+:func:`register_all` first, so a worker recovering a heal run finds heal's
+workflow. Demo workflows are not here: only demo commands register them (a
+worker resumes a killed demo run with ``--import cfnops.demo.workflows``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["register_all"]
+
+
+def register_all() -> None:
+    """Register heal's, ami's and jobs' workflows (importing a capability registers them)."""
+    import cfnops.ami
+    import cfnops.heal
+    import cfnops.jobs  # noqa: F401
