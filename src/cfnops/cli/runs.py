@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from cfnops.cli._state import CliState, state
-from cfnops.durable import DEFAULT_QUEUE, AuditLog, Engine
+from cfnops.durable import DEFAULT_QUEUE, AuditLog
 from cfnops.durable._records import STATUSES, RunRecord, RunStore, StepRecord
 from cfnops.errors import UsageError
 

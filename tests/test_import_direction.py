@@ -1,0 +1,121 @@
+"""Dependencies point one way (docs/architecture.md), checked by walking the imports.
+
+Every ``import``/``from`` statement of every module under ``src/cfnops`` counts,
+function-level ones included (a lazy import is still a dependency). Relative
+imports are resolved; ``if TYPE_CHECKING:`` imports count too (they are a
+dependency of the types, and the layering should hold for them as well).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "cfnops"
+
+# The layers, bottom to top. A module may import its own package and anything in
+# a lower layer, never a higher one.
+ENGINES_AND_CORES = ("durable", "asl", "diff", "schemas", "notify", "eventpatterns")
+CAPABILITIES = ("heal", "ami", "jobs", "guard")
+FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
+
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    **{core: CAPABILITIES + FRONT for core in ENGINES_AND_CORES},
+    **{cap: FRONT for cap in CAPABILITIES},
+}
+
+
+def _module_name(path: Path, root: Path = SRC) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, root: Path = SRC) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join([*base, node.module] if node.module else base)
+            else:
+                target = node.module or ""
+            yield node.lineno, target
+            # `from cfnops import heal` imports the package cfnops.heal
+            for alias in node.names:
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+def _top(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "cfnops" or len(parts) < 2:
+        return None
+    return parts[1]
+
+
+def _modules_of(top: str) -> list[Path]:
+    pkg = PACKAGE / top
+    if pkg.is_dir():
+        return sorted(pkg.rglob("*.py"))
+    single = PACKAGE / f"{top}.py"
+    return [single] if single.exists() else []
+
+
+def violations(top: str) -> list[str]:
+    found = []
+    for path in _modules_of(top):
+        for line, target in _imports(path):
+            dest = _top(target)
+            if dest is not None and dest in FORBIDDEN[top]:
+                found.append(f"{path.relative_to(SRC)}:{line} imports {target}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("top", sorted(FORBIDDEN))
+def test_layer_imports_nothing_above_it(top: str) -> None:
+    assert _modules_of(top), f"cfnops.{top} does not exist: update the layers in this test"
+    bad = violations(top)
+    assert not bad, (
+        f"cfnops.{top} must not import {', '.join(FORBIDDEN[top])} "
+        "(see docs/architecture.md):\n  " + "\n  ".join(bad)
+    )
+
+
+def test_every_package_is_placed_in_a_layer() -> None:
+    """A new package must be given a layer here, or its imports go unchecked."""
+    placed = set(FORBIDDEN) | set(FRONT) | {"errors", "config", "aws", "_version", "__main__"}
+    present = {
+        p.name if p.is_dir() else p.stem
+        for p in PACKAGE.iterdir()
+        if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py")
+    }
+    present.discard("__init__")
+    assert present - placed == set(), f"place these in a layer: {sorted(present - placed)}"
+
+
+def test_the_walk_sees_function_level_and_relative_imports(tmp_path: Path) -> None:
+    """The walker itself: lazy and relative imports are found and resolved."""
+    module = tmp_path / "cfnops" / "durable" / "_probe.py"
+    module.parent.mkdir(parents=True)
+    module.write_text(
+        "import json\n"
+        "def later():\n"
+        "    from cfnops.jobs import JobService\n"
+        "    from ..heal import _workflow\n"
+        "    from . import _engine\n"
+    )
+    targets = {t for _, t in _imports(module, tmp_path)}
+    assert {"cfnops.jobs", "cfnops.heal", "cfnops.heal._workflow", "cfnops.durable"} <= targets
+    assert {_top(t) for t in targets} >= {"jobs", "heal", "durable"}
