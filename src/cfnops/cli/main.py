@@ -23,53 +23,44 @@ try:  # Typer >= 0.2x vendors Click
 except ImportError:  # pragma: no cover - older Typer on real Click
     from click import ClickException  # type: ignore[assignment]
 
+from cfnops.cli._globals import hoist
 from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
 
-# Each module exposes ``register(app)``; add a capability by adding its module here,
-# and its top-level command names to _COMMAND_NAMES so that running it imports
-# only its own module (a command missing there still works: all modules load).
-_COMMAND_MODULES: tuple[str, ...] = (
-    "cfnops.cli.runs",
-    "cfnops.cli.worker",
-    "cfnops.cli.demo",
-    "cfnops.cli.sandbox",
-    "cfnops.cli.guard",
-    "cfnops.cli.diff",
-    "cfnops.cli.ami",
-    "cfnops.cli.job",
-    "cfnops.cli.events",
-    "cfnops.cli.drift",
-    "cfnops.cli.heal",
-    "cfnops.cli.demo_heal",
-    "cfnops.cli.jobnet_demo",
-    "cfnops.cli.audit",
-    "cfnops.cli.console",
-)
-
-_COMMAND_NAMES: dict[str, str] = {
-    "runs": "cfnops.cli.runs",
-    "worker": "cfnops.cli.worker",
-    "sandbox": "cfnops.cli.sandbox",
-    "guard": "cfnops.cli.guard",
-    "diff": "cfnops.cli.diff",
-    "ami": "cfnops.cli.ami",
-    "job": "cfnops.cli.job",
-    "events": "cfnops.cli.events",
-    "drift": "cfnops.cli.drift",
-    "heal": "cfnops.cli.heal",
-    "approve": "cfnops.cli.heal",
-    "reject": "cfnops.cli.heal",
-    "audit": "cfnops.cli.audit",
-    "console": "cfnops.cli.console",
+# The command list, kept once: each top-level command → the modules whose
+# ``register(app)`` define it (``demo`` gathers sub-commands from several). Running
+# a command imports only its modules, so ``cfnops diff`` starts without DBOS,
+# SQLAlchemy or boto3; tests/cli check that the list matches what the modules define.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "runs": ("cfnops.cli.runs",),
+    "worker": ("cfnops.cli.worker",),
+    "sandbox": ("cfnops.cli.sandbox",),
+    "guard": ("cfnops.cli.guard",),
+    "diff": ("cfnops.cli.diff",),
+    "ami": ("cfnops.cli.ami",),
+    "job": ("cfnops.cli.job",),
+    "events": ("cfnops.cli.events",),
+    "drift": ("cfnops.cli.drift",),
+    "heal": ("cfnops.cli.heal",),
+    "approve": ("cfnops.cli.heal",),
+    "reject": ("cfnops.cli.heal",),
+    "audit": ("cfnops.cli.audit",),
+    "console": ("cfnops.cli.console",),
+    "demo": (
+        "cfnops.cli.demo",
+        "cfnops.cli.demo_heal",
+        "cfnops.cli.jobnet_demo",
+        "cfnops.cli.ami",
+    ),
 }
+
+MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for ms in COMMANDS.values() for m in ms))
 
 
 class _LazyGroup(TyperGroup):
-    """Imports a command's module only when that command runs.
+    """Imports a command's modules only when that command runs; ``--help`` loads all.
 
-    ``cfnops diff`` then starts without DBOS, SQLAlchemy or boto3; ``--help``
-    and ``demo`` (whose sub-commands come from several modules) load them all.
+    It also accepts the global options after the command (see :mod:`cfnops.cli._globals`).
     """
 
     _loaded: dict[str, Any] = {}
@@ -84,12 +75,17 @@ class _LazyGroup(TyperGroup):
         return self._loaded[key]
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return sorted(self._load(_COMMAND_MODULES).list_commands(ctx))
+        return sorted(self._load(MODULES).list_commands(ctx))
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        module = _COMMAND_NAMES.get(cmd_name)
-        group = self._load((module,) if module else _COMMAND_MODULES)
-        return group.get_command(ctx, cmd_name)
+        modules = COMMANDS.get(cmd_name)
+        if modules is None:
+            return None
+        return self._load(modules).get_command(ctx, cmd_name)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        result: list[str] = super().parse_args(ctx, hoist(self, ctx, list(args)))
+        return result
 
 
 app = typer.Typer(
