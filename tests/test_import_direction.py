@@ -19,7 +19,15 @@ PACKAGE = SRC / "cfnops"
 
 # The layers, bottom to top. A module may import its own package and anything in
 # a lower layer, never a higher one.
-ENGINES_AND_CORES = ("durable", "asl", "diff", "schemas", "notify", "eventpatterns")
+ENGINES_AND_CORES = (
+    "durable",
+    "asl",
+    "diff",
+    "schemas",
+    "notify",
+    "eventpatterns",
+    "templates",
+)
 CAPABILITIES = ("heal", "ami", "jobs", "guard")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
