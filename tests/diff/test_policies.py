@@ -208,3 +208,58 @@ def test_codedeploy_alias_is_updated_in_place_with_reason() -> None:
     assert live is not None and live.impact is Impact.WILL_UPDATE
     prop = live.property("FunctionVersion")
     assert prop is not None and "CodeDeploy" in prop.reason
+
+
+def _launch_template(policy: dict[str, Any], instance_type: str) -> dict[str, Any]:
+    return {
+        "Resources": {
+            "Template": {
+                "Type": "AWS::EC2::LaunchTemplate",
+                "Properties": {"LaunchTemplateData": {"InstanceType": instance_type}},
+            },
+            "Web": {
+                "Type": "AWS::AutoScaling::AutoScalingGroup",
+                "UpdatePolicy": policy,
+                "Properties": {
+                    "MinSize": "1",
+                    "MaxSize": "2",
+                    "LaunchTemplate": {
+                        "LaunchTemplateId": {"Ref": "Template"},
+                        "Version": {"Fn::GetAtt": ["Template", "LatestVersionNumber"]},
+                    },
+                },
+            },
+            "Tag": {
+                "Type": "AWS::SSM::Parameter",
+                "Properties": {
+                    "Type": "String",
+                    "Value": {"Fn::Sub": "${Template.DefaultVersionNumber}"},
+                },
+            },
+        }
+    }
+
+
+def test_new_launch_template_version_reaches_the_group_through_its_policy() -> None:
+    replacing = {"AutoScalingReplacingUpdate": {"WillReplace": True}}
+    result = diff_templates(
+        _launch_template(replacing, "t3.small"), _launch_template(replacing, "t3.large")
+    )
+    template, web, tag = (result.resource(n) for n in ("Template", "Web", "Tag"))
+    assert template is not None and template.impact is Impact.WILL_UPDATE
+    assert web is not None and web.impact is Impact.WILL_REPLACE
+    assert "LatestVersionNumber" in web.reason and "WillReplace" in web.reason
+    assert tag is not None and tag.impact is Impact.WILL_UPDATE  # a mutable referrer
+    rolling = {"AutoScalingRollingUpdate": {"MaxBatchSize": 1}}
+    web = diff_templates(
+        _launch_template(rolling, "t3.small"), _launch_template(rolling, "t3.large")
+    ).resource("Web")
+    assert web is not None and web.impact is Impact.WILL_UPDATE
+
+
+def test_unchanged_launch_template_data_moves_no_version() -> None:
+    rolling = {"AutoScalingRollingUpdate": {"MaxBatchSize": 1}}
+    old, new = _launch_template(rolling, "t3.small"), _launch_template(rolling, "t3.small")
+    new["Resources"]["Template"]["Properties"]["TagSpecifications"] = []
+    result = diff_templates(old, new)
+    assert result.resource("Web") is None and result.resource("Tag") is None

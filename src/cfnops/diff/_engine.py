@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from cfnops.diff._attributes import apply_moving_attributes
 from cfnops.diff._foreach import expand_section, has_foreach
 from cfnops.diff._model import (
     Change,
@@ -108,6 +109,7 @@ def _resources(
             impact, reason = deletion_impact(old[rid])
             out[rid] = ResourceDiff(rid, type_of(old[rid]), impact, reason)
     apply_parameter_changes(drafts, new, changed_params)
+    apply_moving_attributes(drafts, new)
     propagate(drafts, new)
     explain = Explainer(drafts)
     for rid, draft in drafts.items():

@@ -154,6 +154,8 @@ class Explainer:
             )
         if prop.parameter is not None:
             return f"{prop.name} {prop.reason}"
+        if prop.decided_by == "attribute value":
+            return f"{prop.name} {prop.reason}"
         if prop.decided_by == "UpdatePolicy":
             return f"{prop.name} changes and {prop.reason}"
         if prop.path and prop.path != f"/properties/{prop.name}":
