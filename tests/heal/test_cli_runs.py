@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
-from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +41,29 @@ def test_heal_exits_0_and_reports_json(sandbox_proc: SandboxProcess, tmp_path: P
     data = json.loads(out)
     assert data["counts"]["healed"] == 1
     assert data["runs"][0]["status"] == "HEALED"
+    assert data["runs"][0]["coverage"]["percent"] == 100.0
+    assert data["coverage"]["checked"] == 1 and data["coverage"]["total"] == 1
     assert _value(sandbox_proc, param) == INITIAL_VALUE
+
+
+def test_heal_fail_on_unchecked_exits_1_when_a_type_is_unsupported(
+    sandbox_proc: SandboxProcess, tmp_path: Path
+) -> None:
+    name = f"cli-cov-{int(time.time() * 1000) % 1000000}"
+    resources = {
+        "Log": {"Type": "AWS::Logs::LogGroup", "Properties": {"LogGroupName": f"/{name}"}},
+        "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": name}},
+    }
+    cfn = sandbox_proc.client("cloudformation")
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps({"Resources": resources}))
+    wait_stack(cfn, name)
+    env = env_for(sandbox_proc, tmp_path / "db.sqlite")
+    code, out, err = _run(env, "heal", name)
+    assert code == 0, err
+    assert "fleet coverage 50%: 1 of 2 resources checked, 0 not checked, 1 unsupported" in out
+    code, out, err = _run(env, "heal", name, "--fail-on-unchecked")
+    assert code == 1, err
+    assert "not everything was checked: coverage 50%: 1 of 2 resources checked" in err
 
 
 @pytest.mark.parametrize("verdict", ["approve", "reject"])

@@ -46,7 +46,8 @@ def test_json_report_follows_nested_stacks_and_lists_not_checked(
 ) -> None:
     name = _nested(cfnops_sandbox)
     assert _cli(cfnops_sandbox, monkeypatch, "-o", "json", "drift", name) == 0
-    (report,) = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)
+    (report,) = out["stacks"]
     assert report["stackName"] == name and report["effectiveStatus"] == "DRIFTED"
     statuses = {r["logicalId"]: r["status"] for r in report["resources"]}
     assert statuses["Queue"] == "IN_SYNC"
@@ -65,6 +66,36 @@ def test_json_report_follows_nested_stacks_and_lists_not_checked(
     ]
 
 
+def test_coverage_per_stack_and_fleet_and_fail_on_unchecked(
+    cfnops_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _nested(cfnops_sandbox)  # Queue checked, Log unsupported, child's parameter checked
+    plain = unique("plain")
+    deploy_sample(cfnops_sandbox.client("cloudformation"), plain, f"/{plain}/p")
+    assert _cli(cfnops_sandbox, monkeypatch, "-o", "json", "drift", name, plain) == 0
+    out = json.loads(capsys.readouterr().out)
+    parent, other = out["stacks"]
+    expect = {"checked": 1, "notChecked": 0, "unsupported": 1, "total": 2, "percent": 50.0}
+    assert parent["coverage"] == {**expect, "stacksNotCheckable": 0}
+    assert parent["coverageWithNested"]["checked"] == 2
+    assert parent["coverageWithNested"]["percent"] == 66.7
+    assert other["coverage"]["percent"] == 100.0
+    assert out["coverage"] == {
+        "checked": 3,
+        "notChecked": 0,
+        "unsupported": 1,
+        "total": 4,
+        "percent": 75.0,
+        "stacksNotCheckable": 0,
+    }
+    assert _cli(cfnops_sandbox, monkeypatch, "drift", plain, "--fail-on-unchecked") == 0
+    capsys.readouterr()
+    assert _cli(cfnops_sandbox, monkeypatch, "drift", name, "--fail-on-unchecked") == 1
+    captured = capsys.readouterr()
+    assert "not everything was checked: coverage 66.7%: 2 of 3 resources checked" in captured.err
+    assert "fleet coverage 66.7%" in captured.out
+
+
 def test_markdown_and_text_reports(
     cfnops_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -75,6 +106,8 @@ def test_markdown_and_text_reports(
     assert f"## Stack `{name}`: DRIFTED" in md and "## Nested stack `" in md
     assert "| SampleParameter | AWS::SSM::Parameter | MODIFIED | `/Value` | initial-value |" in md
     assert "NOT_CHECKED" in md
+    assert "Fleet coverage 66.7%: 2 of 3 resources checked, 0 not checked, 1 unsupported." in md
+    assert "Coverage 50%: 1 of 2 resources checked, 0 not checked, 1 unsupported." in md
     monkeypatch.setenv("COLUMNS", "200")
     assert _cli(cfnops_sandbox, monkeypatch, "drift", name) == 0
     text = capsys.readouterr().out
@@ -99,7 +132,7 @@ def test_ignore_rule_from_the_config_file_marks_the_difference(
         _cli(cfnops_sandbox, monkeypatch, "--config", str(config), "-o", "json", "drift", stack)
         == 0
     )
-    (report,) = json.loads(capsys.readouterr().out)
+    (report,) = json.loads(capsys.readouterr().out)["stacks"]
     assert report["status"] == "DRIFTED" and report["effectiveStatus"] == "IN_SYNC"
     prop: dict[str, Any] = report["resources"][0]["properties"][0]
     assert prop["ignored"] is True

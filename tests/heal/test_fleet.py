@@ -53,6 +53,14 @@ def test_fifty_stacks_with_twenty_percent_throttling_all_heal(heal_env: Heal) ->
         (r.target.stack, r.status, r.detail) for r in summary.rows if r.status != "HEALED"
     ]
     assert summary.counts["healed"] == 50 and summary.exit_code == 0
+    assert summary.coverage.to_json() == {
+        "checked": 50,
+        "notChecked": 0,
+        "unsupported": 0,
+        "total": 50,
+        "percent": 100.0,
+        "stacksNotCheckable": 0,
+    }
     assert max(seen) <= 8
     for name in names:
         value = heal_env.ssm.get_parameter(Name=f"/{name}/p")["Parameter"]["Value"]

@@ -282,3 +282,24 @@ def test_markdown_lists_not_checked_and_nested() -> None:
     assert "| Fn | AWS::Lambda::Function | NOT_CHECKED: unsupported |" in md
     assert "## Nested stack `web-Child`: DRIFTED" in md
     assert "| P | AWS::SSM::Parameter | MODIFIED | `/Value` | a\\|b | — | NOT_EQUAL |" in md
+
+
+def test_coverage_buckets_percent_and_sum() -> None:
+    from cfnops.heal._coverage import Coverage, classify, count
+
+    assert [
+        classify(s, r) for s, r in [("IN_SYNC", None), ("MODIFIED", None), ("DELETED", None)]
+    ] == ["checked"] * 3
+    assert classify("NOT_CHECKED", None) == "unsupported"
+    assert classify("NOT_CHECKED", "property value could not be resolved") == "not_checked"
+    assert classify("UNKNOWN", None) == "not_checked"
+    cov = count([("IN_SYNC", None), ("NOT_CHECKED", None), ("UNKNOWN", None)])
+    assert (cov.checked, cov.not_checked, cov.unsupported, cov.percent) == (1, 1, 1, 33.3)
+    assert not cov.complete and count([("IN_SYNC", None)]).complete
+    both = cov + Coverage(stacks_not_checkable=1)
+    assert both.text() == (
+        "coverage 33.3%: 1 of 3 resources checked, 1 not checked, 1 unsupported, "
+        "1 stack(s) not checkable"
+    )
+    assert Coverage().percent is None and Coverage().text().startswith("coverage n/a")
+    assert Coverage.from_json(both.to_json()) == both

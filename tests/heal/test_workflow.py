@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from tests.heal._support import Heal, unique
 
-from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
+from cfnops.demo.heal_sample import (
+    DRIFTED_VALUE,
+    INITIAL_VALUE,
+    deploy_sample,
+    drift_sample,
+    wait_stack,
+)
 from cfnops.durable import RunFailed
 from cfnops.heal._messages import SUBJECT
 
@@ -28,6 +36,7 @@ def test_in_sync_stack_finishes_without_a_change_set(heal_env: Heal) -> None:
     out = heal_env.run(stack)
     assert out["outcome"] == "IN_SYNC"
     assert out["changeSetId"] is None
+    assert out["coverage"]["checked"] == 1 and out["coverage"]["percent"] == 100.0
     assert heal_env.cfn.list_change_sets(StackName=stack)["Summaries"] == []
     assert heal_env.notes == []
 
@@ -49,6 +58,28 @@ def test_drifted_parameter_is_healed(heal_env: Heal) -> None:
     assert note.subject == SUBJECT
     assert note.message.startswith("Stack drift has been healed")
     assert out["stackId"] in note.message and out["changeSetId"] in note.message
+
+
+def test_an_in_sync_stack_states_what_it_did_not_check(heal_env: Heal) -> None:
+    stack = unique()
+    template = {
+        "Resources": {
+            "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": stack}},
+            "Log": {"Type": "AWS::Logs::LogGroup", "Properties": {"LogGroupName": f"/{stack}"}},
+        }
+    }
+    heal_env.cfn.create_stack(StackName=stack, TemplateBody=json.dumps(template))
+    wait_stack(heal_env.cfn, stack)
+    out = heal_env.run(stack)
+    assert out["outcome"] == "IN_SYNC"
+    assert out["coverage"] == {
+        "checked": 1,
+        "notChecked": 0,
+        "unsupported": 1,
+        "total": 2,
+        "percent": 50.0,
+        "stacksNotCheckable": 0,
+    }
 
 
 def test_review_mode_creates_the_change_set_only(heal_env: Heal) -> None:

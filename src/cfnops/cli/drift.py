@@ -12,7 +12,7 @@ from rich.tree import Tree
 from cfnops.cli._state import state
 from cfnops.errors import UsageError
 from cfnops.heal import StackDriftReport
-from cfnops.heal._render import report_markdown
+from cfnops.heal._render import fleet_coverage, report_markdown
 from cfnops.heal._report import drift_reports, list_stacks
 
 _COLOUR = {"IN_SYNC": "green", "MODIFIED": "yellow", "DELETED": "red", "DRIFTED": "yellow"}
@@ -28,6 +28,7 @@ def _tree(report: StackDriftReport, parent: Tree | None = None) -> Tree:
     )
     if report.reason and status not in ("IN_SYNC", "DRIFTED"):
         label.append(f" ({report.reason})")
+    label.append(f" — {report.coverage.text()}")
     node = Tree(label) if parent is None else parent.add(label)
     for r in report.resources:
         status = r.effective_status
@@ -55,6 +56,7 @@ def _tree(report: StackDriftReport, parent: Tree | None = None) -> Tree:
 def render_reports(console: Console, reports: list[StackDriftReport]) -> None:
     for report in reports:
         console.print(_tree(report))
+    console.print(f"fleet {fleet_coverage(reports).text()} ({len(reports)} stack(s))")
 
 
 def drift(
@@ -64,11 +66,19 @@ def drift(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="text | json | markdown.")
     ] = None,
+    fail_on_unchecked: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-unchecked",
+            help="Exit 1 when any resource was not checked or is unsupported (CI).",
+        ),
+    ] = False,
 ) -> None:
     """Detect drift and report each resource: status, property paths, expected vs actual.
 
     NOT_CHECKED resources are listed with the reason; nested stacks are followed.
-    Ignore rules from [[heal.ignore]] mark differences as ignored.
+    Ignore rules from [[heal.ignore]] mark differences as ignored. Each stack and
+    the whole run state their coverage (checked / not checked / unsupported).
     """
     st = state(ctx)
     fmt = output or st.output_format
@@ -84,12 +94,16 @@ def drift(
         ignore=st.settings.heal.ignore,
         poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
     )
+    coverage = fleet_coverage(reports)
     if fmt == "json":
-        st.emit_json([r.to_json() for r in reports])
+        st.emit_json({"stacks": [r.to_json() for r in reports], "coverage": coverage.to_json()})
     elif fmt == "markdown":
         typer.echo(report_markdown(reports), nl=False)
     else:
         render_reports(st.console, reports)
+    if fail_on_unchecked and not coverage.complete:
+        typer.echo(f"not everything was checked: {coverage.text()}", err=True)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

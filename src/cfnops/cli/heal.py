@@ -78,7 +78,13 @@ def run_fleet(
     if st.output_format == "json":
         with engine_for(st, console=Console(stderr=True)) as engine:
             summary = heal_fleet(engine, st.settings, targets, concurrency=concurrency, only=only)
-        st.emit_json({"counts": summary.counts, "runs": [r.to_json() for r in summary.rows]})
+        st.emit_json(
+            {
+                "counts": summary.counts,
+                "coverage": summary.coverage.to_json(),
+                "runs": [r.to_json() for r in summary.rows],
+            }
+        )
         return summary
     with Live(console=console, refresh_per_second=4, transient=False) as live:
 
@@ -91,7 +97,10 @@ def run_fleet(
             )
         live.update(Group(progress_table(summary.rows), summary_table(summary)))
     console.print()
+    console.print(f"fleet {summary.coverage.text()}")
     for row in summary.rows:
+        if row.coverage is not None and not row.coverage.complete:
+            console.print(f"{row.target.stack}: {row.coverage.text()}")
         if row.status == "HELD":
             console.print(
                 f"held: {row.target.stack} — approve with 'cfnops approve {row.run_id}' "
@@ -146,10 +155,17 @@ def heal(
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Runs at once (default [heal] fleet_concurrency).")
     ] = None,
+    fail_on_unchecked: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-unchecked", help="Exit 1 when any resource could not be checked (CI)."
+        ),
+    ] = False,
 ) -> None:
     """Heal drifted stacks with durable runs (detect → REVERT_DRIFT change set → gate → execute).
 
-    Exit codes: 0 healed or in sync, 1 failed, 2 usage, 3 held for review.
+    Exit codes: 0 healed or in sync, 1 failed (or, with --fail-on-unchecked,
+    something not checked), 2 usage, 3 held for review.
     """
     st = state(ctx)
     if bool(stacks) == all_stacks:
@@ -166,7 +182,11 @@ def heal(
     else:
         targets = [FleetTarget(s, r) for r in region_list for s in stacks or []]
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
-    finish(summary.exit_code)
+    code = summary.exit_code
+    if fail_on_unchecked and not summary.coverage.complete and code in (0, 3):
+        typer.echo(f"not everything was checked: {summary.coverage.text()}", err=True)
+        code = 1
+    finish(code)
 
 
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:

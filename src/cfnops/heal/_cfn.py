@@ -79,21 +79,29 @@ def resource_drifts(cfn: Any, stack: str) -> tuple[ResourceDrift, ...]:
         kwargs["NextToken"] = token
 
 
-def nested_stack_ids(cfn: Any, stack: str) -> list[tuple[str, str]]:
-    """``(logical id, nested stack id)`` of each ``AWS::CloudFormation::Stack`` resource."""
-    out: list[tuple[str, str]] = []
+NESTED_STACK = "AWS::CloudFormation::Stack"
+
+
+def stack_resources(cfn: Any, stack: str) -> list[dict[str, Any]]:
+    """Every ``StackResourceSummary`` of the stack (ListStackResources, all pages)."""
+    out: list[dict[str, Any]] = []
     kwargs: dict[str, Any] = {"StackName": stack}
     while True:
         page = cfn.list_stack_resources(**kwargs)
-        for item in page.get("StackResourceSummaries", []):
-            if item.get("ResourceType") == "AWS::CloudFormation::Stack" and item.get(
-                "PhysicalResourceId"
-            ):
-                out.append((str(item["LogicalResourceId"]), str(item["PhysicalResourceId"])))
+        out.extend(page.get("StackResourceSummaries", []))
         token = page.get("NextToken")
         if not token:
             return out
         kwargs["NextToken"] = token
+
+
+def nested_stack_ids(summaries: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """``(logical id, nested stack id)`` of each ``AWS::CloudFormation::Stack`` resource."""
+    return [
+        (str(item["LogicalResourceId"]), str(item["PhysicalResourceId"]))
+        for item in summaries
+        if item.get("ResourceType") == NESTED_STACK and item.get("PhysicalResourceId")
+    ]
 
 
 def create_revert_change_set(cfn: Any, stack: str, name: str, token: str) -> dict[str, str]:

@@ -20,6 +20,7 @@ from dbos import DBOS
 from cfnops.config import Settings
 from cfnops.durable import Engine
 from cfnops.durable._records import RunStore
+from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._report import list_stacks
 from cfnops.heal._runs import active_heals, start_heal
 from cfnops.heal._runtime import HealRuntime
@@ -50,6 +51,7 @@ class FleetRow:
     status: str = "WAITING"  # WAITING | RUNNING | HELD | <outcome> | FAILED
     phase: str = ""
     detail: str = ""
+    coverage: Coverage | None = None  # from the run's output (None while unknown)
 
     @property
     def bucket(self) -> str | None:
@@ -68,6 +70,7 @@ class FleetRow:
             "bucket": self.bucket,
             "phase": self.phase,
             "detail": self.detail,
+            "coverage": self.coverage.to_json() if self.coverage else None,
         }
 
 
@@ -75,6 +78,12 @@ class FleetRow:
 class FleetSummary:
     rows: tuple[FleetRow, ...]
     counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> Coverage:
+        """The fleet's coverage: every stack whose run reported one, plus uncheckable stacks."""
+        found = total(r.coverage for r in self.rows if r.coverage is not None)
+        return found + Coverage(stacks_not_checkable=self.counts.get("not checkable", 0))
 
     @property
     def exit_code(self) -> int:
@@ -118,11 +127,13 @@ def _phase(run_id: str) -> tuple[str, bool]:
     return ("waiting" if last == "DBOS.sleep" else last), held
 
 
-def _finished(wf: Any) -> tuple[str, str]:
+def _finished(wf: Any) -> tuple[str, str, Coverage | None]:
     if wf.status == "SUCCESS":
         out = wf.output if isinstance(wf.output, dict) else {}
-        return str(out.get("outcome", "SUCCEEDED")), ""
-    return "FAILED", str(wf.error or wf.status)
+        cov = out.get("coverage")
+        coverage = Coverage.from_json(cov) if isinstance(cov, dict) else None
+        return str(out.get("outcome", "SUCCEEDED")), "", coverage
+    return "FAILED", str(wf.error or wf.status), None
 
 
 def heal_fleet(
@@ -181,8 +192,10 @@ def heal_fleet(
                         rows[i] = replace(rows[i], status="HELD", detail="waiting for approval")
                         del inflight[wf.workflow_id]
                 continue
-            outcome, detail = _finished(wf)
-            rows[i] = replace(rows[i], status=outcome, detail=detail, phase="done")
+            outcome, detail, coverage = _finished(wf)
+            rows[i] = replace(
+                rows[i], status=outcome, detail=detail, phase="done", coverage=coverage
+            )
             del inflight[wf.workflow_id]
     if on_update is not None:
         on_update(tuple(rows))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cfnops.heal._coverage import Coverage, count
+
 
 @dataclass(frozen=True)
 class PropertyDrift:
@@ -92,6 +94,24 @@ class StackDriftReport:
     def not_checked(self) -> tuple[ResourceDrift, ...]:
         return tuple(r for r in self.resources if r.status == "NOT_CHECKED")
 
+    @property
+    def coverage(self) -> Coverage:
+        """This stack's own resources (nested stacks are counted in their own report)."""
+        if self.status == "NOT_CHECKABLE":
+            return Coverage(stacks_not_checkable=1)
+        return count(
+            (r.status, r.reason)
+            for r in self.resources
+            if r.resource_type != "AWS::CloudFormation::Stack"
+        )
+
+    @property
+    def coverage_with_nested(self) -> Coverage:
+        out = self.coverage
+        for n in self.nested:
+            out = out + n.coverage_with_nested
+        return out
+
     def with_resources(self, resources: tuple[ResourceDrift, ...]) -> StackDriftReport:
         return replace(self, resources=resources)
 
@@ -103,6 +123,8 @@ class StackDriftReport:
             "effectiveStatus": self.effective_status,
             "detectionStatus": self.detection_status,
             "reason": self.reason,
+            "coverage": self.coverage.to_json(),
+            "coverageWithNested": self.coverage_with_nested.to_json(),
             "resources": [r.to_json() for r in self.resources],
             "nested": [n.to_json() for n in self.nested],
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._model import StackDriftReport
 
 
@@ -19,14 +20,20 @@ def walk(report: StackDriftReport, depth: int = 0) -> Iterator[tuple[int, StackD
         yield from walk(nested, depth + 1)
 
 
+def fleet_coverage(reports: Sequence[StackDriftReport]) -> Coverage:
+    """Every stack's coverage, nested stacks included."""
+    return total(r.coverage_with_nested for r in reports)
+
+
 def report_markdown(reports: Sequence[StackDriftReport]) -> str:
-    """One section per stack (nested stacks follow their parent)."""
-    out: list[str] = ["# Drift report", ""]
+    """One section per stack (nested stacks follow their parent), fleet coverage first."""
+    out: list[str] = ["# Drift report", "", f"Fleet {fleet_coverage(reports).text()}.", ""]
     for root in reports:
         for depth, rep in walk(root):
             kind = "Nested stack" if depth else "Stack"
             out.append(f"## {kind} `{rep.stack_name}`: {rep.effective_status}")
             out.append("")
+            out += [f"{rep.coverage.text().capitalize()}.", ""]
             if rep.reason:
                 out += [f"_{_cell(rep.reason)}_", ""]
             if not rep.resources:

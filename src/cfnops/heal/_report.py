@@ -17,7 +17,7 @@ from typing import Any
 from cfnops.config import IgnoreRule
 from cfnops.heal import _cfn
 from cfnops.heal._ignore import apply_ignore
-from cfnops.heal._model import StackDriftReport
+from cfnops.heal._model import ResourceDrift, StackDriftReport
 from cfnops.heal.errors import StackNotFound, WaitTimedOut
 
 
@@ -53,10 +53,11 @@ def drift_report(
         if attempt == max_attempts:
             raise WaitTimedOut(name, "DescribeStackDriftDetectionStatus", attempt, state)
         sleep(poll_seconds)
-    resources = _cfn.resource_drifts(cfn, stack_id)
+    summaries = _cfn.stack_resources(cfn, stack_id)
+    resources = with_unsupported(_cfn.resource_drifts(cfn, stack_id), summaries)
     nested: list[StackDriftReport] = []
     if follow_nested:
-        for _logical, nested_id in _cfn.nested_stack_ids(cfn, stack_id):
+        for _logical, nested_id in _cfn.nested_stack_ids(summaries):
             nested.append(
                 drift_report(
                     cfn,
@@ -77,6 +78,29 @@ def drift_report(
         nested=tuple(nested),
     )
     return apply_ignore(report, ignore)
+
+
+def with_unsupported(
+    resources: tuple[ResourceDrift, ...], summaries: list[dict[str, Any]]
+) -> tuple[ResourceDrift, ...]:
+    """Add the stack's resources drift detection left out (types it does not support).
+
+    AWS's DescribeStackResourceDrifts returns only resources that were checked;
+    ListStackResources names every resource. Nested stacks are reported on
+    their own, so their ``AWS::CloudFormation::Stack`` resource is not added.
+    """
+    seen = {r.logical_id for r in resources}
+    extra = tuple(
+        ResourceDrift(
+            logical_id=str(s["LogicalResourceId"]),
+            resource_type=str(s.get("ResourceType", "")),
+            status="NOT_CHECKED",
+            physical_id=s.get("PhysicalResourceId"),
+        )
+        for s in summaries
+        if s["LogicalResourceId"] not in seen and s.get("ResourceType") != _cfn.NESTED_STACK
+    )
+    return resources + extra
 
 
 def drift_reports(

@@ -122,19 +122,19 @@ def detect_drift(stack: str, region: str | None) -> dict[str, Any]:
 def poll_detection(
     detection_id: str, stack_name: str, region: str | None, heal: HealSettings
 ) -> Callable[[dict[str, Any], Any], Any]:
-    """Poll the detection; the poll that sees DRIFTED also reads the drifted resources.
+    """Poll the detection; the poll that sees it complete also reads the resources.
 
     Reading them in the same checkpoint saves one write per heal; the result is
-    in the final poll's state under ``"drifted"``.
+    in the final poll's state under ``"drifted"``, ``"statuses"`` and
+    ``"coverage"`` (read for in-sync stacks too: a stack can read IN_SYNC while
+    resources were not checked).
     """
 
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
         cfn = current_runtime().cfn(region)
         status = _retrying(lambda: _cfn.detection_status(cfn, detection_id))
         out = {**status, "polls": int(state.get("polls", 0)) + 1}
-        if status["DetectionStatus"] == "DETECTION_COMPLETE" and (
-            status["StackDriftStatus"] == "DRIFTED"
-        ):
+        if status["DetectionStatus"] == "DETECTION_COMPLETE":
             stack_id = str(status["StackId"])
             out.update(_retrying(lambda: read_drift(stack_name, stack_id, region, heal)))
         return out
@@ -146,7 +146,8 @@ def read_drift(
     stack_name: str, stack_id: str, region: str | None, heal: HealSettings
 ) -> dict[str, Any]:
     """``"drifted"``: drifted resources (MODIFIED/DELETED) with ignore rules marked, as
-    JSON; ``"statuses"``: every resource's drift status (the gate's verification)."""
+    JSON; ``"statuses"``: every resource's drift status (the gate's verification);
+    ``"coverage"``: checked / not checked / unsupported counts."""
     resources = _cfn.resource_drifts(current_runtime().cfn(region), stack_id)
     report = apply_ignore(
         StackDriftReport(stack_name, stack_id, "DRIFTED", resources=resources), heal.ignore
@@ -154,6 +155,7 @@ def read_drift(
     return {
         "drifted": [r.to_json() for r in report.resources if r.status in ("MODIFIED", "DELETED")],
         "statuses": {r.logical_id: r.status for r in report.resources},
+        "coverage": report.coverage.to_json(),
     }
 
 

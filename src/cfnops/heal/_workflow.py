@@ -93,6 +93,7 @@ class _Run:
         self.change_set_id: str | None = None
         self.drifted: list[dict[str, Any]] = []
         self.statuses: dict[str, str] = {}
+        self.coverage: dict[str, Any] | None = None
 
     def out(self, outcome: str, **extra: Any) -> dict[str, Any]:
         return {
@@ -102,6 +103,7 @@ class _Run:
             "changeSetId": self.change_set_id,
             "runId": self.run_id,
             "drifted": self.drifted,
+            "coverage": self.coverage,
             **extra,
         }
 
@@ -271,6 +273,7 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
         reason = det.get("DetectionStatusReason") or kind
         run.notify("DETECTION_FAILED", msg.detection_failed(run.stack_id, kind, reason), "error")
         raise DetectionFailed(run.stack, kind, reason)
+    run.coverage = det.get("coverage")
     if drift == "IN_SYNC":
         context.logger.info("in sync")
         return run.out("IN_SYNC")
