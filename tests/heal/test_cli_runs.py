@@ -12,6 +12,13 @@ from pathlib import Path
 import pytest
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
+from cfnops.demo.heal_sample import (
+    DRIFTED_VALUE,
+    INITIAL_VALUE,
+    deploy_sample,
+    drift_sample,
+    wait_stack,
+)
 
 pytestmark = pytest.mark.slow
 
