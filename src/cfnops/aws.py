@@ -11,6 +11,8 @@ one function, :func:`translate_error`, into :class:`AwsSetupError` (exit 2).
 
 from __future__ import annotations
 
+import os
+
 import re
 import threading
 from typing import Any
@@ -98,6 +100,20 @@ def translate_error(exc: Exception) -> CfnopsError | None:
     return None
 
 
+def _configured_region(settings: AwsSettings) -> str | None:
+    """``--region`` / settings, else ``AWS_REGION``, else botocore's chain.
+
+    botocore reads only ``AWS_DEFAULT_REGION`` and the profile; the AWS SDKs and the
+    AWS CLI v2 read ``AWS_REGION`` first ("AWS Region", AWS SDKs and Tools Reference
+    Guide, https://docs.aws.amazon.com/sdkref/latest/guide/feature-region.html), and
+    so does cfnops.
+    """
+    if settings.region is not None:
+        return settings.region
+    found = os.environ.get("AWS_REGION", "").strip()
+    return check_region(found) if found else None
+
+
 class AwsClients:
     """Builds and caches boto3 clients for one set of :class:`AwsSettings`.
 
@@ -125,7 +141,8 @@ class AwsClients:
         if self._session is None:
             try:
                 self._session = boto3.session.Session(
-                    profile_name=self.settings.profile, region_name=self.settings.region
+                    profile_name=self.settings.profile,
+                    region_name=_configured_region(self.settings),
                 )
             except bex.ProfileNotFound as exc:
                 raise translate_error(exc) from exc  # type: ignore[misc]

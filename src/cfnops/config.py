@@ -129,6 +129,26 @@ class NotifySettings(_Section):
     slack_webhook_ref: str | None = None
     console: bool = True
 
+    @field_validator("slack_webhook_url")
+    @classmethod
+    def _check_webhook(cls, value: SecretStr | None) -> SecretStr | None:
+        # A webhook URL is a bearer secret: never sent in clear text. Plain http is
+        # accepted only to a loopback host (a local test receiver).
+        if value is None:
+            return value
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value.get_secret_value())
+        loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+            raise ValueError(
+                "must be an https:// URL (Slack incoming webhooks are https://hooks.slack.com/"
+                "services/...); plain http is accepted only for a loopback test receiver"
+            )
+        if not parts.hostname:
+            raise ValueError("must be a full URL with a host")
+        return value
+
     @field_validator("slack_webhook_ref")
     @classmethod
     def _check_ref(cls, value: str | None) -> str | None:

@@ -103,3 +103,24 @@ def test_missing_explicit_file(tmp_path: Path) -> None:
 def test_webhook_url_is_secret() -> None:
     s = load_settings(notify={"slack_webhook_url": "https://hooks.slack.com/services/T/B/secret"})
     assert "secret" not in repr(s) and "secret" not in str(s.notify)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://hooks.slack.com/services/T/B/x",
+        "ftp://example.com/x",
+        "hooks.slack.com/x",
+        "https://",
+    ],
+)
+def test_webhook_url_must_be_https(url: str) -> None:
+    with pytest.raises(ConfigError) as bad:
+        load_settings(notify={"slack_webhook_url": url})
+    assert "notify.slack_webhook_url" in bad.value.message
+    assert url not in bad.value.message  # the secret is not echoed
+
+
+def test_loopback_http_webhook_is_accepted_for_local_receivers() -> None:
+    s = load_settings(notify={"slack_webhook_url": "http://127.0.0.1:8080/hook"})
+    assert s.notify.slack_webhook_url is not None

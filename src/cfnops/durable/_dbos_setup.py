@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -38,9 +37,9 @@ def sqlalchemy_url(url: str) -> str:
 def make_engine(url: str, *, pool_size: int = 20) -> sa.Engine:
     """A SQLAlchemy engine for the durable database (creating the SQLite folder)."""
     if is_sqlite(url):
-        path = url[len("sqlite:///") :]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        from cfnops.durable._sqlite_files import prepare_sqlite_file
+
+        prepare_sqlite_file(url[len("sqlite:///") :])
         engine = sa.create_engine(url, pool_size=pool_size, max_overflow=pool_size)
 
         @sa.event.listens_for(engine, "connect")
