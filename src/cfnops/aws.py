@@ -12,7 +12,6 @@ one function, :func:`translate_error`, into :class:`AwsSetupError` (exit 2).
 from __future__ import annotations
 
 import os
-
 import re
 import threading
 from typing import Any
