@@ -37,3 +37,15 @@ def times(log: str, mark: str) -> list[float]:
 
 
 register_function("jobs-test-logged", _logged)
+
+
+def _gated(payload: Any, ctx: TaskContext) -> Any:
+    """Fails (as a Lambda runtime error) until the file ``payload["gate"]`` exists."""
+    from cfnops.asl import LambdaError
+
+    if not Path(payload["gate"]).exists():
+        raise LambdaError("Gate.Closed", '{"errorMessage": "the gate file is missing"}')
+    return {"passed": True}
+
+
+register_function("jobs-test-gated", _gated)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import time
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from cfnops.durable import AuditLog, Engine
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs import JobService
 from cfnops.jobs._definition import load_definition, machine_name, parse_input
+from cfnops.jobs._functions import import_modules
 from cfnops.jobs._graph import to_dot, to_mermaid
 from cfnops.jobs._runner import JobResult, iter_states
 from cfnops.jobs._views import StateView, state_views
@@ -80,12 +80,16 @@ def run(
 ) -> None:
     """Run a job-net to its end, showing a live tree of its states."""
     st = state(ctx)
-    for module in imports or []:
-        importlib.import_module(module)
+    import_modules(imports or [])
     defn, value = load_definition(definition), parse_input(input_)
     jobs, before = _service(st), Engine.current()
     run_id = jobs.start(
-        defn, value, machine_name=machine_name(definition), name=name, options={"notify": notify}
+        defn,
+        value,
+        machine_name=machine_name(definition),
+        name=name,
+        options={"notify": notify},
+        modules=imports or (),
     )
     result = watch(st, jobs, run_id, defn)
     _finish(st, result, before)
@@ -302,11 +306,22 @@ def redrive(
     ctx: typer.Context,
     run_id: RunArg,
     wait: Annotated[bool, typer.Option(help="Wait for the run to end.")] = True,
+    imports: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--import",
+            help="Import this module instead of those the run was started with (repeatable).",
+        ),
+    ] = None,
 ) -> None:
-    """Rerun a failed run from the failed state; completed states keep their outputs."""
+    """Rerun a failed run from the failed state; completed states keep their outputs.
+
+    The modules the run was started with (``job run --import``) are imported again.
+    """
     st = state(ctx)
     jobs, before = _service(st), Engine.current()
-    jobs.redrive(run_id, queue=None if wait else "cfnops")
+    import_modules(imports if imports is not None else jobs.store.get_run(run_id).modules)
+    jobs.redrive(run_id, queue=None if wait else "cfnops", modules=imports)
     _audit(st, "redrive", run_id)
     if not wait:
         st.console.print(f"{run_id}: redriven")

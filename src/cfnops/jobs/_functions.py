@@ -8,15 +8,23 @@ raises :class:`cfnops.asl.LambdaError` to fail as a Lambda runtime error would.
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.asl.errors import TaskFailure
 
-__all__ = ["FunctionRegistry", "LocalFunction", "call_local", "function_name", "functions"]
+__all__ = [
+    "FunctionRegistry",
+    "LocalFunction",
+    "call_local",
+    "function_name",
+    "functions",
+    "import_modules",
+]
 
 LocalFunction = Callable[[Any, TaskContext], Any]
 
@@ -70,3 +78,18 @@ def call_local(fn: LocalFunction, payload: Any, context: TaskContext, *, compact
             else:
                 cause = json.dumps(parsed, separators=(",", ":") if compact else (", ", ": "))
         raise TaskFailure(exc.error, cause) from None
+
+
+def import_modules(names: Iterable[str]) -> None:
+    """Import ``names`` (a run's recorded modules) so their local functions register.
+
+    Raises :class:`cfnops.jobs.errors.ModuleImportFailed` naming the module and the
+    fix when one cannot be imported.
+    """
+    from cfnops.jobs.errors import ModuleImportFailed
+
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ModuleImportFailed(name, str(exc)) from exc

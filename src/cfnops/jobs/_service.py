@@ -13,7 +13,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from cfnops.asl import check_definition
@@ -22,10 +22,11 @@ from cfnops.config import Settings
 from cfnops.durable import Engine, register_workflow
 from cfnops.durable._records import RunStore
 from cfnops.jobs._durable_ports import token_run_id
+from cfnops.jobs._functions import import_modules
 from cfnops.jobs._integrations import JobInvoker
 from cfnops.jobs._pools import PoolStore
 from cfnops.jobs._runner import JobResult, execute_run, redrive_point
-from cfnops.jobs._store import JobStore, RunRow, dumps
+from cfnops.jobs._store import MODULES_OPTION, JobStore, RunRow, dumps
 from cfnops.jobs.errors import RunNotRedrivable, UnknownTaskToken
 
 __all__ = ["WORKFLOW", "JobService"]
@@ -95,6 +96,9 @@ class JobService:
 
         def invoker(row: RunRow) -> JobInvoker:
             notify["on"] = bool(row.options.get("notify"))
+            # the local functions of the process that started the run (redrive, rerun,
+            # recovery by a worker): import the modules it recorded
+            import_modules(row.modules)
             return self._invoker(row)
 
         result = execute_run(self.store, run_id, invoker, region=self.region, account=self.account)
@@ -147,10 +151,17 @@ class JobService:
         source: str = "manual",
         queue: str | None = None,
         options: Mapping[str, Any] | None = None,
+        modules: Sequence[str] = (),
     ) -> str:
-        """Create the run and start it (here, or on ``queue`` for workers); its run id."""
+        """Create the run and start it (here, or on ``queue`` for workers); its run id.
+
+        ``modules`` (imported by the caller, e.g. ``job run --import``) are recorded
+        with the run and imported again wherever it continues.
+        """
         check_definition(definition)
         PoolStore(self.store.engine).check(definition, machine_name)
+        if modules:
+            options = {**(options or {}), MODULES_OPTION: list(modules)}
         run_id = name or f"{machine_name}-{uuid.uuid4().hex[:12]}"
         if not _NAME.match(run_id):
             from cfnops.jobs.errors import JobInputError
@@ -191,8 +202,13 @@ class JobService:
         self.store.request_stop(run_id)
         return self.store.get_run(run_id)
 
-    def redrive(self, run_id: str, *, queue: str | None = None) -> str:
-        """Run a failed run again from where it failed; finished tasks keep their outputs."""
+    def redrive(
+        self, run_id: str, *, queue: str | None = None, modules: Sequence[str] | None = None
+    ) -> str:
+        """Run a failed run again from where it failed; finished tasks keep their outputs.
+
+        ``modules`` replaces the modules the run recorded (``job redrive --import``).
+        """
         row = self.store.get_run(run_id)
         if row.status not in ("FAILED", "TIMED_OUT", "ABORTED"):
             raise RunNotRedrivable(run_id, row.status)
@@ -215,6 +231,8 @@ class JobService:
         top = frozenset(row.definition.get("States", {}))
         resume = redrive_point(history, top, self.store.failed_keys(run_id))
         options = {**row.options, "redriveFrom": list(resume) if resume else None}
+        if modules is not None:
+            options[MODULES_OPTION] = list(modules)
         self.store.prepare_redrive(run_id, dbos_id, base, options)
         self._launch(run_id, queue, dbos_id)
         return dbos_id

@@ -22,7 +22,10 @@ from cfnops.jobs._tables import engine_for, events, runs, steps
 from cfnops.jobs._tables import loads as _loads
 from cfnops.jobs.errors import UnknownJobRun
 
-__all__ = ["CallbackRow", "JobStore", "RunRow", "StepRow"]
+__all__ = ["MODULES_OPTION", "CallbackRow", "JobStore", "RunRow", "StepRow"]
+
+MODULES_OPTION = "modules"
+"""The run option holding the imported module names (never secrets: names only)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,16 @@ class RunRow:
     options: dict[str, Any]
     parent_run_id: str | None
     source: str
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The modules the run was started with (``job run --import``; names only).
+
+        Imported again wherever the run continues (redrive, rerun, recovery by a
+        worker) so that its local functions are found: see
+        :func:`cfnops.jobs._functions.import_modules`.
+        """
+        return tuple(str(m) for m in self.options.get(MODULES_OPTION) or ())
 
     def to_json(self) -> dict[str, Any]:
         return {

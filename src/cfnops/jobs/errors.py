@@ -5,6 +5,7 @@ Exception tree::
     CfnopsError
     ├── UsageError
     │   ├── JobInputError        a definition file or an input that cannot be read
+    │   ├── ModuleImportFailed   a module named by --import (or recorded by the run) fails
     │   ├── UnknownJobRun        no run with that id in the job store
     │   ├── UnknownTaskToken     send-task-success/failure with a token no run issued
     │   ├── InvalidSchedule      a cron/rate expression or time zone EventBridge would refuse
@@ -31,6 +32,7 @@ __all__ = [
     "InvalidCalendar",
     "InvalidSchedule",
     "JobInputError",
+    "ModuleImportFailed",
     "RunNotRedrivable",
     "StrictValidationFailed",
     "UnknownJobNet",
@@ -47,6 +49,18 @@ class JobInputError(UsageError):
         super().__init__(
             f"cannot read {what} from {where}: {reason}",
             hint="pass JSON inline, or @FILE for a JSON/YAML file",
+        )
+
+
+class ModuleImportFailed(UsageError):
+    """A module the run needs (``--import``, or recorded when it started) cannot be imported."""
+
+    def __init__(self, module: str, reason: str) -> None:
+        self.module = module
+        super().__init__(
+            f"cannot import module {module!r} (its local functions): {reason}",
+            hint="make it importable here (PYTHONPATH, or run from its directory), or name "
+            "another with --import",
         )
 
 
