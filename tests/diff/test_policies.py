@@ -263,3 +263,31 @@ def test_unchanged_launch_template_data_moves_no_version() -> None:
     new["Resources"]["Template"]["Properties"]["TagSpecifications"] = []
     result = diff_templates(old, new)
     assert result.resource("Web") is None and result.resource("Tag") is None
+
+
+def _classic_lb(health: dict[str, Any] | None) -> dict[str, Any]:
+    props: dict[str, Any] = {"Listeners": [{"LoadBalancerPort": "80", "InstancePort": "80"}]}
+    if health is not None:
+        props["HealthCheck"] = health
+    return {
+        "Resources": {
+            "Lb": {"Type": "AWS::ElasticLoadBalancing::LoadBalancer", "Properties": props}
+        }
+    }
+
+
+def test_classic_health_check_replaces_only_when_added() -> None:
+    check = {
+        "Target": "HTTP:80/",
+        "Interval": "30",
+        "Timeout": "5",
+        "HealthyThreshold": "3",
+        "UnhealthyThreshold": "5",
+    }
+    changed = dict(check, Interval="20")
+    kept = diff_templates(_classic_lb(check), _classic_lb(changed)).resource("Lb")
+    assert kept is not None and kept.impact is Impact.WILL_UPDATE
+    prop = kept.property("HealthCheck")
+    assert prop is not None and prop.decided_by == "documented condition"
+    added = diff_templates(_classic_lb(None), _classic_lb(check)).resource("Lb")
+    assert added is not None and added.impact is Impact.MAY_REPLACE

@@ -86,3 +86,28 @@ def test_escalate_turns_only_updates_into_replacements() -> None:
     assert new is not None and new.impact is Impact.WILL_CREATE
     assert gate(out, FailOn.REPLACE) == (cr,)
     assert gate(diff, FailOn.REPLACE) is None
+
+
+def test_may_replace_does_not_spread_value_changes() -> None:
+    def tpl(version: str) -> dict[str, Any]:
+        return {
+            "Resources": {
+                "Web": {
+                    "Type": "AWS::AutoScaling::AutoScalingGroup",
+                    "Properties": {
+                        "MinSize": "1",
+                        "MaxSize": "2",
+                        "LaunchTemplate": {"LaunchTemplateId": "lt-1", "Version": version},
+                    },
+                },
+                "Alarm": {
+                    "Type": "AWS::SNS::Topic",
+                    "Properties": {"DisplayName": {"Ref": "Web"}},
+                },
+            }
+        }
+
+    result = diff_templates(tpl("1"), tpl("2"))
+    web = result.resource("Web")
+    assert web is not None and web.impact is Impact.MAY_REPLACE
+    assert result.value_changes == ()

@@ -18,7 +18,7 @@ from typing import Any
 
 from cfnops.diff._model import Impact, PropertyDiff, worst
 from cfnops.diff._normalise import SchemaPath, getatt_parts, intrinsic_name, plain
-from cfnops.diff._refs import _SUB_VAR
+from cfnops.diff._refs import _SUB_VAR, references
 from cfnops.diff._resources import Draft, properties_of, sensitivity
 
 ATTRIBUTE_VALUE = "attribute value"
@@ -59,18 +59,36 @@ def _getatts(
             yield from _getatts(item, (*path, "*") if grow else path, grow)
 
 
-def apply_moving_attributes(drafts: dict[str, Draft], new_resources: Mapping[str, Any]) -> None:
-    """Mark properties that refer to an attribute an in-place update changes."""
+def _refers_to_replaced(value: Any, drafts: Mapping[str, Draft]) -> bool:
+    return any(
+        target in drafts and drafts[target].impact.replaces for target, _ in references(value)
+    )
+
+
+def apply_moving_attributes(
+    drafts: dict[str, Draft], new_resources: Mapping[str, Any], *, via_replaced: bool = False
+) -> bool:
+    """Mark properties that refer to an attribute an in-place update changes.
+
+    With ``via_replaced`` (a second round, after replacement propagation), a trigger
+    property also changes when it refers to a replaced resource (a launch template
+    whose security group is replaced gets a new version). Returns whether anything
+    was marked.
+    """
     moved: dict[str, tuple[frozenset[str], str]] = {}
     for rid, draft in drafts.items():
         spec = _MOVING.get(draft.type)
-        if spec is None or draft.impact is not Impact.WILL_UPDATE:
+        if spec is None or draft.type_changed or draft.impact.replaces:
             continue
         changed = sorted(spec[0] & draft.props.keys())
+        if not changed and via_replaced:
+            props = properties_of(new_resources.get(rid))
+            changed = sorted(n for n in spec[0] if _refers_to_replaced(props.get(n), drafts))
         if changed:
             moved[rid] = (spec[1], changed[0])
     if not moved:
-        return
+        return False
+    marked = False
     for rid, draft in drafts.items():
         if draft.type_changed:
             continue
@@ -78,12 +96,15 @@ def apply_moving_attributes(drafts: dict[str, Draft], new_resources: Mapping[str
             for target, attr, location in _getatts(value, (name,)):
                 if target == rid or target not in moved or attr not in moved[target][0]:
                     continue
-                _mark(draft, name, value, target, attr, moved[target][1], location)
+                marked = (
+                    _mark(draft, name, value, target, attr, moved[target][1], location) or marked
+                )
+    return marked
 
 
 def _mark(
     draft: Draft, name: str, value: Any, target: str, attr: str, cause: str, location: SchemaPath
-) -> None:
+) -> bool:
     found = sensitivity(draft.behaviour, location)
     impact = Impact.WILL_UPDATE
     path = None
@@ -98,7 +119,7 @@ def _mark(
         impact, reason, path = override.impact, f"{reason}; {override.reason}", None
     existing = draft.props.get(name)
     if existing is not None and existing.impact.rank >= impact.rank:
-        return
+        return False
     shown = plain(value)
     draft.props[name] = PropertyDiff(
         name=name,
@@ -110,3 +131,4 @@ def _mark(
         path=path if impact.replaces else None,
         decided_by=ATTRIBUTE_VALUE,
     )
+    return True

@@ -19,7 +19,7 @@ from cfnops.diff._model import (
 )
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
-from cfnops.diff._policies import overrides, replace_note
+from cfnops.diff._policies import kept_settings, overrides, replace_note
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._resources import (
     Draft,
@@ -95,7 +95,10 @@ def _resources(
         new_type, old_type = type_of(new_res), type_of(old_res)
         behaviour = table.get(new_type)
         draft = Draft(rid, new_type, behaviour, old_type=old_type)
-        draft.overrides = overrides(new_type, new_res)
+        draft.overrides = {
+            **kept_settings(new_type, old_res, new_res),
+            **overrides(new_type, new_res),
+        }
         drafts[rid] = draft
         if same(old_res, new_res):
             continue  # unchanged text; may still be reached by propagation
@@ -111,6 +114,8 @@ def _resources(
     apply_parameter_changes(drafts, new, changed_params)
     apply_moving_attributes(drafts, new)
     propagate(drafts, new)
+    if apply_moving_attributes(drafts, new, via_replaced=True):
+        propagate(drafts, new)
     explain = Explainer(drafts)
     for rid, draft in drafts.items():
         impact = draft.impact

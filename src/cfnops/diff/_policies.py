@@ -51,6 +51,7 @@ class Override:
 
     impact: Impact
     reason: str
+    source: str = "UpdatePolicy"
 
 
 def _truthy(value: Any) -> bool:
@@ -139,6 +140,30 @@ def overrides(type_name: str, resource: Any) -> dict[str, Override]:
     if type_name == "AWS::Lambda::Alias":
         return _alias(policy)
     return {}
+
+
+# Conditionally create-only properties whose documented condition the template shows:
+# "Replacement if you did not have a health check specified when you created the load
+# balancer; No interruption if there was" (AWS docs, AWS::ElasticLoadBalancing::LoadBalancer,
+# aws-resource-elasticloadbalancing-loadbalancer.html, HealthCheck).
+_REPLACED_ONLY_WHEN_ADDED = frozenset({("AWS::ElasticLoadBalancing::LoadBalancer", "HealthCheck")})
+
+
+def kept_settings(type_name: str, old: Any, new: Any) -> dict[str, Override]:
+    """Overrides for properties that replace only when added, present in both templates."""
+    old_props = old.get("Properties") if isinstance(old, Mapping) else None
+    new_props = new.get("Properties") if isinstance(new, Mapping) else None
+    if not isinstance(old_props, Mapping) or not isinstance(new_props, Mapping):
+        return {}
+    return {
+        name: Override(
+            Impact.WILL_UPDATE,
+            f"{name} existed before, so a change is an update without interruption",
+            "documented condition",
+        )
+        for kind, name in _REPLACED_ONLY_WHEN_ADDED
+        if kind == type_name and name in old_props and name in new_props
+    }
 
 
 def replace_note(resource: Any) -> str | None:

@@ -62,7 +62,7 @@ def propagate(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> None:
             decided_by = "registry schema"
             override = draft.overrides.get(name)
             if override is not None:
-                decided_by = "UpdatePolicy"
+                decided_by = override.source
                 impact = (
                     Impact.MAY_REPLACE
                     if override.impact is Impact.WILL_REPLACE and level is Impact.MAY_REPLACE
@@ -156,7 +156,7 @@ class Explainer:
             return f"{prop.name} {prop.reason}"
         if prop.decided_by == "attribute value":
             return f"{prop.name} {prop.reason}"
-        if prop.decided_by == "UpdatePolicy":
+        if prop.decided_by in ("UpdatePolicy", "documented condition"):
             return f"{prop.name} changes and {prop.reason}"
         if prop.path and prop.path != f"/properties/{prop.name}":
             kind = (

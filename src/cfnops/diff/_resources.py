@@ -172,7 +172,7 @@ def compare_properties(
         source = None if path is None else SPEC if reason.startswith(SPEC_PREFIXES) else SCHEMA
         override = (overrides or {}).get(name)
         if override is not None:
-            impact, reason, source = override.impact, override.reason, POLICY
+            impact, reason, source = override.impact, override.reason, override.source
             path = f"/properties/{name}" if impact.replaces else None
         out[name] = PropertyDiff(
             name=name,

@@ -26,7 +26,8 @@ def _targets(value: Any, drafts: Mapping[str, Draft], skip: str = "") -> list[st
     found: list[str] = []
     for target, _ in references(value):
         draft = drafts.get(target)
-        replaced = draft is not None and draft.impact.replaces
+        # Only a resource that is really replaced (WILL_REPLACE) surely has new values.
+        replaced = draft is not None and draft.impact is Impact.WILL_REPLACE
         if replaced and target != skip and target not in found:
             found.append(target)
     return found
@@ -44,7 +45,10 @@ def value_changes(
     explain: Explainer,
     changed_outputs: frozenset[str] = frozenset(),
 ) -> tuple[ValueChange, ...]:
-    """Resources (mutable properties) and outputs whose value a replacement changes."""
+    """Resources (mutable properties) and outputs whose value a replacement changes.
+
+    Only WILL_REPLACE targets count: a MAY_REPLACE resource may keep its values.
+    """
     out: list[ValueChange] = []
     for rid in sorted(drafts):
         draft = drafts[rid]
