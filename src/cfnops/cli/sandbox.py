@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from cfnops.cli._state import state
+from cfnops.sandbox._control import allow_remote_control
 
 sandbox_app = typer.Typer(help="The local AWS sandbox (moto's server plus cfnops extensions).")
 
@@ -19,11 +20,26 @@ def up(
     ctx: typer.Context,
     port: Annotated[
         int | None,
-        typer.Option("--port", help="Port to listen on (0: any free; default 5000)."),
+        typer.Option(
+            "--port", min=0, max=65535, help="Port to listen on (0: any free; default 5000)."
+        ),
     ] = None,
     host: Annotated[
-        str | None, typer.Option("--host", help="Address to bind (default 127.0.0.1).")
+        str | None,
+        typer.Option(
+            "--host",
+            help="Address to bind (default 127.0.0.1). Anything but loopback needs "
+            "--allow-remote: the sandbox has no authentication.",
+        ),
     ] = None,
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Allow a non-loopback --host, and control routes (/_cfnops/) from other "
+            "machines. Anyone who can reach the port can then read and change everything.",
+        ),
+    ] = False,
     delay: Annotated[
         float | None,
         typer.Option("--delay", min=0, help="Every emulated delay in seconds (default 1-3 s)."),
@@ -41,12 +57,14 @@ def up(
     host = host if host is not None else settings.host
     port = port if port is not None else settings.port
     delay = delay if delay is not None else settings.delay_seconds
+    _check_host(host, allow_remote)
     stop = threading.Event()
 
     def _on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
     previous = signal.signal(signal.SIGTERM, _on_signal)
+    allow_remote_control(allow_remote)
     try:
         with Sandbox(
             host=host, port=port, delays=delay, region=region, log_requests=log_requests
@@ -57,7 +75,8 @@ def up(
                 for line in sandbox.export_lines():
                     typer.echo(line)
                 typer.echo(
-                    f"# cfnops sandbox listening on {sandbox.endpoint_url}; Ctrl-C stops it",
+                    f"# cfnops sandbox listening on {_listening(host, sandbox.port)}; "
+                    "Ctrl-C stops it",
                     err=True,
                 )
             try:
@@ -68,6 +87,44 @@ def up(
     finally:
         signal.signal(signal.SIGTERM, previous)
     typer.echo("# cfnops sandbox stopped", err=True)
+
+
+def _check_host(host: str, allow_remote: bool) -> None:
+    """A bad address is a usage error; a non-loopback one needs ``--allow-remote``."""
+    import ipaddress
+
+    from cfnops.errors import UsageError
+    from cfnops.sandbox._control import is_loopback
+
+    if host.lower() != "localhost":
+        try:
+            ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            raise UsageError(
+                f"--host {host!r} is not an IP address",
+                hint="use 127.0.0.1 (default), ::1, or with --allow-remote 0.0.0.0",
+            ) from None
+    if is_loopback(host):
+        return
+    if not allow_remote:
+        raise UsageError(
+            f"--host {host} would expose the sandbox beyond this machine, and it has no "
+            "authentication (anyone reaching the port can read and change every resource "
+            "and reset it)",
+            hint="keep the default 127.0.0.1, or pass --allow-remote if you mean it",
+        )
+    typer.echo(
+        f"# WARNING: the sandbox listens on {host} with no authentication and accepts "
+        "control routes from other machines (--allow-remote)",
+        err=True,
+    )
+
+
+def _listening(host: str, port: int) -> str:
+    if host in ("0.0.0.0", "::"):
+        return f"http://{host}:{port} (every interface; this machine: http://127.0.0.1:{port})"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
 
 
 def register(app: typer.Typer) -> None:

@@ -63,6 +63,32 @@ def register_middleware(fn: Middleware) -> None:
             _middleware.append(fn)
 
 
+_remote_control = False
+
+
+def allow_remote_control(allowed: bool) -> None:
+    """Let clients other than this machine use ``/_cfnops/`` routes (off by default).
+
+    The control routes reset the sandbox, inject faults and change delays, with no
+    authentication: only loopback clients may call them unless the sandbox was
+    started with ``--allow-remote``.
+    """
+    global _remote_control
+    _remote_control = bool(allowed)
+
+
+def is_loopback(address: str) -> bool:
+    """``address`` (an IP or ``localhost``) is this machine only."""
+    import ipaddress
+
+    if address.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def control_routes() -> tuple[str, ...]:
     with _lock:
         return tuple(sorted(_controls))
@@ -80,6 +106,16 @@ def _json_response(
 
 def _control(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
     route = str(environ.get("PATH_INFO", ""))[len(CONTROL_PREFIX) :].strip("/")
+    client = str(environ.get("REMOTE_ADDR") or "")
+    if not _remote_control and client and not is_loopback(client):
+        return _json_response(
+            start_response,
+            "403 Forbidden",
+            {
+                "error": f"control routes answer loopback clients only (you are {client}); "
+                "start the sandbox with --allow-remote to allow others"
+            },
+        )
     with _lock:
         handler = _controls.get(route)
     if handler is None:
