@@ -1,0 +1,89 @@
+"""Browser-test helpers: the console as a subprocess, Chromium from the OS, screenshots."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests._subprocess import wait_for
+from tests.heal._proc import free_port
+
+TOKEN = "browser-token-0123456789abcdef"
+ARTIFACTS = Path(
+    os.environ.get("CFNOPS_TEST_ARTIFACTS") or Path(__file__).resolve().parents[1] / "artifacts"
+)
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class ConsoleProcess:
+    """``python -m cfnops console`` on a free loopback port with a known token."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cfnops", "console", "--port", str(self.port)],
+            env={**env, "CFNOPS_CONSOLE_TOKEN": TOKEN},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_for(self._up, timeout=60, what="the console to listen")
+
+    def _up(self) -> bool:
+        assert self.proc.poll() is None, self.proc.stderr.read() if self.proc.stderr else ""
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as answer:
+                return bool(answer.status == 200)
+        except OSError:
+            return False
+
+    def get(self, path: str) -> int:
+        request = urllib.request.Request(
+            self.url + path, headers={"Authorization": f"Bearer {TOKEN}", "Accept": "text/html"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return int(answer.status)
+        except urllib.error.HTTPError as exc:
+            return int(exc.code)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+def shot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"console-{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    return path
+
+
+UNNAMED_CONTROLS = """
+() => [...document.querySelectorAll(
+    'a[href], button, input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])')]
+  .filter((el) => {
+    const label = el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')
+      || (el.labels && el.labels.length && el.labels[0].textContent.trim())
+      || (['A', 'BUTTON'].includes(el.tagName) && el.textContent.trim());
+    return !label;
+  })
+  .map((el) => el.outerHTML.slice(0, 120))
+"""

@@ -1,0 +1,218 @@
+"""The console in a real Chromium (the OS package, driven by Playwright).
+
+Each test starts the console as its own process on a shared run database and
+watches real runs: the web-system stop job-net on a sandbox, and a heal run
+held by policy and approved in the browser. Screenshots go to
+``$CFNOPS_TEST_ARTIFACTS`` (default ``tests/artifacts/``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests._subprocess import cfnops, wait_for
+from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, chromium_path, shot
+from tests.heal._proc import SandboxProcess, env_for
+
+from cfnops.heal._sample import INITIAL_VALUE, deploy_sample, drift_sample
+
+pytestmark = pytest.mark.slow
+HERE = Path(__file__).resolve().parent
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield context.new_page()
+    context.close()
+
+
+def _sign_in(page: Any, console: ConsoleProcess) -> None:
+    page.goto(f"{console.url}/login")
+    page.get_by_label("Token").fill(TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{console.url}/runs")
+
+
+def _no_unnamed_controls(page: Any) -> None:
+    assert page.evaluate(UNNAMED_CONTROLS) == []
+
+
+def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    env = {**env_for_db(db)}
+    run = subprocess.Popen(
+        [sys.executable, str(HERE / "_jobnet_run.py"), str(db), "stop-1", "0.3"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    console = ConsoleProcess(env)
+    try:
+        system = json.loads(run.stdout.readline() if run.stdout else "{}")
+        wait_for(lambda: console.get("/jobs/stop-1") == 200, 120, "the job run to start")
+        _sign_in(page, console)
+        page.goto(f"{console.url}/jobs/stop-1")
+        page.evaluate("window.__notReloaded = true")
+        # States turn running, then succeeded, pushed by the server (no reload).
+        running = page.locator('#state-list button[data-status="RUNNING"]').first
+        running.wait_for(timeout=60_000)
+        seen = running.get_attribute("data-state")
+        shot(page, "job-running")
+        page.wait_for_function(
+            "document.getElementById('run-status').textContent === 'SUCCEEDED'", timeout=180_000
+        )
+        assert page.evaluate("window.__notReloaded") is True
+        assert page.locator(f'#state-list button[data-state="{seen}"]').get_attribute(
+            "data-status"
+        ) in ("SUCCEEDED", "CAUGHT")
+        colours = page.evaluate(
+            "Object.fromEntries(cfnopsGraph.nodes().filter(n => n.data('name'))"
+            ".map(n => [n.data('name'), n.data('status') || null]))"
+        )
+        assert colours["StopInstances"] == "SUCCEEDED" and colours["NotifyFailure"] is None
+        # Map iteration 1 and its RunCommand output (the Apache status check).
+        page.get_by_label("StopInstances iteration").select_option("1")
+        page.get_by_role("button", name="State CheckApacheStatus, succeeded").click()
+        table = page.locator("#runcommand")
+        table.wait_for()
+        assert "StopInstances iteration 1" in page.locator("#panel-state").inner_text()
+        rows = table.locator("tbody tr")
+        assert rows.count() == 1
+        text = rows.first.inner_text()
+        # `systemctl is-active httpd` on a stopped Apache: exit 3, "inactive" (as on EC2).
+        assert system["instanceIds"][1] in text and "inactive" in text
+        assert text.split("\t")[1:3] == ["Failed", "3"]
+        shot(page, "job-iteration")
+        # The history table filters as one types.
+        page.get_by_label("Filter events").fill("MapIterationStarted")
+        assert page.locator("#history-table tbody tr").count() == len(system["instanceIds"])
+        # Keyboard: Tab reaches the skip link first; Enter on a state button opens its panel.
+        page.reload()
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+        page.locator('#state-list button[data-state="Init"]').focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "document.getElementById('panel-state').textContent.startsWith('Init')"
+        )
+        _no_unnamed_controls(page)
+        assert run.wait(timeout=60) == 0
+        # The Runs page lists it with the outcome, and every control there has a name.
+        page.goto(f"{console.url}/runs?kind=job")
+        assert "stop-1" in page.locator("#runs-table").inner_text()
+        _no_unnamed_controls(page)
+        shot(page, "runs")
+    finally:
+        console.stop()
+        if run.poll() is None:
+            run.kill()
+        run.communicate()
+
+
+def env_for_db(db: Path) -> dict[str, str]:
+    from tests._subprocess import worker_env
+
+    return worker_env(db)
+
+
+@pytest.fixture(scope="module")
+def sandbox_proc() -> Iterator[SandboxProcess]:
+    sp = SandboxProcess()
+    yield sp
+    sp.stop()
+
+
+def test_heal_hold_approved_in_the_browser_with_audit(
+    page: Any, sandbox_proc: SandboxProcess, tmp_path: Path
+) -> None:
+    name = f"console-{int(time.time() * 1000) % 1000000}"
+    param = f"/{name}/p"
+    deploy_sample(sandbox_proc.client("cloudformation"), name, param)
+    drift_sample(sandbox_proc.client("ssm"), param)
+    env = env_for(
+        sandbox_proc,
+        tmp_path / "runs.sqlite",
+        CFNOPS_HEAL__PROTECTED_TYPES='["AWS::SSM::Parameter"]',
+    )
+    held = cfnops(env, "-o", "json", "heal", name)
+    out, err = held.communicate(timeout=120)
+    assert held.returncode == 3, err
+    run_id = json.loads(out)["runs"][0]["runId"]
+    worker = cfnops(env, "worker")  # resumes the held run once it is answered
+    console = ConsoleProcess(env)
+    try:
+        _sign_in(page, console)
+        # A POST without the token is refused and changes nothing.
+        refused = urllib.request.Request(
+            f"{console.url}/heal/runs/{run_id}/approve", data=b"reason=no+token", method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(refused, timeout=10)
+        assert answer.value.code == 403
+        # The worker takes the run over from the exited heal process (re-queued, then
+        # dequeued): it is listed as held once it waits for the answer again.
+        link = page.get_by_role("link", name=f"{name} — {run_id}")
+
+        def listed() -> bool:
+            page.goto(f"{console.url}/heal")
+            return bool(link.count())
+
+        wait_for(listed, 60, "the held run on the Heal page")
+        link.click()
+        changes = page.locator(".changes").inner_text()
+        assert "Modify SampleParameter (AWS::SSM::Parameter)" in changes
+        assert "/Properties/Value: updated-value → initial-value" in changes
+        assert "protected type" in page.locator(".why").inner_text()
+        assert "/Value" in page.locator("#drift").inner_text()
+        _no_unnamed_controls(page)
+        shot(page, "heal-held")
+        # Still held after the refused POST: nothing was answered.
+        assert page.get_by_role("button", name="Approve").is_visible()
+        page.get_by_label("Reason for approving").fill("planned change window CHG-42")
+        page.get_by_role("button", name="Approve").click()
+        page.wait_for_function(
+            "document.getElementById('heal-outcome').textContent === 'HEALED'", timeout=120_000
+        )
+        audit = page.locator(".audit-row").first.inner_text()
+        assert "console:" in audit and "approve" in audit and "CHG-42" in audit
+        shot(page, "heal-approved")
+        value = sandbox_proc.client("ssm").get_parameter(Name=param)["Parameter"]["Value"]
+        assert value == INITIAL_VALUE
+        listed = subprocess.run(
+            [sys.executable, "-m", "cfnops", "-o", "json", "audit", "list", "--target", run_id],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        entries = json.loads(listed.stdout)
+        assert [(e["action"], e["reason"]) for e in entries] == [
+            ("approve", "planned change window CHG-42")
+        ]
+        assert entries[0]["actor"].startswith("console:")
+    finally:
+        console.stop()
+        worker.terminate()
+        try:
+            worker.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # printed "stopped" yet lingers: not this test's subject
+            worker.kill()
+            worker.communicate()
