@@ -15,6 +15,7 @@ def test_demo_reports_in_sync_in_sync_drifted(settings: Settings) -> None:
         "pattern1 (SSM parameter)": "IN_SYNC",
         "pattern2 (stack parameter)": "IN_SYNC",
         "naive (new LT version + group version)": "DRIFTED",
+        "pattern3 (stack parameter + instance refresh)": "IN_SYNC",
     }
     assert report["ok"] is True
     steps = report["steps"]
@@ -23,3 +24,10 @@ def test_demo_reports_in_sync_in_sync_drifted(settings: Settings) -> None:
     for pattern in ("pattern1", "pattern2"):
         assert steps[pattern]["replacementImageId"] == steps[pattern]["newImageId"]
     assert steps["naive"]["afterNewVersion"]["StackDriftStatus"] == "IN_SYNC"
+    # Pattern 3: new instances from the new AMI, the refresh's progress reported.
+    p3 = steps["pattern3"]
+    assert p3["rolled"] is True and p3["errors"] == []
+    assert set(p3["instancesAfter"]).isdisjoint(p3["instancesBefore"])
+    (result,) = p3["results"]
+    assert result["outcome"] == "UPDATED"
+    assert result["Roll"]["Progress"][-1]["Status"] == "Successful"

@@ -9,6 +9,9 @@
    (durable workflow); drift detection: IN_SYNC.
 3. The naive approach on a third stack: a new launch template version and the
    group switched to it; drift detection: DRIFTED.
+4. Pattern 3 with ``pattern3-instance-refresh.yaml``: the Backup event rotates with
+   ``roll`` on; CloudFormation's instance refresh replaces the instance (progress
+   reported); drift detection: IN_SYNC.
 """
 
 from __future__ import annotations
@@ -156,17 +159,33 @@ def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dic
                 "results": [r.to_json() for r in subscription.results],
                 "errors": [str(e) for e in subscription.errors],
             }
+            roll_settings = demo_settings.model_copy(
+                update={"ami": ami.model_copy(update={"roll": True})}
+            )
+            with Rotator(roll_settings, sandbox.clients) as roller:
+                roller.engine()
+                rolling = subscribe_rotation(roller)
+                try:
+                    steps["pattern3"] = _pattern3(roller, rolling, say)
+                finally:
+                    rolling.close()
+                steps["pattern3"]["errors"] = [str(e) for e in rolling.errors]
     ok = (
         steps["pattern1"]["drift"]["StackDriftStatus"] == "IN_SYNC"
         and steps["pattern1"]["rotated"]
         and steps["pattern2"]["drift"]["StackDriftStatus"] == "IN_SYNC"
         and steps["pattern2"]["rotated"]
         and steps["naive"]["drift"]["StackDriftStatus"] == "DRIFTED"
+        and steps["pattern3"]["drift"]["StackDriftStatus"] == "IN_SYNC"
+        and steps["pattern3"]["rolled"]
     )
     summary = {
         "pattern1 (SSM parameter)": steps["pattern1"]["drift"]["StackDriftStatus"],
         "pattern2 (stack parameter)": steps["pattern2"]["drift"]["StackDriftStatus"],
         "naive (new LT version + group version)": steps["naive"]["drift"]["StackDriftStatus"],
+        "pattern3 (stack parameter + instance refresh)": steps["pattern3"]["drift"][
+            "StackDriftStatus"
+        ],
     }
     return {"ok": ok, "summary": summary, "steps": steps}
 
@@ -176,7 +195,11 @@ def _deploy(rotator: Rotator, pattern: int, stack: str, params: dict[str, str]) 
     cfn, ec2 = clients.client("cloudformation"), clients.client("ec2")
     subnets = ec2.describe_subnets(Filters=[{"Name": "default-for-az", "Values": ["true"]}])
     subnet = subnets["Subnets"][0]["SubnetId"]
-    name = "pattern1-ssm-parameter.yaml" if pattern == 1 else "pattern2-stack-parameter.yaml"
+    name = {
+        1: "pattern1-ssm-parameter.yaml",
+        2: "pattern2-stack-parameter.yaml",
+        3: "pattern3-instance-refresh.yaml",
+    }[pattern]
     body = (examples_dir() / name).read_text(encoding="utf-8")
     values = {**params, "Subnets": subnet}
     cfn.create_stack(
@@ -267,3 +290,46 @@ def _naive(rotator: Rotator, say: Callable[[str], None]) -> dict[str, Any]:
                 f"{diff['ExpectedValue']}, actual {diff['ActualValue']}"
             )
     return {"stack": stack, "afterNewVersion": after_version, "drift": drift}
+
+
+def _pattern3(rotator: Rotator, rolling: Any, say: Callable[[str], None]) -> dict[str, Any]:
+    """Pattern 3 from a Backup event: the instances are replaced now, the stack stays in sync."""
+    clients = rotator.clients
+    cfn = clients.client("cloudformation")
+    base = _base_images(clients.client("ec2"))[0]
+    stack = f"cfnops-demo-ami-p3-{int(time.time())}"
+    _deploy(rotator, 3, stack, {"ImageId": base})
+    say(f"pattern 3: stack {stack} CREATE_COMPLETE (UpdatePolicy AutoScalingInstanceRefresh)")
+    before = [i["InstanceId"] for i in _group(clients, cfn, stack)["Instances"]]
+    new_ami = _backup(clients, before[0])
+    say(f"pattern 3: AWS Backup job of {before[0]} COMPLETED → AMI {new_ami}")
+    from cfnops.sandbox.extensions import events
+
+    events.wait_for_deliveries(timeout=120)
+    rolling.wait(1, timeout=120)
+    results = [r.to_json() for r in rolling.results]
+    for result in results:
+        for step in (result.get("Roll") or {}).get("Progress", []):
+            say(
+                f"pattern 3: refresh of {step['GroupName']}: {step['Status']} "
+                f"{step.get('PercentageComplete') or 0} %"
+            )
+    status = wait_stack(cfn, stack)
+    after = [i["InstanceId"] for i in _group(clients, cfn, stack)["Instances"]]
+    images = sorted({_instance_image(clients, i) for i in after})
+    rolled = not set(after) & set(before) and images == [new_ami]
+    say(
+        f"pattern 3: handler updated {stack} ({status}); the instance refresh replaced "
+        f"{', '.join(before)} with {', '.join(after)} from {', '.join(images)}"
+    )
+    drift = detect_drift(cfn, stack)
+    say(f"pattern 3: drift detection → {drift['StackDriftStatus']}")
+    return {
+        "stack": stack,
+        "newImageId": new_ami,
+        "instancesBefore": before,
+        "instancesAfter": after,
+        "rolled": rolled,
+        "drift": drift,
+        "results": results,
+    }
