@@ -110,6 +110,7 @@ def test_exported_names() -> None:
             "JobResult",
             "JobService",
             "JobStore",
+            "RerunRequest",
             "RunRow",
             "TriggerService",
             "check_dataflow",

@@ -20,7 +20,15 @@ from cfnops.asl._values import MAX_PAYLOAD_BYTES
 from cfnops.asl.errors import StatesFailure
 
 if TYPE_CHECKING:
-    from cfnops.asl._ports import BranchExecutor, Clock, Recorder, TaskInvoker, TaskTokens
+    from cfnops.asl._ports import (
+        BranchExecutor,
+        Clock,
+        Recorder,
+        SkipState,
+        StateGate,
+        TaskInvoker,
+        TaskTokens,
+    )
 
 __all__ = ["Aborted", "Branch", "CancelToken", "Execution", "ExecutionInfo", "StateOutcome"]
 
@@ -100,8 +108,10 @@ class Execution:
         rng: random.Random | None = None,
         default_query_language: str = "JSONPath",
         task_tokens: TaskTokens | None = None,
+        gate: StateGate | None = None,
     ) -> None:
         self.info = info
+        self.gate = gate
         self.task_tokens: TaskTokens = task_tokens or RandomTaskTokens()
         self.input = execution_input
         self.invoker = invoker
@@ -181,9 +191,13 @@ class Branch:
 
     def run(self, value: Any, start_at: str | None = None) -> Any:
         name = start_at or self.program["StartAt"]
+        gate = self.execution.gate
         while True:
             self.check_cancel()
             state = self.states[name]
+            if gate is not None:
+                gate.before_state(name, self.cancel.event)
+                self.check_cancel()
             outcome = self.run_state(name, state, value)
             value = outcome.output
             if outcome.next_state is None:
@@ -201,6 +215,11 @@ class Branch:
             {"name": name, "input": input_text, "inputDetails": {"truncated": False}},
         )
         ctx = self.execution.context(name, entered_time)
+        gate = self.execution.gate
+        if gate is not None and state_type != "Choice":
+            decision = gate.skip(name, state)
+            if decision is not None:
+                return self._skipped(name, state, decision)
         try:
             outcome = HANDLERS[state_type](self, name, state, value, ctx)
         except StateError as exc:
@@ -236,6 +255,16 @@ class Branch:
         if state_type not in ("Fail",):
             self.emit(f"{state_type}StateExited", details)
         return outcome
+
+    def _skipped(self, name: str, state: Mapping[str, Any], skip: SkipState) -> StateOutcome:
+        output_text = dumps_event(skip.output)
+        self.emit("StateSkipped", {**skip.detail, "name": name, "output": output_text})
+        self.emit(
+            f"{state['Type']}StateExited",
+            {"name": name, "output": output_text, "outputDetails": {"truncated": False}},
+        )
+        terminal = state.get("End") or state["Type"] in ("Succeed", "Fail")
+        return StateOutcome(None if terminal else state.get("Next"), skip.output)
 
     def state_failure(self, exc: StateError) -> StatesFailure:
         """Turn a field-evaluation error into the runtime error Step Functions reports."""

@@ -24,6 +24,7 @@ from cfnops.asl._ports import (
     BranchExecutor,
     Clock,
     Recorder,
+    StateGate,
     SystemClock,
     TaskInvoker,
     TaskTokens,
@@ -109,6 +110,7 @@ class Interpreter:
         redrive_count: int = 0,
         task_tokens: TaskTokens | None = None,
         start: StartPoint | None = None,
+        gate: StateGate | None = None,
     ) -> ExecutionResult:
         """Run one execution to its end and return how it ended (never raises for ASL errors).
 
@@ -120,7 +122,8 @@ class Interpreter:
         or timed out (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeExecution.html).
         ``redrive_count`` is ``$$.Execution.RedriveCount``; ``task_tokens`` issues
         ``$$.Task.Token`` (default: random tokens); ``start`` begins elsewhere than at
-        ``StartAt`` (see :class:`StartPoint`).
+        ``StartAt`` (see :class:`StartPoint`); ``gate`` lets an operator hold the run
+        between states and skip states (see :class:`cfnops.asl.StateGate`).
         """
         value = {} if execution_input is None else execution_input
         began = started_at or self.clock.now()
@@ -149,6 +152,7 @@ class Interpreter:
             rng=rng,
             default_query_language=str(self.definition.get("QueryLanguage", "JSONPath")),
             task_tokens=task_tokens,
+            gate=gate,
         )
         rec.record(
             "ExecutionStarted",

@@ -23,6 +23,8 @@ __all__ = [
     "Clock",
     "RandomTaskTokens",
     "Recorder",
+    "SkipState",
+    "StateGate",
     "SystemClock",
     "TaskContext",
     "TaskInvoker",
@@ -122,6 +124,35 @@ class RandomTaskTokens:
 
     def token(self, state_name: str) -> str:
         return uuid.uuid4().hex
+
+
+@dataclass(frozen=True)
+class SkipState:
+    """Pass an entered state without running it, with ``output`` as its output.
+
+    ``detail`` goes into the ``StateSkipped`` history event (who asked, why).
+    """
+
+    output: Any
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+class StateGate(Protocol):
+    """Lets an operator hold a run between states and skip states not yet started.
+
+    Step Functions has no such thing; the events it causes are cfnops' own
+    (``StateSkipped``). Both calls are made on the thread running the branch.
+    """
+
+    def before_state(self, state_name: str, cancel: threading.Event) -> None:
+        """Called before a state is entered; blocks while the run is held (until released
+        or ``cancel`` is set)."""
+        ...
+
+    def skip(self, state_name: str, state: Mapping[str, Any]) -> SkipState | None:
+        """Called once the state is entered, before it runs: a :class:`SkipState` passes
+        it (ignored for a Choice state, which has no single next state)."""
+        ...
 
 
 class SystemClock:

@@ -15,6 +15,7 @@ from rich.tree import Tree
 
 from cfnops.asl import HistoryEvent
 from cfnops.cli._state import CliState, state
+from cfnops.cli.job_control import show_lineage
 from cfnops.durable import AuditLog, Engine
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs import JobService
@@ -188,14 +189,21 @@ def list_cmd(
 ) -> None:
     """List job runs, newest first."""
     st = state(ctx)
-    rows = _service(st).store.list_runs(status=status.upper() if status else None, limit=limit)
+    store = _service(st).store
+    rows = store.list_runs(status=status.upper() if status else None, limit=limit)
+    origins = store.lineage_map([r.run_id for r in rows])
     if st.output_format == "json":
-        st.emit_json([r.to_json() for r in rows])
+        st.emit_json([{**r.to_json(), "rerunOf": origins.get(r.run_id)} for r in rows])
         return
-    table = Table("RUN ID", "STATE MACHINE", "STATUS", "STARTED (UTC)", "SOURCE", "REDRIVES")
+    table = Table(
+        "RUN ID", "STATE MACHINE", "STATUS", "STARTED (UTC)", "SOURCE", "REDRIVES", "RERUN OF"
+    )
     for r in rows:
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(r.started_at))
-        table.add_row(r.run_id, r.machine_name, r.status, started, r.source, str(r.redrive_count))
+        table.add_row(
+            r.run_id, r.machine_name, r.status, started, r.source, str(r.redrive_count),
+            origins.get(r.run_id, "-"),
+        )  # fmt: skip
     st.console.print(table if rows else "no job runs")
 
 
@@ -207,18 +215,21 @@ def show(ctx: typer.Context, run_id: RunArg) -> None:
     row = jobs.store.get_run(run_id)
     views = state_views(jobs.store.history(run_id))
     current = [v.name for v in views.values() if v.status == "RUNNING"]
+    lineage = jobs.lineage(run_id)
     if st.output_format == "json":
         st.emit_json(
             {
                 **row.to_json(),
                 "currentStates": current,
                 "states": [v.to_json() for v in views.values()],
+                "lineage": lineage,
             }
         )
         return
     st.console.print(_tree(row.definition, views, f"[bold]{run_id}[/] {row.status}"))
     if current:
         st.console.print(f"current: {', '.join(current)}")
+    show_lineage(st, lineage)
     if row.error:
         st.console.print(f"[red]{row.error}[/]: {row.cause}")
     table = Table("STATE", "STATUS", "INPUT", "OUTPUT", show_lines=True)
@@ -384,7 +395,9 @@ def deploy_cmd(
 
 
 def register(app: typer.Typer) -> None:
+    from cfnops.cli.job_control import register_control
     from cfnops.cli.job_triggers import register_triggers
 
     register_triggers(job_app)
+    register_control(job_app)
     app.add_typer(job_app, name="job")

@@ -11,6 +11,7 @@ from cfnops.jobs._check import check_dataflow
 from cfnops.jobs._check_model import CheckFinding, CheckReport
 from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse, set_http_transport
 from cfnops.jobs._integrations import register_function, register_state_machine
+from cfnops.jobs._rerun import RerunRequest
 from cfnops.jobs._runner import JobResult
 from cfnops.jobs._service import WORKFLOW, JobService
 from cfnops.jobs._store import JobStore, RunRow
@@ -27,6 +28,7 @@ __all__ = [
     "JobResult",
     "JobService",
     "JobStore",
+    "RerunRequest",
     "RunRow",
     "TriggerService",
     "check_dataflow",

@@ -34,6 +34,7 @@ __all__ = [
     "DurableClock",
     "DurableInvoker",
     "EffectKeys",
+    "Forced",
     "token_run_id",
 ]
 
@@ -145,8 +146,27 @@ class EffectKeys:
         return task_key.rsplit("@", 1)[0]
 
 
+ForceSource = Callable[[str, str], "Forced | None"]
+
+
+@dataclass(frozen=True)
+class Forced:
+    """An operator's answer for a Task attempt (``cfnops job force``)."""
+
+    ok: bool
+    output: Any = None
+    error: str | None = None
+    cause: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
 class DurableInvoker:
-    """Runs each Task once: a finished result (or failure) is replayed from the store."""
+    """Runs each Task once: a finished result (or failure) is replayed from the store.
+
+    With a ``forced`` source, the call runs on a helper thread so that an operator's
+    force can end the attempt while the call is in flight (the call is told to stop
+    through its context's cancel event, and its answer is ignored).
+    """
 
     def __init__(
         self,
@@ -155,12 +175,17 @@ class DurableInvoker:
         run_id: str,
         keys: EffectKeys,
         before_effect: Callable[[], None],
+        *,
+        forced: ForceSource | None = None,
+        record: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.inner = inner
         self.store = store
         self.run_id = run_id
         self.keys = keys
         self.before_effect = before_effect
+        self.forced = forced
+        self.record = record
         self.fresh = 0
 
     def invoke(
@@ -169,15 +194,47 @@ class DurableInvoker:
         key = self.keys.task_key(context.state_name, payload)
         done = self.store.get_step(self.run_id, key)
         if done is not None:
+            if done.kind == "forced":
+                self._event(context.state_name, key, done.ok, done.result, done.error, done.cause)
             if done.ok:
                 return done.result
             raise TaskFailure(done.error, done.cause)
         self.fresh += 1
         self.before_effect()
         token = make_token(self.run_id, EffectKeys.entry_of(key))
-        ctx = replace(context, task_token=token)
+        force = self.forced(context.state_name, key) if self.forced is not None else None
+        if force is not None:
+            return self._apply(force, key, context.state_name)
+        if self.forced is None:
+            ctx = replace(context, task_token=token)
+            return self._settle(key, context, lambda: self.inner.invoke(
+                resource, payload, timeout=timeout, context=ctx))  # fmt: skip
+        stop = threading.Event()
+        ctx = replace(context, task_token=token, cancel=stop)
+        box: dict[str, Any] = {}
+        finished = threading.Event()
+
+        def call() -> None:
+            try:
+                box["result"] = self.inner.invoke(resource, payload, timeout=timeout, context=ctx)
+            except BaseException as exc:
+                box["error"] = exc
+            finally:
+                finished.set()
+
+        threading.Thread(target=call, name=f"job-task-{context.state_name}", daemon=True).start()
+        while not finished.wait(0.1):
+            if context.cancel.is_set():
+                stop.set()
+            force = self.forced(context.state_name, key)
+            if force is not None:
+                stop.set()
+                return self._apply(force, key, context.state_name)
+        return self._settle(key, context, lambda: _unbox(box))
+
+    def _settle(self, key: str, context: TaskContext, call: Callable[[], Any]) -> Any:
         try:
-            result = self.inner.invoke(resource, payload, timeout=timeout, context=ctx)
+            result = call()
         except StatesFailure as failure:
             if context.cancel.is_set():
                 raise  # abandoned (timeout, stop): not the task's own answer
@@ -189,6 +246,35 @@ class DurableInvoker:
             return result
         self.store.put_step(self.run_id, key, "task", ok=True, result=result)
         return result
+
+    def _apply(self, force: Forced, key: str, state_name: str) -> Any:
+        self.store.put_step(
+            self.run_id, key, "forced", ok=force.ok, result=force.output,
+            error=force.error, cause=force.cause,
+        )  # fmt: skip
+        self._event(state_name, key, force.ok, force.output, force.error, force.cause)
+        if force.ok:
+            return force.output
+        raise TaskFailure(force.error, force.cause)
+
+    def _event(
+        self, state_name: str, key: str, ok: bool, output: Any, error: str | None, cause: str | None
+    ) -> None:
+        if self.record is None:
+            return
+        force = self.forced(state_name, key) if self.forced is not None else None
+        details: dict[str, Any] = {"name": state_name, "status": "SUCCEEDED" if ok else "FAILED"}
+        if ok:
+            details["output"] = dumps(output)
+        else:
+            details.update({k: v for k, v in (("error", error), ("cause", cause)) if v is not None})
+        self.record("TaskForced", {**(force.detail if force else {}), **details})
+
+
+def _unbox(box: dict[str, Any]) -> Any:
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 class DurableClock:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from cfnops.asl import CancelToken, Interpreter, TaskInvoker
+from cfnops.asl import CancelToken, Interpreter, StartPoint, TaskInvoker
+from cfnops.jobs._controls import RunControls
 from cfnops.jobs._durable_ports import (
     BatchRecorder,
     DurableBranchExecutor,
@@ -32,6 +33,7 @@ __all__ = [
     "execute_run",
     "execution_arn",
     "iter_states",
+    "only_program",
     "redrive_point",
     "top_level_path",
 ]
@@ -66,6 +68,17 @@ def iter_states(definition: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[st
         for key in ("ItemProcessor", "Iterator"):
             if isinstance(state.get(key), Mapping):
                 yield from iter_states(state[key])
+
+
+def only_program(definition: Mapping[str, Any], state: str) -> dict[str, Any]:
+    """The definition with ``state`` made the last one (a rerun ``--only``): End, no Next,
+    no Catch."""
+    states = dict(definition["States"])
+    target = {k: v for k, v in states[state].items() if k not in ("Next", "Catch")}
+    if target.get("Type") not in ("Succeed", "Fail"):
+        target["End"] = True
+    states[state] = target
+    return {**definition, "States": states}
 
 
 def top_level_path(
@@ -164,14 +177,23 @@ def execute_run(
     )
     if known:  # a replay (recovery): its events are written again
         store.delete_events_after(run_id, row.history_base)
+    controls = RunControls(store, run_id, keys, recorder, presets=row.options.get("skips") or None)
+    controls.refresh()
+
+    def record(event: str, details: dict[str, Any]) -> None:
+        recorder.record(event, recorder.last_id, details)
+
+    only = row.options.get("only")
     interpreter = Interpreter(
-        definition,
+        only_program(definition, str(only)) if only else definition,
         invoker=DurableInvoker(
             with_pools(invoker_factory(row), definition, store.engine, run_id, recorder),
             store,
             run_id,
             keys,
             recorder.flush,
+            forced=controls.forced,
+            record=record,
         ),
         clock=DurableClock(store, run_id, keys, recorder.flush),
         branch_executor=DurableBranchExecutor(
@@ -182,12 +204,16 @@ def execute_run(
         region=region,
         role_arn=f"arn:aws:iam::{account}:role/cfnops-jobs",
         validate=False,  # checked when the run was created
+    )  # fmt: skip
+    begin = row.options.get("start")
+    start = (
+        StartPoint(begin["state"], begin["input"], begin.get("variables") or {}) if begin else None
     )
     root = CancelToken()
     done = threading.Event()
     watcher = threading.Thread(
         target=_watch,
-        args=(store, run_id, root, recorder, done),
+        args=(store, run_id, root, recorder, controls, done),
         name=f"job-watch-{run_id}",
         daemon=True,
     )
@@ -203,6 +229,8 @@ def execute_run(
             cancel=root,
             redrive_count=row.redrive_count,
             task_tokens=_PositionTokens(keys),
+            start=start,
+            gate=controls,
         )
     finally:
         done.set()
@@ -213,13 +241,20 @@ def execute_run(
 
 
 def _watch(
-    store: JobStore, run_id: str, root: CancelToken, recorder: BatchRecorder, done: threading.Event
+    store: JobStore,
+    run_id: str,
+    root: CancelToken,
+    recorder: BatchRecorder,
+    controls: RunControls,
+    done: threading.Event,
 ) -> None:
-    """Stop requests from other processes; history made visible while the run goes on."""
+    """Stop requests and operator actions from other processes; history made visible
+    while the run goes on."""
     while not done.wait(0.5):
         try:
             if store.stop_requested(run_id):
                 root.cancel("aborted")
+            controls.refresh()
             recorder.flush()
         except Exception:  # a busy database must not kill the run; the next tick retries
             continue

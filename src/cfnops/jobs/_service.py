@@ -13,7 +13,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from cfnops.asl import check_definition
@@ -24,6 +24,7 @@ from cfnops.durable._records import RunStore
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._functions import import_modules
 from cfnops.jobs._integrations import JobInvoker
+from cfnops.jobs._operations import RunOperations
 from cfnops.jobs._pools import PoolStore
 from cfnops.jobs._runner import JobResult, execute_run, redrive_point
 from cfnops.jobs._store import MODULES_OPTION, JobStore, RunRow, dumps
@@ -40,7 +41,7 @@ OFFLINE_ACCOUNT = "000000000000"
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 
 
-class JobService:
+class JobService(RunOperations):
     """Everything a caller does with job runs (CLI, worker services, tests)."""
 
     # Clients for runs this process executes when none are given (embedding: the demo
@@ -203,11 +204,20 @@ class JobService:
         return self.store.get_run(run_id)
 
     def redrive(
-        self, run_id: str, *, queue: str | None = None, modules: Sequence[str] | None = None
+        self,
+        run_id: str,
+        *,
+        queue: str | None = None,
+        modules: Sequence[str] | None = None,
+        keep_under: str | None = None,
+        after_prepare: Callable[[], None] | None = None,
     ) -> str:
         """Run a failed run again from where it failed; finished tasks keep their outputs.
 
         ``modules`` replaces the modules the run recorded (``job redrive --import``).
+        Failed Map iterations and Parallel branches run again from their start, except the
+        one holding ``keep_under`` (an effect key: a forced Task), which resumes;
+        ``after_prepare`` runs once the failed effects are forgotten, before the launch.
         """
         row = self.store.get_run(run_id)
         if row.status not in ("FAILED", "TIMED_OUT", "ABORTED"):
@@ -233,7 +243,9 @@ class JobService:
         options = {**row.options, "redriveFrom": list(resume) if resume else None}
         if modules is not None:
             options[MODULES_OPTION] = list(modules)
-        self.store.prepare_redrive(run_id, dbos_id, base, options)
+        self.store.prepare_redrive(run_id, dbos_id, base, options, keep_under=keep_under)
+        if after_prepare is not None:
+            after_prepare()
         self._launch(run_id, queue, dbos_id)
         return dbos_id
 

@@ -16,13 +16,22 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.config import Settings
+from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
 from cfnops.jobs._store_rows import CallbackRow, TokenAndScheduleRows
 from cfnops.jobs._tables import dumps as _dumps
 from cfnops.jobs._tables import engine_for, events, runs, steps
 from cfnops.jobs._tables import loads as _loads
 from cfnops.jobs.errors import UnknownJobRun
 
-__all__ = ["MODULES_OPTION", "CallbackRow", "JobStore", "RunRow", "StepRow"]
+__all__ = [
+    "MODULES_OPTION",
+    "CallbackRow",
+    "ControlRow",
+    "JobStore",
+    "LineageRow",
+    "RunRow",
+    "StepRow",
+]
 
 MODULES_OPTION = "modules"
 """The run option holding the imported module names (never secrets: names only)."""
@@ -85,7 +94,7 @@ class StepRow:
     cause: str | None
 
 
-class JobStore(TokenAndScheduleRows):
+class JobStore(TokenAndScheduleRows, ControlRows):
     """Reads and writes the job tables (thread-safe; one SQLAlchemy engine per URL)."""
 
     def __init__(self, settings: Settings) -> None:
@@ -105,7 +114,29 @@ class JobStore(TokenAndScheduleRows):
         source: str = "manual",
     ) -> bool:
         """Insert a new run; False when the id exists already (the same run)."""
-        row = {
+        row = self.new_run_row(
+            run_id, machine_name, definition, value, options=options, parent=parent, source=source
+        )
+        with self.engine.begin() as conn:
+            exists = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id)).first()
+            if exists:
+                return False
+            conn.execute(runs.insert().values(**row))
+        return True
+
+    @staticmethod
+    def new_run_row(
+        run_id: str,
+        machine_name: str,
+        definition: Mapping[str, Any],
+        value: Any,
+        *,
+        options: Mapping[str, Any] | None = None,
+        parent: str | None = None,
+        source: str = "manual",
+    ) -> dict[str, Any]:
+        """The row of a run about to start."""
+        return {
             "run_id": run_id,
             "machine_name": machine_name,
             "definition": _dumps(definition),
@@ -120,12 +151,6 @@ class JobStore(TokenAndScheduleRows):
             "parent_run_id": parent,
             "source": source,
         }
-        with self.engine.begin() as conn:
-            exists = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id)).first()
-            if exists:
-                return False
-            conn.execute(runs.insert().values(**row))
-        return True
 
     def get_run(self, run_id: str) -> RunRow:
         with self.engine.connect() as conn:
@@ -207,9 +232,19 @@ class JobStore(TokenAndScheduleRows):
             )
 
     def prepare_redrive(
-        self, run_id: str, dbos_id: str, history_base: int, options: Mapping[str, Any]
+        self,
+        run_id: str,
+        dbos_id: str,
+        history_base: int,
+        options: Mapping[str, Any],
+        *,
+        keep_under: str | None = None,
     ) -> None:
-        """Forget failed effects so they run again; keep every successful one."""
+        """Forget failed effects so they run again; keep every successful one.
+
+        A failed branch is forgotten whole (it runs again from its start) unless it holds
+        the effect key ``keep_under``.
+        """
         with self.engine.begin() as conn:
             failed: list[str] = list(
                 conn.execute(
@@ -218,6 +253,8 @@ class JobStore(TokenAndScheduleRows):
             )
             for key in list(failed):
                 prefix = key.removesuffix("!failed") + "/"
+                if keep_under is not None and keep_under.startswith(prefix):
+                    continue
                 conn.execute(
                     steps.delete().where(
                         steps.c.run_id == run_id, steps.c.key.startswith(prefix, autoescape=True)

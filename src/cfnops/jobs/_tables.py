@@ -13,9 +13,11 @@ from cfnops.durable._dbos_setup import make_engine
 __all__ = [
     "alerts",
     "callbacks",
+    "controls",
     "dumps",
     "engine_for",
     "events",
+    "lineage",
     "loads",
     "pool_slots",
     "pools",
@@ -91,6 +93,33 @@ schedules = sa.Table(
     sa.Column("input", sa.Text, nullable=False, default="{}"),
     sa.Column("next_fire", sa.Float),
     sa.Column("options", sa.Text, nullable=False, default="{}"),
+    sa.Column("created_at", sa.Float, nullable=False),
+)
+
+# Operator actions on a live run (hold, release, skip, force), read by the executing
+# process; ``applied_key`` is the effect key of the state entry a skip or force took
+# effect at, so that a replay applies it at the same place.
+controls = sa.Table(
+    "cfnops_job_controls",
+    _md,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("run_id", sa.String(200), nullable=False, index=True),
+    sa.Column("action", sa.String(16), nullable=False),  # hold | release | skip | force
+    sa.Column("state", sa.String(200)),
+    sa.Column("payload", sa.Text, nullable=False, default="{}"),
+    sa.Column("actor", sa.String(200), nullable=False),
+    sa.Column("reason", sa.Text),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("applied_key", sa.String(1000)),
+)
+# A rerun's origin: one row per rerun (the run itself holds its start point in options).
+lineage = sa.Table(
+    "cfnops_job_lineage",
+    _md,
+    sa.Column("run_id", sa.String(200), primary_key=True),
+    sa.Column("origin_run_id", sa.String(200), nullable=False, index=True),
+    sa.Column("mode", sa.String(16), nullable=False),
+    sa.Column("state", sa.String(200)),
     sa.Column("created_at", sa.Float, nullable=False),
 )
 

@@ -13,6 +13,9 @@ Exception tree::
     │   ├── UnknownPool          a resource pool no one created
     │   ├── DependencyCycle      job-net dependencies that would wait for each other
     │   ├── UnknownJobNet        a dependency on a job-net with no schedule and no run
+    │   ├── UnknownState         a rerun or an operator action names a state not there
+    │   ├── RerunRefused         a rerun that cannot be made as asked (running origin, …)
+    │   ├── ActionRefused        hold/release/skip/force that does not apply to the run now
     │   └── StrictValidationFailed  a definition that would not run the same on AWS
     └── OperationFailed
         └── RunNotRedrivable     redrive asked of a run that did not fail
@@ -28,16 +31,19 @@ from collections.abc import Sequence
 from cfnops.errors import OperationFailed, UsageError
 
 __all__ = [
+    "ActionRefused",
     "DependencyCycle",
     "InvalidCalendar",
     "InvalidSchedule",
     "JobInputError",
     "ModuleImportFailed",
+    "RerunRefused",
     "RunNotRedrivable",
     "StrictValidationFailed",
     "UnknownJobNet",
     "UnknownJobRun",
     "UnknownPool",
+    "UnknownState",
     "UnknownTaskToken",
 ]
 
@@ -149,3 +155,28 @@ class UnknownSchedule(UsageError):
             hint="list them with 'cfnops job schedule list' and 'cfnops job trigger list'",
         )
         self.name = name
+
+
+class UnknownState(UsageError):
+    """A state name that is not in the definition (or not where it is needed)."""
+
+    def __init__(self, state: str, where: str, hint: str) -> None:
+        self.state = state
+        super().__init__(f"no state {state!r} in {where}", hint=hint)
+
+
+class RerunRefused(UsageError):
+    """A rerun that cannot be made as asked; nothing was created."""
+
+    def __init__(self, run_id: str, reason: str, hint: str) -> None:
+        self.run_id = run_id
+        super().__init__(f"cannot rerun {run_id!r}: {reason}", hint=hint)
+
+
+class ActionRefused(UsageError):
+    """An operator action (hold, release, skip, force) that does not apply now."""
+
+    def __init__(self, action: str, run_id: str, reason: str, hint: str) -> None:
+        self.action = action
+        self.run_id = run_id
+        super().__init__(f"cannot {action} run {run_id!r}: {reason}", hint=hint)

@@ -1,0 +1,190 @@
+"""Job-store rows for operator actions and rerun lineage (a mixin of JobStore)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+
+from cfnops.jobs._tables import controls, dumps, lineage, runs, steps
+
+__all__ = ["ControlRow", "ControlRows", "LineageRow"]
+
+
+@dataclass(frozen=True)
+class ControlRow:
+    """One operator action on a run (hold, release, skip, force)."""
+
+    id: int
+    run_id: str
+    action: str
+    state: str | None
+    payload: dict[str, Any]
+    actor: str
+    reason: str | None
+    created_at: float
+    applied_key: str | None = None
+
+    def detail(self) -> dict[str, Any]:
+        """What the history event of this action carries."""
+        out: dict[str, Any] = {"actor": self.actor}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class LineageRow:
+    run_id: str
+    origin_run_id: str
+    mode: str
+    state: str | None
+    created_at: float = field(default=0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runId": self.run_id,
+            "originRunId": self.origin_run_id,
+            "mode": self.mode,
+            "state": self.state,
+        }
+
+
+def _control(row: Any) -> ControlRow:
+    return ControlRow(
+        row["id"],
+        row["run_id"],
+        row["action"],
+        row["state"],
+        json.loads(row["payload"] or "{}"),
+        row["actor"],
+        row["reason"],
+        row["created_at"],
+        row["applied_key"],
+    )
+
+
+class ControlRows:
+    engine: sa.Engine
+
+    # -- operator actions ----------------------------------------------------------------
+    def add_control(
+        self,
+        run_id: str,
+        action: str,
+        *,
+        actor: str,
+        state: str | None = None,
+        payload: Mapping[str, Any] | None = None,
+        reason: str | None = None,
+        applied_key: str | None = None,
+    ) -> int:
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                controls.insert().values(
+                    run_id=run_id,
+                    action=action,
+                    state=state,
+                    payload=dumps(dict(payload or {})),
+                    actor=actor,
+                    reason=reason,
+                    created_at=time.time(),
+                    applied_key=applied_key,
+                )
+            )
+            return int(result.inserted_primary_key[0])  # type: ignore[index]
+
+    def list_controls(self, run_id: str, *, after: int = 0) -> list[ControlRow]:
+        query = (
+            sa.select(controls)
+            .where(controls.c.run_id == run_id, controls.c.id > after)
+            .order_by(controls.c.id)
+        )
+        with self.engine.connect() as conn:
+            return [_control(r) for r in conn.execute(query).mappings()]
+
+    def apply_control(self, control_id: int, key: str) -> bool:
+        """Mark a skip/force as taken at the state entry ``key``; False if taken already."""
+        with self.engine.begin() as conn:
+            done = conn.execute(
+                controls.update()
+                .where(controls.c.id == control_id, controls.c.applied_key.is_(None))
+                .values(applied_key=key)
+            )
+            return bool(done.rowcount)
+
+    # -- reruns --------------------------------------------------------------------------
+    def create_rerun(
+        self,
+        row: Mapping[str, Any],
+        link: LineageRow,
+        copies: Sequence[tuple[str, str]],
+    ) -> None:
+        """Insert the rerun, its lineage and the effects it keeps, in one transaction."""
+        with self.engine.begin() as conn:
+            conn.execute(runs.insert().values(**row))
+            conn.execute(
+                lineage.insert().values(
+                    run_id=link.run_id,
+                    origin_run_id=link.origin_run_id,
+                    mode=link.mode,
+                    state=link.state,
+                    created_at=time.time(),
+                )
+            )
+            for src, dst in copies:
+                found = (
+                    conn.execute(
+                        sa.select(steps).where(
+                            steps.c.run_id == link.origin_run_id, steps.c.key == src
+                        )
+                    )
+                    .mappings()
+                    .first()
+                )
+                if found is None:
+                    continue
+                conn.execute(
+                    steps.insert().values(
+                        {
+                            **dict(found),
+                            "run_id": link.run_id,
+                            "key": dst,
+                            "created_at": time.time(),
+                        }
+                    )
+                )
+
+    def lineage_of(self, run_id: str) -> LineageRow | None:
+        with self.engine.connect() as conn:
+            found = conn.execute(sa.select(lineage).where(lineage.c.run_id == run_id)).mappings()
+            r = found.first()
+        if r is None:
+            return None
+        return LineageRow(r["run_id"], r["origin_run_id"], r["mode"], r["state"], r["created_at"])
+
+    def reruns_of(self, run_id: str) -> list[LineageRow]:
+        query = (
+            sa.select(lineage)
+            .where(lineage.c.origin_run_id == run_id)
+            .order_by(lineage.c.created_at)
+        )
+        with self.engine.connect() as conn:
+            return [
+                LineageRow(r["run_id"], r["origin_run_id"], r["mode"], r["state"], r["created_at"])
+                for r in conn.execute(query).mappings()
+            ]
+
+    def lineage_map(self, run_ids: Sequence[str]) -> dict[str, str]:
+        """Origin run of each of ``run_ids`` that is a rerun."""
+        if not run_ids:
+            return {}
+        query = sa.select(lineage.c.run_id, lineage.c.origin_run_id).where(
+            lineage.c.run_id.in_(list(run_ids))
+        )
+        with self.engine.connect() as conn:
+            return {str(a): str(b) for a, b in conn.execute(query)}
