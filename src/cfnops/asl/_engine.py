@@ -196,7 +196,7 @@ class Branch:
             self.check_cancel()
             state = self.states[name]
             if gate is not None:
-                gate.before_state(name, self.cancel.event)
+                gate.before_state(name, state, self.cancel.event)
                 self.check_cancel()
             outcome = self.run_state(name, state, value)
             value = outcome.output

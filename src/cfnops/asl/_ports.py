@@ -144,7 +144,9 @@ class StateGate(Protocol):
     (``StateSkipped``). Both calls are made on the thread running the branch.
     """
 
-    def before_state(self, state_name: str, cancel: threading.Event) -> None:
+    def before_state(
+        self, state_name: str, state: Mapping[str, Any], cancel: threading.Event
+    ) -> None:
         """Called before a state is entered; blocks while the run is held (until released
         or ``cancel`` is set)."""
         ...

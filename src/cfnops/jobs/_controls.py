@@ -18,6 +18,7 @@ Task's checkpoint (kind ``forced``).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -27,6 +28,8 @@ from cfnops.jobs._durable_ports import EffectKeys, Forced
 from cfnops.jobs._store import ControlRow, JobStore
 
 __all__ = ["RunControls"]
+
+_EFFECTS = frozenset({"Task", "Wait", "Map", "Parallel"})
 
 
 class RunControls:
@@ -50,15 +53,29 @@ class RunControls:
         self._last = 0
         self._held = threading.Event()
         self._lock = threading.Lock()
+        self._refresh_lock = threading.Lock()
+        self._refreshed = 0.0
 
-    # -- refreshed by the run's watcher --------------------------------------------------
+    # -- refreshed by the run's watcher, and before states ------------------------------
     def refresh(self) -> None:
-        new = self.store.list_controls(self.run_id, after=self._last)
-        if not new:
-            return
-        with self._lock:
-            self._rows.extend(new)
-            self._last = new[-1].id
+        with self._refresh_lock:
+            self._refreshed = time.monotonic()
+            new = self.store.list_controls(self.run_id, after=self._last)
+            if not new:
+                return
+            with self._lock:
+                self._rows.extend(new)
+                self._last = new[-1].id
+            self._note(new)
+
+    def _refresh_for(self, state: Mapping[str, Any]) -> None:
+        """Before a state with effects, read the actions asked since the last refresh (a
+        read costs little next to the state's own writes); before a pure state, at most
+        every 50 ms."""
+        if state.get("Type") in _EFFECTS or time.monotonic() - self._refreshed > 0.05:
+            self.refresh()
+
+    def _note(self, new: list[ControlRow]) -> None:
         for row in new:
             if row.action in ("hold", "release"):
                 event = "OperatorHold" if row.action == "hold" else "OperatorRelease"
@@ -73,7 +90,10 @@ class RunControls:
         return self._held.is_set()
 
     # -- StateGate -----------------------------------------------------------------------
-    def before_state(self, state_name: str, cancel: threading.Event) -> None:
+    def before_state(
+        self, state_name: str, state: Mapping[str, Any], cancel: threading.Event
+    ) -> None:
+        self._refresh_for(state)
         while self._held.is_set() and not cancel.is_set():
             cancel.wait(0.1)
 
