@@ -49,8 +49,8 @@ def test_exported_members() -> None:
         "ExecutionInfo",
         "ExecutionResult", "FakeInvoker", "Finding", "HistoryEvent", "HistoryRecorder",
         "Interpreter", "InvalidDefinition", "LambdaError", "RandomTaskTokens", "Recorder",
-        "StartPoint", "StatesFailure", "SystemClock", "TaskContext", "TaskFailure", "TaskInvoker",
-        "TaskTokens", "ThreadBranchExecutor",
+        "SkipState", "StartPoint", "StateGate", "StatesFailure", "SystemClock", "TaskContext",
+        "TaskFailure", "TaskInvoker", "TaskTokens", "ThreadBranchExecutor",
         "check_definition", "lambda_stand_in", "load_definition", "run_branch", "validate",
     }  # fmt: skip
 
