@@ -120,6 +120,32 @@ class HealSettings(_Section):
     approval_expiry_hours: float = Field(default=72.0, gt=0)
 
 
+class SlackSettings(_Section):
+    """How Slack messages are rendered (``[notify.slack]``)."""
+
+    # The message text is cut here (code fences kept balanced); 2,000 as the reference
+    # design, at most a Block Kit section's 3,000.
+    max_chars: int = Field(default=2000, ge=40, le=3000)
+    # Slack member ids (U…/W…), user-group ids (S…), or "here" / "channel".
+    mention: tuple[str, ...] = ()
+    # When to mention: "failure" (severity error), "warning", "always", or outcome names
+    # (SUCCEEDED, HEALED, …), compared without case.
+    mention_on: tuple[str, ...] = ("failure",)
+
+    @field_validator("mention")
+    @classmethod
+    def _check_mention(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for item in value:
+            if item not in ("here", "channel") and not re.fullmatch(r"[UWS][A-Z0-9]{2,}", item):
+                raise ValueError(
+                    f"{item!r} is not a Slack member id (U…/W…), user-group id (S…), "
+                    "'here' or 'channel'"
+                )
+        return value
+
+
 class NotifySettings(_Section):
     """Where notifications go. Secrets never reach logs (``SecretStr``)."""
 
@@ -128,6 +154,7 @@ class NotifySettings(_Section):
     # "ssm:/path/to/SecureString" or "secretsmanager:<name or ARN>"
     slack_webhook_ref: str | None = None
     console: bool = True
+    slack: SlackSettings = SlackSettings()
 
     @field_validator("slack_webhook_url")
     @classmethod

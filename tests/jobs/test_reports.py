@@ -71,3 +71,37 @@ def test_runs_started_with_notify_send_one_notification(jobs: JobService) -> Non
     jobs.wait(quiet, timeout=60)
     time.sleep(0.5)
     assert [s for s in jobs.store.list_steps(quiet) if s.key == "/!notify"] == []
+
+
+def _notified(jobs: JobService, monkeypatch: Any, definition: dict[str, Any]) -> Any:
+    import cfnops.notify
+
+    sent: list[Any] = []
+    monkeypatch.setattr(cfnops.notify, "notify_all", lambda note, *a, **k: sent.append(note) or [])
+    run_id = jobs.start(definition, {}, machine_name="failing", options={"notify": True})
+    jobs.wait(run_id, timeout=60)
+    deadline = time.monotonic() + 30
+    while not sent:
+        assert time.monotonic() < deadline, "no notification"
+        time.sleep(0.05)
+    return sent[0]
+
+
+def test_a_fail_state_without_error_or_cause_reads_cleanly(
+    jobs: JobService, monkeypatch: Any
+) -> None:
+    definition = {
+        "StartAt": "Check",
+        "States": {"Check": {"Type": "Pass", "Next": "Stop"}, "Stop": {"Type": "Fail"}},
+    }
+    note = _notified(jobs, monkeypatch, definition)
+    assert "None" not in note.message
+    assert "state Stop failed without an error name" in note.message
+    assert note.message.count("```") == 2
+
+
+def test_a_fail_state_with_only_an_error_names_it(jobs: JobService, monkeypatch: Any) -> None:
+    definition = {"StartAt": "Stop", "States": {"Stop": {"Type": "Fail", "Error": "Bad.Input"}}}
+    note = _notified(jobs, monkeypatch, definition)
+    assert "state Stop failed: Bad.Input\n" in note.message
+    assert "None" not in note.message

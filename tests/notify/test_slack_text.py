@@ -5,6 +5,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cfnops.notify import fences_balanced, truncate_for_slack
+from cfnops.notify._slack_text import close_fences
 
 _pieces = st.lists(
     st.sampled_from(["```", "\n", "x", "y ", "``", "`", "é", "line\n", "```\ncode\n"]),
@@ -20,8 +21,10 @@ def test_truncation_stays_under_the_limit_keeps_a_prefix_and_balances_fences(
 ) -> None:
     out = truncate_for_slack(text, limit)
     assert len(out) <= limit
-    if len(text) <= limit:
-        assert out == text
+    if len(close_fences(text)) <= limit:
+        # text that fits comes back whole, a fence it left open closed
+        assert out == close_fences(text) and out.startswith(text)
+        assert fences_balanced(out)
         return
     assert "the rest is omitted" in out
     kept = out[: out.index("\n… the rest is omitted")]
@@ -57,3 +60,8 @@ def test_a_cut_never_splits_a_fence() -> None:
 def test_tiny_limits_are_refused() -> None:
     with pytest.raises(ValueError, match="at least 40"):
         truncate_for_slack("x" * 100, 10)
+
+
+def test_text_that_fits_with_an_open_fence_is_closed() -> None:
+    assert truncate_for_slack("result:\n```\n{}", 100) == "result:\n```\n{}\n```"
+    assert truncate_for_slack("plain", 100) == "plain"

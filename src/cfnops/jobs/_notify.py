@@ -3,16 +3,42 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cfnops.jobs._runner import execution_arn
+from cfnops.jobs._views import state_views
 
 if TYPE_CHECKING:
     from cfnops.jobs._service import JobService
 
-__all__ = ["notify_run_end"]
+__all__ = ["failure_text", "notify_run_end"]
 
 _KEY = "/!notify"
+_VERB = {"TIMED_OUT": "timed out", "ABORTED": "was aborted"}
+
+
+def failure_text(status: str, states: Sequence[str], error: str | None, cause: str | None) -> str:
+    """What went wrong, from what exists: the failed states, the error, the cause.
+
+    >>> failure_text("FAILED", ["Stop"], None, None)
+    'state Stop failed without an error name'
+    >>> failure_text("FAILED", [], "States.TaskFailed", "boom")
+    'the execution failed: States.TaskFailed: boom'
+    """
+    where = f"state {', '.join(states)}" if states else "the execution"
+    verb = _VERB.get(status, "failed")
+    said = ": ".join(part for part in (error, cause) if part)
+    if said:
+        return f"{where} {verb}: {said}"
+    if status in _VERB:
+        return f"{where} {verb}"
+    return f"{where} failed without an error name"
+
+
+def _unfenced(text: str) -> str:
+    # the body sits inside a code fence: a fence in the output would end it early
+    return text.replace("```", "\u02cb\u02cb\u02cb")
 
 
 def notify_run_end(service: JobService, run_id: str) -> bool:
@@ -27,14 +53,18 @@ def notify_run_end(service: JobService, run_id: str) -> bool:
 
     ok = row.status == "SUCCEEDED"
     arn = execution_arn(row, service.region, service.account)
-    body = (
-        json.dumps(row.output, indent=2, ensure_ascii=False)
-        if ok
-        else f"{row.error}: {row.cause}\n{arn}"
-    )
+    if ok:
+        body = json.dumps(row.output, indent=2, ensure_ascii=False)
+    else:
+        views = state_views(store.history(run_id))
+        failed = [v.name for v in views.values() if v.status in ("FAILED", "ABORTED")]
+        body = f"{failure_text(row.status, failed[-1:], row.error, row.cause)}\n{arn}"
     note = Notification(
         subject=f"cfnops job {row.machine_name}: {row.status}",
-        message=f"Job-net {row.machine_name} run {run_id} ended {row.status}.\n```\n{body}\n```",
+        message=(
+            f"Job-net {row.machine_name} run {run_id} ended {row.status}.\n"
+            f"```\n{_unfenced(body)}\n```"
+        ),
         outcome=row.status,
         severity="info" if ok else "error",
         run_id=run_id,

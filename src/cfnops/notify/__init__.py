@@ -14,7 +14,7 @@ from cfnops.notify._console import ConsoleNotifier
 from cfnops.notify._fanout import Delivery, build_notifiers, deliver, notify_all
 from cfnops.notify._model import DriftRow, Notification, Notifier, Severity
 from cfnops.notify._secrets import resolve_webhook
-from cfnops.notify._slack import SlackNotifier, slack_payload
+from cfnops.notify._slack import SlackNotifier, mention_text, slack_payload
 from cfnops.notify._slack_text import fences_balanced, truncate_for_slack
 from cfnops.notify._sns import SnsNotifier, sns_subject
 from cfnops.notify._transport import (
@@ -43,6 +43,7 @@ __all__ = [
     "build_notifiers",
     "deliver",
     "fences_balanced",
+    "mention_text",
     "notify_all",
     "resolve_webhook",
     "slack_payload",

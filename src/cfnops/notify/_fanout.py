@@ -52,7 +52,7 @@ def build_notifiers(
         _log.warning("slack notifications disabled: %s", exc.message)
         url = None
     if url:
-        found.append(SlackNotifier(url, transport))
+        found.append(SlackNotifier(url, transport, cfg.slack))
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cfnops.config import SlackSettings
 from cfnops.notify._model import Notification
 from cfnops.notify._slack_text import (
     FIELD_LIMIT,
@@ -40,8 +41,46 @@ def drift_table(notification: Notification) -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def slack_payload(notification: Notification) -> dict[str, Any]:
-    """The webhook body: a fallback ``text`` and Block Kit ``blocks`` within Slack's limits."""
+def mention_text(notification: Notification, options: SlackSettings) -> str:
+    """The mentions that open the message ("" when none apply to its outcome).
+
+    Slack's syntax ("Formatting text for app surfaces", Mentioning users / groups,
+    https://api.slack.com/reference/surfaces/formatting#mentioning-users):
+    ``<@U123>`` for a member, ``<!subteam^S123>`` for a user group, ``<!here>``,
+    ``<!channel>``. ``mention_on`` entries: ``failure`` (severity error),
+    ``warning``, ``always``, or an outcome name.
+    """
+    wanted = {w.lower() for w in options.mention_on}
+    applies = (
+        "always" in wanted
+        or (notification.severity == "error" and "failure" in wanted)
+        or (notification.severity == "warning" and "warning" in wanted)
+        or (bool(notification.outcome) and notification.outcome.lower() in wanted)
+    )
+    if not options.mention or not applies:
+        return ""
+    tags = []
+    for item in options.mention:
+        if item in ("here", "channel"):
+            tags.append(f"<!{item}>")
+        elif item.startswith("S"):
+            tags.append(f"<!subteam^{item}>")
+        else:
+            tags.append(f"<@{item}>")
+    return " ".join(tags) + " "
+
+
+def slack_payload(
+    notification: Notification, options: SlackSettings | None = None
+) -> dict[str, Any]:
+    """The webhook body: a fallback ``text`` and Block Kit ``blocks`` within Slack's limits.
+
+    The message is cut at ``options.max_chars`` (fences balanced) in the blocks and
+    in the fallback ``text`` alike; mentions (``options.mention``) open both.
+    """
+    options = options or SlackSettings()
+    mention = mention_text(notification, options)
+    message = truncate_for_slack(notification.message, options.max_chars)
     emoji = _EMOJI.get(notification.severity, "")
     title = truncate_plain(
         f"{notification.outcome or 'cfnops'}: {notification.stack or ''}", HEADER_LIMIT
@@ -52,9 +91,7 @@ def slack_payload(notification: Notification) -> dict[str, Any]:
             "type": "section",
             "text": {
                 "type": "mrkdwn",
-                "text": truncate_for_slack(
-                    f"{emoji} {notification.message}".strip(), SECTION_LIMIT
-                ),
+                "text": truncate_for_slack(f"{mention}{emoji} {message}".strip(), SECTION_LIMIT),
             },
         },
     ]
@@ -105,7 +142,7 @@ def slack_payload(notification: Notification) -> dict[str, Any]:
             }
         )
     return {
-        "text": truncate_plain(f"{notification.subject}: {notification.message}", SECTION_LIMIT),
+        "text": truncate_for_slack(f"{mention}{notification.subject}: {message}", SECTION_LIMIT),
         "blocks": blocks[:MAX_BLOCKS],
     }
 
@@ -115,15 +152,21 @@ class SlackNotifier:
 
     name = "slack"
 
-    def __init__(self, webhook_url: str, transport: HttpTransport | None = None) -> None:
+    def __init__(
+        self,
+        webhook_url: str,
+        transport: HttpTransport | None = None,
+        options: SlackSettings | None = None,
+    ) -> None:
         self._url = webhook_url
         self._transport = transport or UrllibTransport()
+        self.options = options or SlackSettings()
 
     def __repr__(self) -> str:  # never show the URL
         return "SlackNotifier(webhook=***)"
 
     def send(self, notification: Notification) -> None:
-        body = json.dumps(slack_payload(notification)).encode()
+        body = json.dumps(slack_payload(notification, self.options)).encode()
         try:
             response = self._transport.post(
                 self._url, body, {"Content-Type": "application/json; charset=utf-8"}

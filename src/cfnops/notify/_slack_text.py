@@ -28,20 +28,27 @@ def fences_balanced(text: str) -> bool:
     return text.count(FENCE) % 2 == 0
 
 
+def close_fences(text: str) -> str:
+    """``text`` with an open code fence closed (unchanged when balanced)."""
+    if fences_balanced(text):
+        return text
+    return text + ("" if text.endswith("\n") else "\n") + FENCE
+
+
 def truncate_for_slack(text: str, limit: int = SECTION_LIMIT) -> str:
     """``text`` cut to at most ``limit`` characters, fences closed, with a note.
 
     The kept part is a prefix of ``text`` (cut at a line break when one is near);
     an open code fence is closed before the note "… the rest is omitted". Text
-    that fits is returned unchanged.
+    that fits is returned unchanged, but for a fence it left open, which is closed.
 
     >>> truncate_for_slack("```\\n" + "x" * 100 + "\\n```", 60).count("```")
     2
     """
     if limit < _MIN_LIMIT:
         raise ValueError(f"limit must be at least {_MIN_LIMIT} characters, got {limit}")
-    if len(text) <= limit:
-        return text
+    if len(close_fences(text)) <= limit:
+        return close_fences(text)
     # Reserve room for the closing fence and the note (its count has at most
     # as many digits as len(text)); near the minimum limit the note drops its figure.
     with_count = len(omitted_note(len(text))) + len(FENCE) + 1 <= limit // 2
