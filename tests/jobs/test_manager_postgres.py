@@ -10,6 +10,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_pools import max_overlap, pooled_definition
@@ -17,11 +18,14 @@ from tests._subprocess import cfnops, worker_env
 
 from cfnops.config import load_settings
 from cfnops.jobs import JobService
+from cfnops.jobs._dependencies import add_dependency
 from cfnops.jobs._pools import PoolStore
+from cfnops.jobs._starts import monitor_options
 
 HERE = Path(__file__).resolve().parent
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 RUNS, CAPACITY = 20, 3
+PASS = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
 
 
 def _pg_module() -> object:
@@ -70,8 +74,13 @@ def test_two_workers_never_exceed_a_pool_capacity(pg_url: str, tmp_path: Path) -
     workers = _workers(pg_url)
     try:
         for n in range(RUNS):
-            jobs.start(definition, {"items": [f"r{n}"]}, machine_name="pool-pg",
-                       name=f"pool-pg-{n}", queue="cfnops")  # fmt: skip
+            jobs.start(
+                definition,
+                {"items": [f"r{n}"]},
+                machine_name="pool-pg",
+                name=f"pool-pg-{n}",
+                queue="cfnops",
+            )
         deadline = time.monotonic() + 180
         while any(jobs.store.get_run(f"pool-pg-{n}").status == "RUNNING" for n in range(RUNS)):
             assert time.monotonic() < deadline, "runs did not finish"
@@ -91,3 +100,61 @@ def test_two_workers_never_exceed_a_pool_capacity(pg_url: str, tmp_path: Path) -
     )
     assert waits >= RUNS - CAPACITY - 1
     assert PoolStore(jobs.store.engine).get("pg-db").in_use == 0
+
+
+def _logged_task(log: str, mark: str) -> dict[str, Any]:
+    return {
+        "StartAt": "T",
+        "States": {
+            "T": {
+                "Type": "Task",
+                "Resource": "arn:aws:states:::lambda:invoke",
+                "Parameters": {
+                    "FunctionName": "jobs-test-logged",
+                    "Payload": {"log": log, "mark": mark, "sleep": 0.2},
+                },
+                "End": True,
+            }
+        },
+    }
+
+
+def test_two_workers_start_a_dependent_job_net_once_per_set(pg_url: str, tmp_path: Path) -> None:
+    jobs = JobService(load_settings(database_url=pg_url))
+    log = tmp_path / "log"
+    for machine in ("pg-dep-a1", "pg-dep-a2"):  # known job-nets
+        jobs.store.create_run(f"{machine}-old", machine, PASS, {})
+        jobs.store.finish_run(f"{machine}-old", "SUCCEEDED", {}, None, None)
+    add_dependency(
+        jobs,
+        "pg-after",
+        "pg-dep-b.asl.json",
+        _logged_task(str(log), "b"),
+        ["pg-dep-a1", "pg-dep-a2"],
+        {},
+        monitor_options(),
+    )
+
+    def b_runs() -> list[str]:
+        return [r.run_id for r in jobs.store.list_runs(limit=500) if r.machine_name == "pg-dep-b"]
+
+    workers = _workers(pg_url)
+    try:
+        for cycle in (1, 2):
+            for machine in ("pg-dep-a1", "pg-dep-a2"):
+                jobs.start(
+                    PASS, {}, machine_name=machine, name=f"{machine}-{cycle}", queue="cfnops"
+                )
+            deadline = time.monotonic() + 90
+            while len(b_runs()) < cycle or any(
+                jobs.store.get_run(r).status == "RUNNING" for r in b_runs()
+            ):
+                assert time.monotonic() < deadline, f"cycle {cycle}: B did not run"
+                time.sleep(0.3)
+            time.sleep(3)  # several more ticks of both workers
+            assert len(b_runs()) == cycle
+    finally:
+        _stop(workers)
+    assert {jobs.store.get_run(r).status for r in b_runs()} == {"SUCCEEDED"}
+    starts = [line for line in log.read_text().splitlines() if line.startswith("b-start")]
+    assert len(starts) == 2, "the dependent job-net ran more than once per set"

@@ -1,7 +1,9 @@
-"""``cfnops job pool …``: resource pools shared by every run and worker."""
+"""``cfnops job pool …`` (resource pools) and ``cfnops job alerts`` (delay monitoring)."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
@@ -62,5 +64,26 @@ def pool_remove(ctx: typer.Context, name: Annotated[str, typer.Argument()]) -> N
         st.console.print(f"{name}: {'removed' if removed else 'not found'}")
 
 
+def alerts_cmd(
+    ctx: typer.Context,
+    run_id: Annotated[str | None, typer.Option("--run", help="Only this run's alerts.")] = None,
+) -> None:
+    """Delay alerts (late-start, long-run, deadline), skipped starts, dependency timeouts."""
+    from cfnops.jobs import JobService
+    from cfnops.jobs._delays import list_alerts
+
+    st = state(ctx)
+    rows = list_alerts(JobService(st.settings), run_id)
+    if st.output_format == "json":
+        st.emit_json(rows)
+        return
+    table = Table("RUN", "CONDITION", "AT (UTC)", "DETAILS")
+    for r in rows:
+        at = datetime.fromtimestamp(r["at"], UTC).isoformat(timespec="seconds")
+        table.add_row(r["runId"], r["condition"], at, json.dumps(r["details"])[:80])
+    st.console.print(table if rows else "no alerts")
+
+
 def register_manager(job_app: typer.Typer) -> None:
     job_app.add_typer(pool_app, name="pool")
+    job_app.command("alerts")(alerts_cmd)

@@ -35,7 +35,7 @@ def _show(st: CliState, rows: list[dict[str, Any]]) -> None:
             r["name"],
             r["kind"],
             r["stateMachine"],
-            r["expression"],
+            r["expression"] if r["kind"] != "after" else "after " + ", ".join(r["after"]),
             r["timezone"],
             r["nextFire"] or "-",
         )
@@ -47,7 +47,9 @@ def schedule_add(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Schedule name.")],
     definition: Annotated[Path, typer.Argument(help="Definition file.")],
-    cron: Annotated[str, typer.Option(help="cron(m h dom mon dow year) or rate(N unit).")],
+    cron: Annotated[
+        str | None, typer.Option(help="cron(m h dom mon dow year) or rate(N unit).")
+    ] = None,
     timezone: Annotated[
         str | None, typer.Option(help="IANA time zone (default: the calendar's, else UTC).")
     ] = None,
@@ -60,31 +62,77 @@ def schedule_add(
         str | None,
         typer.Option(help="open | next-open | previous-open | nth-open:N | last-open."),
     ] = None,
+    after: Annotated[
+        list[str] | None,
+        typer.Option(help="Instead of --cron: start when this job-net succeeds (repeat: all)."),
+    ] = None,
+    wait_timeout: Annotated[
+        str | None,
+        typer.Option(
+            help="With --after: give up a set still incomplete this long "
+            "after its first success (90s, 30m, 2h)."
+        ),
+    ] = None,
+    exclusive: Annotated[
+        str, typer.Option(help="While a run of this job-net is RUNNING: run, skip or queue.")
+    ] = "run",
+    expected: Annotated[
+        str | None, typer.Option(help="Expected duration (30m, 2h) or auto: alert when longer.")
+    ] = None,
+    deadline: Annotated[
+        str | None, typer.Option(help="HH:MM (schedule's time zone): alert if not ended by then.")
+    ] = None,
+    start_grace: Annotated[
+        float, typer.Option(help="Seconds a run may start after its time before it is late.")
+    ] = 60.0,
 ) -> None:
-    """Add (or replace) a schedule."""
+    """Add (or replace) a schedule: a cron/rate expression, or --after other job-nets."""
+    from cfnops.errors import UsageError
     from cfnops.jobs._calendar import load_calendar
+    from cfnops.jobs._starts import duration_seconds, monitor_options
 
     st = state(ctx)
+    if (cron is None) == (not after):
+        raise UsageError("give exactly one of --cron and --after", hint="see docs/jobs.md")
+    if after and (calendar or day_rule):
+        raise UsageError("--calendar and --day-rule go with --cron, not --after")
+    opts = monitor_options(
+        exclusive=exclusive, expected=expected, deadline=deadline, start_grace=start_grace
+    )
     cal = load_calendar(calendar) if calendar else None
-    row = _triggers(st).add_schedule(
+    tz = timezone or (cal.timezone if cal and cal.timezone else "UTC")
+    defn, value = load_definition(definition), parse_input(input_)
+    triggers = _triggers(st)
+    if after:
+        from cfnops.jobs._dependencies import add_dependency
+
+        if wait_timeout:
+            opts["waitTimeout"] = duration_seconds(wait_timeout, "--wait-timeout")
+        opts.update(notify=notify, timezone=tz)
+        row = add_dependency(triggers.jobs, name, str(definition), defn, after, value, opts)
+        _show(st, [triggers._public(row)])
+        return
+    row = triggers.add_schedule(
         name,
         str(definition),
-        load_definition(definition),
-        cron,
-        timezone or (cal.timezone if cal and cal.timezone else "UTC"),
-        parse_input(input_),
+        defn,
+        cron or "",
+        tz,
+        value,
         notify=notify,
         calendar=cal,
         day_rule=day_rule,
+        options=opts,
     )
     _show(st, [row])
 
 
 @schedule_app.command("list")
 def schedule_list(ctx: typer.Context) -> None:
-    """List schedules with their next fire time."""
+    """List schedules (cron/rate and --after) with their next fire time."""
     st = state(ctx)
-    _show(st, _triggers(st).entries("schedule"))
+    triggers = _triggers(st)
+    _show(st, triggers.entries("schedule") + triggers.entries("after"))
 
 
 @schedule_app.command("remove")

@@ -176,9 +176,13 @@ class PooledInvoker:
     """A :class:`~cfnops.asl.TaskInvoker` that holds a pool slot while a Task runs."""
 
     def __init__(
-        self, inner: TaskInvoker, pools_by_state: Mapping[str, str], store: PoolStore,
-        run_id: str, history: EventSink,
-    ) -> None:  # fmt: skip
+        self,
+        inner: TaskInvoker,
+        pools_by_state: Mapping[str, str],
+        store: PoolStore,
+        run_id: str,
+        history: EventSink,
+    ) -> None:
         self.inner = inner
         self.pools = dict(pools_by_state)
         self.store = store
@@ -199,17 +203,22 @@ class PooledInvoker:
                 waiting = True
                 capacity = self.store.get(pool).capacity
                 self.history.record(
-                    "ResourcePoolWaitStarted", 0,
+                    "ResourcePoolWaitStarted",
+                    0,
                     {"pool": pool, "name": context.state_name, "capacity": capacity},
-                )  # fmt: skip
+                )
             if context.cancel.wait(_POLL_SECONDS):
                 raise TaskFailure("States.TaskFailed", f"stopped while waiting for pool {pool!r}")
         if waiting:
             self.history.record(
-                "ResourcePoolAcquired", 0,
-                {"pool": pool, "name": context.state_name,
-                 "waitedSeconds": round(time.monotonic() - began, 3)},
-            )  # fmt: skip
+                "ResourcePoolAcquired",
+                0,
+                {
+                    "pool": pool,
+                    "name": context.state_name,
+                    "waitedSeconds": round(time.monotonic() - began, 3),
+                },
+            )
         try:
             return self.inner.invoke(resource, payload, timeout=timeout, context=context)
         finally:
@@ -217,9 +226,12 @@ class PooledInvoker:
 
 
 def with_pools(
-    inner: TaskInvoker, definition: Mapping[str, Any], engine: sa.Engine, run_id: str,
+    inner: TaskInvoker,
+    definition: Mapping[str, Any],
+    engine: sa.Engine,
+    run_id: str,
     history: EventSink,
-) -> TaskInvoker:  # fmt: skip
+) -> TaskInvoker:
     """The port the runner puts around a run's invoker: ``inner`` itself when no Task of
     ``definition`` names a pool."""
     found = pools_of(definition)

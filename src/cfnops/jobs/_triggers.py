@@ -9,18 +9,20 @@ a second run. The same works against the sandbox (its bus delivers to SQS target
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from cfnops.jobs._calendar import Calendar
 from cfnops.jobs._definition import machine_name
 from cfnops.jobs._service import JobService
+from cfnops.jobs._starts import start_entry
 from cfnops.jobs._timing import schedule_of, timing_options
 from cfnops.jobs.errors import JobInputError
 
@@ -159,6 +161,9 @@ class TriggerService:
         nxt = row.get("next_fire")
         opts = json.loads(row.get("options") or "{}")
         extra: dict[str, Any] = {}
+        if row["kind"] == "after":
+            extra = {"after": json.loads(row["expression"]), "waitTimeout": opts.get("waitTimeout")}
+            nxt = None
         if opts.get("calendar"):
             extra = {"calendar": opts["calendar"]["name"], "dayRule": opts.get("dayRule")}
         return {
@@ -189,15 +194,7 @@ class TriggerService:
                 continue  # another worker took this fire time
             stamp = datetime.fromtimestamp(due, UTC).strftime("%Y%m%dT%H%M%SZ")
             run_id = f"{_safe(row['name'])}-{stamp}"
-            self.jobs.start(
-                json.loads(row["definition"]),
-                json.loads(row["input"]),
-                machine_name=row["machine_name"],
-                name=run_id,
-                source=f"schedule:{row['name']}",
-                queue=QUEUE,
-                options=json.loads(row["options"]),
-            )
+            start_entry(self.jobs, row, run_id, f"schedule:{row['name']}", due)
             started.append(run_id)
         return started
 
@@ -246,12 +243,25 @@ def schedule_slack() -> Any:
 
 def run_services(jobs: JobService, stop: threading.Event, interval: float = 1.0) -> None:
     """The worker loop: fire due schedules and read event-trigger queues until ``stop``."""
+    from cfnops.jobs._delays import check_delays, notify_alert
+    from cfnops.jobs._dependencies import fire_dependencies
+    from cfnops.jobs._starts import start_queued
+
     triggers = TriggerService(jobs)
+    send = notify_alert(jobs)
+    chores: tuple[Callable[[], object], ...] = (
+        triggers.fire_due,
+        triggers.poll_events,
+        functools.partial(fire_dependencies, jobs, send),
+        functools.partial(start_queued, jobs),
+        functools.partial(check_delays, jobs, send),
+    )
     while not stop.is_set():
         began = time.monotonic()
-        for fire in (triggers.fire_due, triggers.poll_events):
+        for fire in chores:
             try:
                 fire()
             except Exception:  # keep serving: a bad row or an unreachable queue is logged
-                _log.warning("job triggers: %s failed", fire.__name__, exc_info=True)
+                what = getattr(fire, "__name__", None) or getattr(fire, "func", fire).__name__
+                _log.warning("job triggers: %s failed", what, exc_info=True)
         stop.wait(max(0.0, interval - (time.monotonic() - began)))

@@ -16,6 +16,7 @@ Exception tree::
     │   ├── UnknownState         a rerun or an operator action names a state not there
     │   ├── RerunRefused         a rerun that cannot be made as asked (running origin, …)
     │   ├── ActionRefused        hold/release/skip/force that does not apply to the run now
+    │   ├── InvalidOption        a schedule option (--exclusive, --deadline …) out of range
     │   └── StrictValidationFailed  a definition that would not run the same on AWS
     └── OperationFailed
         └── RunNotRedrivable     redrive asked of a run that did not fail
@@ -34,6 +35,7 @@ __all__ = [
     "ActionRefused",
     "DependencyCycle",
     "InvalidCalendar",
+    "InvalidOption",
     "InvalidSchedule",
     "JobInputError",
     "ModuleImportFailed",
@@ -99,6 +101,11 @@ class InvalidCalendar(UsageError):
             f"invalid business calendar {where}: {reason}",
             hint="dates are YYYY-MM-DD, weekdays MON..SUN; see 'Calendars' in docs/jobs.md",
         )
+
+
+class InvalidOption(UsageError):
+    def __init__(self, flag: str, value: str, reason: str) -> None:
+        super().__init__(f"{flag} {value!r}: {reason}", hint="see 'cfnops job schedule add --help'")
 
 
 class UnknownPool(UsageError):
