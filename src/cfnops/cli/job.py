@@ -163,8 +163,9 @@ def check_cmd(
         typer.Option(help="JSON/YAML file: state name → sample result (see docs/jobs.md)."),
     ] = None,
 ) -> None:
-    """Walk every path with sample data: references that cannot resolve, Choice branches that
-    can never match, and each state's input and output shape (exit 2 on an error)."""
+    """Walk every path with sample data: unresolvable references, never-matching branches.
+
+    Also each state's input and output shape. Exit 2 on an error."""
     from cfnops.cli._job_check import render_check
     from cfnops.jobs import check_dataflow
     from cfnops.jobs._check_samples import read_task_results
