@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 from cfnops.config import load_settings
+from cfnops.demo.websystem import build_web_system
 from cfnops.durable import Engine
 from cfnops.jobs import CapturingTransport, JobService, set_http_transport
 from cfnops.jobs._definition import load_definition
-from cfnops.jobs._websystem import build_web_system
 from cfnops.sandbox import Sandbox
 from cfnops.sandbox.extensions import ssm_commands
 

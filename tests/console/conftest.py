@@ -25,7 +25,8 @@ def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = subprocess.run(
         [sys.executable, "-m", "cfnops", "runs", "start", "cfnops.sample",
          "--input", '{"wait_seconds": 1}', "--run-id", "sample-1"],
-        env=worker_env(db), capture_output=True, text=True, timeout=120,
+        env=worker_env(db, modules=["cfnops.demo.workflows"]),
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return db

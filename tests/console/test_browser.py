@@ -23,7 +23,7 @@ from tests._subprocess import cfnops, wait_for
 from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, chromium_path, shot
 from tests.heal._proc import SandboxProcess, env_for
 
-from cfnops.heal._sample import INITIAL_VALUE, deploy_sample, drift_sample
+from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
