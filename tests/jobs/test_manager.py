@@ -243,3 +243,21 @@ def test_expected_duration_from_recent_runs(jobs: JobService) -> None:
 def test_bad_monitor_options(kwargs: dict[str, Any], flag: str) -> None:
     with pytest.raises(InvalidOption, match=flag):
         monitor_options(**kwargs)
+
+
+def test_a_disabled_dependency_does_not_start_and_queued_starts_are_not_entries(
+    jobs: JobService,
+) -> None:
+    _succeed(jobs, "dis-a", 0)
+    add_dependency(jobs, "after-dis", "dis-b.asl.json", PASS, ["dis-a"], {}, monitor_options())
+    triggers = TriggerService(jobs)
+    triggers.set_enabled("after-dis", False)
+    _succeed(jobs, "dis-a", 1)
+    assert fire_dependencies(jobs) == []
+    triggers.set_enabled("after-dis", True)
+    assert len(fire_dependencies(jobs)) == 1
+    queue = _entry(jobs, "dis-queue", "dis-queue-net", exclusive="queue")
+    jobs.store.create_run("dis-queue-active", "dis-queue-net", PASS, {})
+    assert start_entry(jobs, queue, "dis-queue-1", "schedule:dis-queue", time.time()) == "queued"
+    names = {e["name"] for e in triggers.entries()}
+    assert {"after-dis", "dis-queue"} <= names and "dis-queue-1" not in names

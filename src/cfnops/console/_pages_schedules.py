@@ -20,7 +20,8 @@ def _entries(request: Request) -> list[dict[str, Any]]:
     entries = TriggerService(jobs).entries()
     recent = jobs.store.list_runs(limit=2000)
     for entry in entries:
-        source = f"{entry['kind'] if entry['kind'] == 'event' else 'schedule'}:{entry['name']}"
+        prefix = entry["kind"] if entry["kind"] in ("event", "after") else "schedule"
+        source = f"{prefix}:{entry['name']}"
         last = next((r for r in recent if r.source == source), None)
         entry["last"] = last
     return entries

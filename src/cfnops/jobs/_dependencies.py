@@ -127,6 +127,8 @@ def fire_dependencies(jobs: JobService, notify: Notify | None = None) -> list[st
     started: list[str] = []
     now = time.time()
     for row in jobs.store.list_schedules("after"):
+        if json.loads(row["options"] or "{}").get("disabled"):
+            continue
         watermark = float(row["next_fire"] or 0)
         preds: list[str] = json.loads(row["expression"])
         firsts = {p: s[0] for p in preds if (s := _successes(jobs, p, watermark))}

@@ -121,7 +121,9 @@ class TriggerService:
         return self._public(row)
 
     def entries(self, kind: str | None = None) -> list[dict[str, Any]]:
-        return [self._public(r) for r in self.store.list_schedules(kind)]
+        """Schedules, ``--after`` entries and triggers (not the starts waiting in the queue)."""
+        rows = self.store.list_schedules(kind)
+        return [self._public(r) for r in rows if kind or r["kind"] != "queued"]
 
     def remove(self, name: str) -> bool:
         for row in self.store.list_schedules():
