@@ -91,7 +91,7 @@ def test_runs_page_filters_and_pages(settings: Settings, client: TestClient) -> 
     assert page.status_code == 200
     assert page.text.count("<tr data-run=") == 50 and "121 runs · page 1 of 3" in page.text
     last = client.get("/runs?page=3").text
-    assert last.count("<tr data-run=") == 21 and "sample-1" in last
+    assert last.count("<tr data-run=") == 21 and "cfnops.sample" in last
     web1 = client.get("/runs?stack=web-1").text
     assert "40 runs" in web1 and "heal-web-001" in web1 and "heal-web-002" not in web1
     assert "120 runs" in client.get("/runs?kind=heal&status=QUEUED").text

@@ -114,7 +114,8 @@ def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_pat
         page.locator('#state-list button[data-state="Init"]').focus()
         page.keyboard.press("Enter")
         page.wait_for_function(
-            "document.getElementById('panel-state').textContent.startsWith('Init')"
+            "(document.getElementById('panel-state') || {textContent: ''})"
+            ".textContent.startsWith('Init')"
         )
         _no_unnamed_controls(page)
         assert run.wait(timeout=60) == 0
