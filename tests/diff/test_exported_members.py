@@ -15,6 +15,8 @@ def test_diff_exports() -> None:
             "Change",
             "ChangeSetAnswer",
             "ChangeSetError",
+            "DriftEntry",
+            "DriftedProperty",
             "EntryDiff",
             "FailOn",
             "Impact",
@@ -36,6 +38,7 @@ def test_diff_exports() -> None:
             "render_markdown",
             "render_text",
             "to_json",
+            "with_drift",
             "worst",
         ]
     )

@@ -53,6 +53,10 @@ def diff(
         Path | None,
         typer.Option("--code", help="Custom-resource handler code for the guard's findings."),
     ] = None,
+    drift: Annotated[
+        bool,
+        typer.Option("--drift", help="With --stack: show the stack's live drift beside it."),
+    ] = False,
     strict: Annotated[
         bool,
         typer.Option("--strict", help="--fail-on also trips on mangled-equivalent changes."),
@@ -68,9 +72,9 @@ def diff(
         raise UsageError(f"--output {fmt!r}: expected text, json or markdown")
     if fail_on is not None and fail_on not in {f.value for f in FailOn}:
         raise UsageError(f"--fail-on {fail_on!r}: expected replace, destroy or any")
-    if len(templates) != (1 if stack else 2) or (change_set and not stack):
+    if len(templates) != (1 if stack else 2) or ((change_set or drift) and not stack):
         raise UsageError(
-            "expected OLD NEW, or --stack NAME NEW (--change-set needs --stack)",
+            "expected OLD NEW, or --stack NAME NEW (--change-set and --drift need --stack)",
             hint="cfnops diff old.yaml new.yaml   |   cfnops diff --stack web new.yaml",
         )
     st.region = region or st.region
@@ -92,6 +96,8 @@ def diff(
         values = parameter_values(old, new, given) if given else ()
         result = diff_templates(old, new, region=_table_region(st), parameter_values=values)
     result = _with_guard_findings(result, templates[-1], code)
+    if drift and stack:
+        result = _with_live_drift(st, stack, result)
     _render(st, fmt, result, title=f"Stack {stack}" if stack else "Template diff")
     tripped = gate(result, FailOn(fail_on), strict=strict) if fail_on else None
     if tripped is not None:
@@ -115,6 +121,34 @@ def _with_guard_findings(result: Any, template: Path, code: Path | None) -> Any:
         return escalate(annotated, replacement_reasons(template, code))
     except GuardInputError:  # the guard could not read it: the plain diff still stands
         return result
+
+
+def _with_live_drift(st: CliState, stack: str, result: Any) -> Any:
+    """Detect the stack's drift (cfnops.heal, at this edge) and attach it to the diff."""
+    from cfnops.diff import DriftedProperty, with_drift
+    from cfnops.heal import drift_report
+
+    cfn = st.clients.client("cloudformation")
+    report = drift_report(cfn, stack, ignore=st.settings.heal.ignore, follow_nested=False)
+    drifted: list[DriftedProperty] = []
+    for res in report.resources:
+        if res.effective_status == "DELETED":
+            drifted.append(DriftedProperty(res.logical_id, res.resource_type, "DELETED"))
+        elif res.effective_status == "MODIFIED":
+            drifted.extend(
+                DriftedProperty(
+                    res.logical_id,
+                    res.resource_type,
+                    "MODIFIED",
+                    p.path,
+                    p.expected,
+                    p.actual,
+                    p.difference_type,
+                )
+                for p in res.properties
+                if not p.ignored
+            )
+    return with_drift(result, drifted)
 
 
 def _table_region(st: CliState) -> str:

@@ -15,6 +15,7 @@ renderers (``render_text``, ``render_markdown``, ``to_json``). The AWS adapter
 from __future__ import annotations
 
 from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
+from cfnops.diff._drift import DriftedProperty, DriftEntry, with_drift
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
 from cfnops.diff._gate import FailOn, gate
 from cfnops.diff._load import load_template, parse_template
@@ -44,6 +45,8 @@ __all__ = [
     "Change",
     "ChangeSetAnswer",
     "ChangeSetError",
+    "DriftEntry",
+    "DriftedProperty",
     "EntryDiff",
     "FailOn",
     "Impact",
@@ -65,5 +68,6 @@ __all__ = [
     "render_markdown",
     "render_text",
     "to_json",
+    "with_drift",
     "worst",
 ]

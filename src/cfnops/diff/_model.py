@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cfnops.diff._drift import DriftEntry
     from cfnops.diff._security_model import SecurityView
 
 
@@ -172,7 +173,8 @@ class TemplateDiff:
     ``security`` is the IAM / security-group view (not counted in
     ``difference_count``: its changes belong to resources already listed).
     ``value_changes`` lists resources and outputs that change value because a
-    resource they refer to is replaced (not counted either).
+    resource they refer to is replaced (not counted either). ``drift`` is the
+    deployed stack's live drift when asked for (``None`` otherwise).
     """
 
     resources: tuple[ResourceDiff, ...] = ()
@@ -189,6 +191,7 @@ class TemplateDiff:
     notes: tuple[str, ...] = field(default=())
     security: SecurityView | None = None
     value_changes: tuple[ValueChange, ...] = ()
+    drift: tuple[DriftEntry, ...] | None = None
 
     @property
     def difference_count(self) -> int:

@@ -13,6 +13,8 @@
      "mangledEquivalent": false,
      "valueChanges": [{"kind": "resource|output", "name", "impact": "WILL_UPDATE",
                        "properties": […], "refersTo": "<LogicalId>", "reason": "…"}],
+     "drift": [{"resource", "type", "status", "path", "expected", "actual", "differenceType",
+                "alsoChangedByTemplate": bool, "templateImpact"}],   # with --drift only
      "summary": {"WILL_REPLACE": 1, …},
      "schema": {"region": "us-east-1", "source": "cfn-lint 1.58.0 (…)"},
      "iam": {"broadened": bool, "statementsAdded": [{"effect", "actions", "principals",
@@ -109,6 +111,21 @@ def to_json(diff: TemplateDiff) -> dict[str, Any]:
                 "reason": v.reason,
             }
             for v in diff.value_changes
+        ]
+    if diff.drift is not None:
+        out["drift"] = [
+            {
+                "resource": e.drift.logical_id,
+                "type": e.drift.resource_type,
+                "status": e.drift.status,
+                "path": e.drift.path,
+                "expected": e.drift.expected,
+                "actual": e.drift.actual,
+                "differenceType": e.drift.difference_type,
+                "alsoChangedByTemplate": e.also_changed,
+                "templateImpact": e.impact,
+            }
+            for e in diff.drift
         ]
     if diff.notes:
         out["notes"] = list(diff.notes)

@@ -97,6 +97,17 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
         lines += ["#### Values changed by replacements", ""]
         lines += [f"- `{v.name}` ({v.kind}): {_cell(v.reason)}" for v in diff.value_changes]
         lines.append("")
+    if diff.drift is not None:
+        lines += ["#### Live drift", ""]
+        for e in diff.drift:
+            mark = "⚠️ also changed by the template: " if e.also_changed else ""
+            lines.append(
+                f"- {mark}`{e.drift.logical_id}` {_cell(e.drift.path or e.drift.status)}: "
+                f"expected {_code(e.drift.expected)}, actual {_code(e.drift.actual)}"
+            )
+        if not diff.drift:
+            lines.append("- the deployed stack has no drift")
+        lines.append("")
     if diff.mangled_equivalent:
         lines.append("> Only non-ASCII characters differ (GetTemplate returns them as `?`).\n")
     lines.extend(f"> {n}\n" for n in diff.notes)

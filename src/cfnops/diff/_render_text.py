@@ -89,6 +89,26 @@ def _entries(title: str, entries: tuple[EntryDiff, ...]) -> Tree:
     return tree
 
 
+def _drift_tree(diff: TemplateDiff) -> Tree:
+    entries = diff.drift or ()
+    marked = sum(e.also_changed for e in entries)
+    title = f"Live drift ({len(entries)} drifted, {marked} also changed by the template)"
+    tree = Tree(Text(title, style="bold underline"), guide_style="dim")
+    if not entries:
+        tree.add("the deployed stack has no drift")
+    for e in entries:
+        d = e.drift
+        tag = ("[!] ", "bold red") if e.also_changed else ("[ ] ", "")
+        what = (
+            "deleted out of band"
+            if d.status == "DELETED"
+            else (f"{d.path}: expected {short(d.expected)}, actual {short(d.actual)}")
+        )
+        suffix = f" — the template also changes it ({e.impact})" if e.also_changed else ""
+        tree.add(Text.assemble(tag, f"{d.logical_id} {what}", (suffix, "red")))
+    return tree
+
+
 def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableType:
     """A Rich renderable of ``diff`` (print it with ``Console.print``)."""
     parts: list[RenderableType] = []
@@ -141,6 +161,8 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
             tag, style = styles[marker]
             tree.add(Text.assemble((tag, style), " ", line))
         parts.append(tree)
+    if diff.drift is not None:
+        parts.append(_drift_tree(diff))
     if diff.parameter_values:
         tree = Tree(Text("Parameter values", style="bold underline"), guide_style="dim")
         for p in diff.parameter_values:
