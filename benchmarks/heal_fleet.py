@@ -219,6 +219,11 @@ def main() -> None:
         help="Experiment: botocore max_pool_connections (default: botocore's 10).",
     )
     parser.add_argument(
+        "--attribution",
+        action="store_true",
+        help="Look up who changed each drifted resource (CloudTrail), as heal does by default.",
+    )
+    parser.add_argument(
         "--no-pin",
         action="store_true",
         help="Do not pin the sandbox and this process to separate CPUs.",
@@ -238,6 +243,9 @@ def main() -> None:
                 "drift_max_attempts": 60,
                 "changeset_max_attempts": 60,
                 "execute_max_attempts": 60,
+                # The reference Lambda makes no CloudTrail call; --attribution adds one
+                # LookupEvents per drifted resource (12 calls per healed stack).
+                "attribution": args.attribution,
             },
             notify={"console": False},
         )

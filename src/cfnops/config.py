@@ -118,6 +118,9 @@ class HealSettings(_Section):
     execute_max_attempts: int = Field(default=10, ge=1)
     fleet_concurrency: int = Field(default=4, ge=1, le=256)
     approval_expiry_hours: float = Field(default=72.0, gt=0)
+    # CloudTrail LookupEvents for each drifted resource (who changed it): one call
+    # per drifted resource; CloudTrail allows 2 per second per account and region.
+    attribution: bool = True
 
 
 class SlackSettings(_Section):

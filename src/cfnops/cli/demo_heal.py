@@ -12,7 +12,7 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli.demo import demo_app
 from cfnops.cli.drift import render_reports
 from cfnops.cli.heal import run_fleet
-from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_sample
+from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_as_user
 from cfnops.heal._fleet import FleetTarget
 from cfnops.heal._report import drift_report
 from cfnops.sandbox import Sandbox
@@ -56,9 +56,13 @@ def demo_heal(
         cfn = clients.client("cloudformation")
         console.print(f"sandbox at {sandbox.endpoint_url}; deploying stack {STACK} …")
         deploy_sample(cfn, STACK, PARAMETER)
-        drift_sample(clients.client("ssm"), PARAMETER)
-        console.print(f"changed {PARAMETER} to {DRIFTED_VALUE!r} outside CloudFormation")
-        before = drift_report(cfn, STACK, poll_seconds=0.5)
+        drift_as_user(clients.client("iam"), sandbox.endpoint_url, sandbox.region, PARAMETER)
+        console.print(
+            f"changed {PARAMETER} to {DRIFTED_VALUE!r} outside CloudFormation (as IAM user "
+            "ops-alice)"
+        )
+        trail = clients.client("cloudtrail")
+        before = drift_report(cfn, STACK, poll_seconds=0.5, cloudtrail=trail)
         render_reports(console, [before])
         run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1)
         after = drift_report(cfn, STACK, poll_seconds=0.5)

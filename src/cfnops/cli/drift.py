@@ -40,6 +40,8 @@ def _tree(report: StackDriftReport, parent: Tree | None = None) -> Tree:
         if r.status == "NOT_CHECKED":
             text.append(f" — {r.reason or 'drift detection does not support this type'}")
         branch = node.add(text)
+        if r.attribution is not None:
+            branch.add(Text(r.attribution.text(), style="magenta"))
         for p in r.properties:
             mark = " [ignored]" if p.ignored else ""
             branch.add(
@@ -66,6 +68,13 @@ def drift(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="text | json | markdown.")
     ] = None,
+    attribution: Annotated[
+        bool,
+        typer.Option(
+            "--attribution/--no-attribution",
+            help="Who changed each drifted resource (CloudTrail LookupEvents).",
+        ),
+    ] = True,
     fail_on_unchecked: Annotated[
         bool,
         typer.Option(
@@ -93,6 +102,7 @@ def drift(
         names,
         ignore=st.settings.heal.ignore,
         poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
+        cloudtrail=st.clients.client("cloudtrail") if attribution else None,
     )
     coverage = fleet_coverage(reports)
     if fmt == "json":

@@ -6,6 +6,7 @@ means setting the parameter to ``updated-value`` outside CloudFormation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any
@@ -62,3 +63,21 @@ def deploy_sample(
 def drift_sample(ssm: Any, parameter_name: str = "/drift-test/sample") -> None:
     """Change the parameter outside CloudFormation."""
     ssm.put_parameter(Name=parameter_name, Value=DRIFTED_VALUE, Type="String", Overwrite=True)
+
+
+def drift_as_user(
+    iam: Any, endpoint_url: str, region: str, parameter_name: str, user: str = "ops-alice"
+) -> None:
+    """Drift the sample as IAM user ``user`` (created with an access key), so CloudTrail
+    attribution has a person to name."""
+    import boto3
+
+    with contextlib.suppress(iam.exceptions.EntityAlreadyExistsException):
+        iam.create_user(UserName=user)
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    session = boto3.session.Session(
+        aws_access_key_id=key["AccessKeyId"],
+        aws_secret_access_key=key["SecretAccessKey"],
+        region_name=region,
+    )
+    drift_sample(session.client("ssm", endpoint_url=endpoint_url), parameter_name)

@@ -44,10 +44,12 @@ def describe_stack(cfn: Any, stack: str) -> dict[str, Any] | None:
         if error_code(exc) == "ValidationError" and "does not exist" in message:
             return None
         raise
+    deployed = found.get("LastUpdatedTime") or found.get("CreationTime")
     return {
         "StackId": found["StackId"],
         "StackName": found["StackName"],
         "StackStatus": found["StackStatus"],
+        "DeployedAt": deployed.isoformat() if hasattr(deployed, "isoformat") else None,
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cfnops.heal._attribution import Attribution
 from cfnops.notify import DriftRow, Notification, Severity
 
 SUBJECT = "CloudFormation Stack Drift Detection and Healing Notification"
@@ -26,6 +27,15 @@ def drift_rows(drifted: list[dict[str, Any]]) -> tuple[DriftRow, ...]:
     )
 
 
+def attribution_lines(drifted: list[dict[str, Any]]) -> list[str]:
+    """ "<resource> changed by <who> at <when> via <service:Call>" per attributed resource."""
+    return [
+        Attribution.from_json(d["attribution"]).text()
+        for d in drifted
+        if d.get("attribution") and not d["attribution"].get("unknown")
+    ]
+
+
 def note(
     outcome: str,
     message: str,
@@ -39,9 +49,10 @@ def note(
     drifted: list[dict[str, Any]] | None = None,
     details: tuple[tuple[str, str], ...] = (),
 ) -> Notification:
+    changes = attribution_lines(drifted or [])
     return Notification(
         subject=SUBJECT,
-        message=message,
+        message="\n".join([message, *changes]),
         outcome=outcome,
         severity=severity,
         stack=stack,

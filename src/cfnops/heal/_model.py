@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cfnops.heal._attribution import Attribution
 from cfnops.heal._coverage import Coverage, count
 
 
@@ -42,6 +43,7 @@ class ResourceDrift:
     physical_id: str | None = None
     properties: tuple[PropertyDrift, ...] = ()
     reason: str | None = None
+    attribution: Attribution | None = None
 
     @property
     def effective_status(self) -> str:
@@ -63,6 +65,7 @@ class ResourceDrift:
             "effectiveStatus": self.effective_status,
             "reason": self.reason,
             "properties": [p.to_json() for p in self.properties],
+            "attribution": self.attribution.to_json() if self.attribution else None,
         }
 
 
@@ -171,6 +174,9 @@ def report_from_json(data: dict[str, Any]) -> StackDriftReport:
                         p["path"], p["expected"], p["actual"], p["differenceType"], p["ignored"]
                     )
                     for p in r["properties"]
+                ),
+                attribution=(
+                    Attribution.from_json(r["attribution"]) if r.get("attribution") else None
                 ),
             )
             for r in data["resources"]

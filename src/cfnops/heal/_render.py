@@ -55,4 +55,7 @@ def report_markdown(reports: Sequence[StackDriftReport]) -> str:
                         f"`{_cell(p.path)}` | {_cell(p.expected)} | {_cell(p.actual)} | {diff} |"
                     )
             out.append("")
+            changes = [r.attribution.text() for r in rep.resources if r.attribution]
+            if changes:
+                out += [f"- {_cell(line)}" for line in changes] + [""]
     return "\n".join(out).rstrip() + "\n"

@@ -9,13 +9,16 @@ drift detection does not support) are listed, never hidden.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 from cfnops.config import IgnoreRule
 from cfnops.heal import _cfn
+from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import ResourceDrift, StackDriftReport
 from cfnops.heal.errors import StackNotFound, WaitTimedOut
@@ -30,8 +33,13 @@ def drift_report(
     max_attempts: int = 150,
     sleep: Callable[[float], None] = time.sleep,
     follow_nested: bool = True,
+    cloudtrail: Any = None,
 ) -> StackDriftReport:
-    """Detect drift on ``stack`` (and its nested stacks) and report every resource."""
+    """Detect drift on ``stack`` (and its nested stacks) and report every resource.
+
+    With a ``cloudtrail`` client, each drifted resource says who changed it
+    (:mod:`cfnops.heal._attribution`), looking back to the stack's last deployment.
+    """
     info = _cfn.describe_stack(cfn, stack)
     if info is None:
         raise StackNotFound(stack)
@@ -66,6 +74,7 @@ def drift_report(
                     poll_seconds=poll_seconds,
                     max_attempts=max_attempts,
                     sleep=sleep,
+                    cloudtrail=cloudtrail,
                 )
             )
     report = StackDriftReport(
@@ -77,7 +86,27 @@ def drift_report(
         resources=resources,
         nested=tuple(nested),
     )
-    return apply_ignore(report, ignore)
+    report = apply_ignore(report, ignore)
+    if cloudtrail is None:
+        return report
+    return with_attribution(report, cloudtrail, parse_time(info.get("DeployedAt")))
+
+
+def with_attribution(
+    report: StackDriftReport, cloudtrail: Any, since: dt.datetime | None
+) -> StackDriftReport:
+    """The report with each drifted resource's attribution."""
+    drifted = [(r.logical_id, r.physical_id) for r in report.drifted()]
+    if not drifted:
+        return report
+    start = since or dt.datetime.now(dt.UTC) - dt.timedelta(days=90)
+    found = attribute(cloudtrail, drifted, start)
+    return report.with_resources(
+        tuple(
+            replace(r, attribution=found[r.logical_id]) if r.logical_id in found else r
+            for r in report.resources
+        )
+    )
 
 
 def with_unsupported(
@@ -110,16 +139,17 @@ def drift_reports(
     ignore: tuple[IgnoreRule, ...] = (),
     poll_seconds: float = 2.0,
     concurrency: int = 8,
+    cloudtrail: Any = None,
 ) -> list[StackDriftReport]:
     """Reports for several stacks, detected concurrently, in the order given."""
+
+    def one(s: str) -> StackDriftReport:
+        return drift_report(cfn, s, ignore=ignore, poll_seconds=poll_seconds, cloudtrail=cloudtrail)
+
     if len(stacks) <= 1:
-        return [drift_report(cfn, s, ignore=ignore, poll_seconds=poll_seconds) for s in stacks]
+        return [one(s) for s in stacks]
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        return list(
-            pool.map(
-                lambda s: drift_report(cfn, s, ignore=ignore, poll_seconds=poll_seconds), stacks
-            )
-        )
+        return list(pool.map(one, stacks))
 
 
 def list_stacks(cfn: Any) -> list[dict[str, Any]]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import botocore.exceptions
@@ -14,6 +16,7 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
 
 from cfnops.config import HealSettings
 from cfnops.heal import _cfn
+from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import StackDriftReport
@@ -120,7 +123,11 @@ def detect_drift(stack: str, region: str | None) -> dict[str, Any]:
 
 
 def poll_detection(
-    detection_id: str, stack_name: str, region: str | None, heal: HealSettings
+    detection_id: str,
+    stack_name: str,
+    region: str | None,
+    heal: HealSettings,
+    deployed_at: str | None = None,
 ) -> Callable[[dict[str, Any], Any], Any]:
     """Poll the detection; the poll that sees it complete also reads the resources.
 
@@ -136,22 +143,42 @@ def poll_detection(
         out = {**status, "polls": int(state.get("polls", 0)) + 1}
         if status["DetectionStatus"] == "DETECTION_COMPLETE":
             stack_id = str(status["StackId"])
-            out.update(_retrying(lambda: read_drift(stack_name, stack_id, region, heal)))
+            out.update(
+                _retrying(lambda: read_drift(stack_name, stack_id, region, heal, deployed_at))
+            )
         return out
 
     return check
 
 
 def read_drift(
-    stack_name: str, stack_id: str, region: str | None, heal: HealSettings
+    stack_name: str,
+    stack_id: str,
+    region: str | None,
+    heal: HealSettings,
+    deployed_at: str | None = None,
 ) -> dict[str, Any]:
     """``"drifted"``: drifted resources (MODIFIED/DELETED) with ignore rules marked, as
     JSON; ``"statuses"``: every resource's drift status (the gate's verification);
-    ``"coverage"``: checked / not checked / unsupported counts."""
+    ``"coverage"``: checked / not checked / unsupported counts. With
+    ``heal.attribution``, each drifted resource carries who changed it
+    (CloudTrail LookupEvents since ``deployed_at``, throttling retried)."""
     resources = _cfn.resource_drifts(current_runtime().cfn(region), stack_id)
     report = apply_ignore(
         StackDriftReport(stack_name, stack_id, "DRIFTED", resources=resources), heal.ignore
     )
+    if heal.attribution and report.drifted():
+        cloudtrail = current_runtime().clients_for(region).client("cloudtrail")
+        since = parse_time(deployed_at) or dt.datetime.now(dt.UTC) - dt.timedelta(days=90)
+        found = attribute(
+            cloudtrail,
+            [(r.logical_id, r.physical_id) for r in report.drifted()],
+            since,
+            call=_retrying,
+        )
+        report = report.with_resources(
+            tuple(replace(r, attribution=found.get(r.logical_id)) for r in report.resources)
+        )
     return {
         "drifted": [r.to_json() for r in report.resources if r.status in ("MODIFIED", "DELETED")],
         "statuses": {r.logical_id: r.status for r in report.resources},

@@ -165,7 +165,9 @@ class _Run:
         region_from_stack_arn(self.stack_id)  # a malformed ARN fails before any change
         state = self.poll(
             "wait-drift-detection",
-            _steps.poll_detection(str(got["detectionId"]), self.stack, self.region, self.heal),
+            _steps.poll_detection(
+                str(got["detectionId"]), self.stack, self.region, self.heal, info.get("DeployedAt")
+            ),
             lambda s: s["DetectionStatus"] != "DETECTION_IN_PROGRESS",
             self.heal.drift_poll_seconds,
             self.heal.drift_max_attempts,

@@ -28,6 +28,7 @@ EXTENSIONS: tuple[str, ...] = (
     "sns_subscriptions",
     "asg_instance_refresh",
     "cfn_phantoms",
+    "cloudtrail_events",
 )
 
 _lock = threading.Lock()
