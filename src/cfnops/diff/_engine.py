@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from cfnops.diff._attributes import apply_moving_attributes
+from cfnops.diff._conditions import apply_conditions
 from cfnops.diff._foreach import expand_section, has_foreach
 from cfnops.diff._model import (
     Change,
@@ -189,6 +190,9 @@ def diff_templates(
     """
     table = table or load_table(region)
     o, n = prepare(old, expand_foreach=expand_foreach), prepare(new, expand_foreach=expand_foreach)
+    if parameter_values:  # known values: evaluate each template's conditions with its own
+        o = apply_conditions(o, {p.name: p.old for p in parameter_values if p.old is not None})
+        n = apply_conditions(n, {p.name: p.new for p in parameter_values if p.new is not None})
     changed = {p.name: p for p in parameter_values if p.old != p.new}
     outputs = _entries(_section(o, "Outputs"), _section(n, "Outputs"))
     resources, values = _resources(
