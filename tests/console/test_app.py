@@ -7,6 +7,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -191,3 +192,47 @@ def test_non_loopback_bind_without_token_refuses_to_start(tmp_path: Path) -> Non
     assert done.returncode == 2
     assert "refusing to listen on '0.0.0.0' without a token" in done.stderr
     assert "CFNOPS_CONSOLE_TOKEN" in done.stderr
+
+
+def test_job_controls_hold_release_skip_force_rerun(settings: Settings, client: TestClient) -> None:
+    jobs = JobService(settings)
+    two = {
+        "StartAt": "A",
+        "States": {
+            "A": {"Type": "Wait", "Seconds": 60, "Next": "B"},
+            "B": {"Type": "Pass", "End": True},
+        },
+    }
+    jobs.store.create_run("ctl-1", "two", two, {})
+    csrf = csrf_of(client, "/jobs/ctl-1")
+
+    def post(action: str, **data: str) -> Any:
+        return client.post(
+            f"/jobs/ctl-1/{action}", data={"csrf": csrf, **data}, follow_redirects=False
+        )
+
+    assert post("hold", reason="change freeze").status_code == 303
+    assert jobs.lineage("ctl-1")["held"] is True
+    assert 'id="held-note"' in client.get("/jobs/ctl-1").text
+    again = post("hold")
+    assert again.status_code == 400 and "held already" in again.text
+    assert post("release", reason="freeze over").status_code == 303
+    assert jobs.lineage("ctl-1")["held"] is False
+    assert (
+        post("skip", state="B", output='{"skipped": true}', reason="not needed").status_code == 303
+    )
+    assert post("skip", state="B", output="{bad").status_code == 400
+    refused = post("force", state="B", outcome="succeed")
+    assert refused.status_code == 400 and "not a Task" in refused.text
+    assert post("rerun", mode="sideways").status_code == 400
+    with AuditLog(settings) as audit:
+        entries = audit.list(target="ctl-1")
+    assert [(e.action, e.actor) for e in reversed(entries)] == [
+        ("hold", "console:alice"),
+        ("release", "console:alice"),
+        ("skip", "console:alice"),
+    ]
+    assert entries[0].detail == {"state": "B", "output": {"skipped": True}}
+    # Without the CSRF token nothing is held.
+    assert client.post("/jobs/ctl-1/hold", data={}).status_code == 403
+    assert jobs.lineage("ctl-1")["held"] is False

@@ -15,7 +15,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cfnops.config import Settings
-from cfnops.console import _pages_defs, _pages_heal, _pages_jobs, _pages_runs, _pages_schedules
+from cfnops.console import (
+    _pages_control,
+    _pages_defs,
+    _pages_heal,
+    _pages_jobs,
+    _pages_runs,
+    _pages_schedules,
+)
 from cfnops.console._auth import Auth
 from cfnops.console._web import HERE, Console, RequireSession, error_page
 from cfnops.console.errors import ConsoleError
@@ -74,6 +81,7 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
             *_pages_runs.routes[:2],
             *_pages_jobs.routes,
+            *_pages_control.routes,
             *_pages_heal.routes,
             *_pages_defs.routes,
             *_pages_schedules.routes,

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from cfnops.console._auth import COOKIE
 from cfnops.console._jobview import (
     fold,
     graph_elements,
@@ -18,16 +19,18 @@ from cfnops.console._jobview import (
     iterations,
     run_command_invocations,
 )
+from cfnops.console._pages_control import jobs_for
 from cfnops.console._web import authorize_post, console_of, render, stream, templates
 from cfnops.console.errors import BadFilter, NotFound
 from cfnops.jobs import JobService, RunRow
+from cfnops.jobs._runner import iter_states
 from cfnops.jobs.errors import UnknownJobRun
 
 QUEUE = "cfnops"  # redrives run in `cfnops worker`, never inside the console
 
 
 def _jobs(request: Request) -> JobService:
-    return JobService(console_of(request).settings)
+    return jobs_for(request)
 
 
 def _row(jobs: JobService, run_id: str) -> RunRow:
@@ -91,6 +94,7 @@ async def job_page(request: Request) -> Response:
     data = await anyio.to_thread.run_sync(_data, jobs, run_id, request)
     audit = console_of(request).audit
     entries = await anyio.to_thread.run_sync(lambda: audit.list(target=run_id, limit=50))
+    lineage = await anyio.to_thread.run_sync(jobs.lineage, run_id)
     return render(
         request,
         "job.html",
@@ -98,6 +102,8 @@ async def job_page(request: Request) -> Response:
         data=data,
         elements=graph_elements(row.definition),
         audit=entries,
+        lineage=lineage,
+        state_names=[name for name, _ in iter_states(row.definition)],
     )
 
 
@@ -138,6 +144,8 @@ async def state_panel(request: Request) -> Response:
         }
 
     context = await anyio.to_thread.run_sync(load)
+    cookie = request.cookies.get(COOKIE)
+    context["csrf"] = console_of(request).auth.csrf_token(cookie) if cookie else ""
     return templates.TemplateResponse(request, "_state_panel.html", context)
 
 
