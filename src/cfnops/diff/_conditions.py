@@ -59,7 +59,7 @@ class Conditions:
             return None if inner is None else not inner
         if fn in ("Fn::And", "Fn::Or") and isinstance(arg, list):
             found = [self._eval(a) for a in arg]
-            want = fn == "Fn::Or"
+            want: bool = fn == "Fn::Or"
             if want in found:
                 return want
             return None if None in found else not want
