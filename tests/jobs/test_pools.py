@@ -137,9 +137,27 @@ def test_pool_cli(
         return code, json.loads(out) if out.strip() else None
 
     assert cfnops("set", "cli-pool", "--capacity", "3") == (
-        0, [{"name": "cli-pool", "capacity": 3, "inUse": 0, "holders": []}],
-    )  # fmt: skip
+        0,
+        [{"name": "cli-pool", "capacity": 3, "inUse": 0, "holders": []}],
+    )
     code, rows = cfnops("list")
     assert code == 0 and "cli-pool" in [r["name"] for r in rows]
     assert cfnops("set", "cli-pool", "--capacity", "0")[0] == 2
     assert cfnops("remove", "cli-pool") == (0, {"name": "cli-pool", "removed": True})
+
+
+def test_a_schedule_naming_an_unknown_pool_is_refused(job_engine: Engine, tmp_path: Path) -> None:
+    from cfnops.jobs import TriggerService
+
+    jobs = JobService(job_engine.settings)
+    before = jobs.store.list_schedules()
+    with pytest.raises(UnknownPool, match="no-such-pool"):
+        TriggerService(jobs).add_schedule(
+            "pooled-nightly",
+            "pooled.asl.json",
+            pooled_definition("log", "no-such-pool"),
+            "cron(0 2 * * ? *)",
+            "UTC",
+            {},
+        )
+    assert jobs.store.list_schedules() == before

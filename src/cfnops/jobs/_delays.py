@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -134,10 +135,16 @@ def notify_alert(jobs: JobService) -> Notify:
 
         what = _TEXT.get(condition, condition)
         machine = details.get("stateMachine") or details.get("entry") or ""
+        shown = {
+            k: datetime.fromtimestamp(v, UTC).isoformat(timespec="seconds")
+            if k.endswith("At") and isinstance(v, int | float)
+            else v
+            for k, v in details.items()
+        }
         note = Notification(
             subject=f"cfnops job {machine}: {condition}",
             message=f"Job-net {machine} run {run_id} {what}.\n```\n"
-            + json.dumps(dict(details), indent=2, default=str)
+            + json.dumps(shown, indent=2, default=str)
             + "\n```",
             outcome=condition.upper(),
             severity="warning",

@@ -21,6 +21,7 @@ from typing import Any
 
 from cfnops.jobs._calendar import Calendar
 from cfnops.jobs._definition import machine_name
+from cfnops.jobs._pools import PoolStore
 from cfnops.jobs._service import JobService
 from cfnops.jobs._starts import start_entry
 from cfnops.jobs._timing import schedule_of, timing_options
@@ -60,6 +61,7 @@ class TriggerService:
         options: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Add or replace a schedule; with ``calendar``, ``day_rule`` decides its days."""
+        PoolStore(self.store.engine).check(definition, machine_name(definition_path))
         opts = {**dict(options or {}), "notify": notify, **timing_options(calendar, day_rule)}
         row: dict[str, Any] = {
             "name": name,
