@@ -225,3 +225,42 @@ def _valid(day: date, d: int) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_calendar_cli_show_and_next(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "tokyo-office.toml"
+    path.write_text(CALENDAR)
+
+    def cfnops(*args: str) -> tuple[int, str]:
+        capsys.readouterr()
+        code = run(["-o", "json", "job", "calendar", *args])
+        return code, capsys.readouterr().out
+
+    code, out = cfnops("show", str(path), "--month", "2028-02")
+    assert code == 0
+    days = json.loads(out)["days"]
+    assert len(days) == 29 and days[-1] == {"date": "2028-02-29", "weekday": "Tue", "open": False}
+    code, out = cfnops(
+        "next",
+        str(path),
+        "--cron",
+        "cron(0 9 * * ? *)",
+        "--day-rule",
+        "last-open",
+        "--after",
+        "2027-12-01T00:00",
+        "--count",
+        "3",
+    )
+    assert code == 0
+    assert json.loads(out)["fires"] == [
+        "2027-12-30T09:00:00+09:00",
+        "2028-01-31T09:00:00+09:00",
+        "2028-02-28T09:00:00+09:00",
+    ]
+    bad = tmp_path / "bad.toml"
+    bad.write_text('closed = ["2027-13-01"]\n')
+    assert cfnops("show", str(bad))[0] == 2
+    assert cfnops("show", str(path), "--month", "2028-13")[0] == 2

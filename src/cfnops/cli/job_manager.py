@@ -1,10 +1,13 @@
-"""``cfnops job pool …`` (resource pools) and ``cfnops job alerts`` (delay monitoring)."""
+"""``cfnops job pool …`` (resource pools), ``job alerts`` (delay monitoring) and
+``job calendar …`` (business calendars)."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from typing import Annotated
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 import typer
 from rich.table import Table
@@ -84,6 +87,85 @@ def alerts_cmd(
     st.console.print(table if rows else "no alerts")
 
 
+calendar_app = typer.Typer(
+    help="Business calendars: check a file, and preview the fire times of a day rule.",
+    no_args_is_help=True,
+)
+CalendarFile = Annotated[Path, typer.Argument(help="Calendar file (TOML).")]
+
+
+@calendar_app.command("show")
+def calendar_show(
+    ctx: typer.Context,
+    calendar: CalendarFile,
+    month: Annotated[str | None, typer.Option(help="YYYY-MM (default: this month).")] = None,
+) -> None:
+    """Open and closed days of one month (checks the file; exit 2 when it is invalid)."""
+    from cfnops.errors import UsageError
+    from cfnops.jobs._calendar import load_calendar
+
+    st = state(ctx)
+    cal = load_calendar(calendar)
+    try:
+        first = date.fromisoformat(f"{month}-01") if month else date.today().replace(day=1)
+    except ValueError:
+        raise UsageError(f"--month {month!r} is not YYYY-MM") from None
+    days: list[dict[str, Any]] = []
+    day = first
+    while day.month == first.month:
+        days.append(
+            {"date": day.isoformat(), "weekday": day.strftime("%a"), "open": cal.is_open(day)}
+        )
+        day += timedelta(days=1)
+    if st.output_format == "json":
+        st.emit_json({"calendar": cal.to_json(), "days": days})
+        return
+    table = Table("DATE", "DAY", "OPEN", title=f"{cal.name} {first:%Y-%m}")
+    for d in days:
+        table.add_row(d["date"], d["weekday"], "open" if d["open"] else "[red]closed[/]")
+    st.console.print(table)
+
+
+@calendar_app.command("next")
+def calendar_next(
+    ctx: typer.Context,
+    calendar: CalendarFile,
+    cron: Annotated[str, typer.Option(help="cron(m h dom mon dow year).")],
+    day_rule: Annotated[
+        str, typer.Option(help="open | next-open | previous-open | nth-open:N | last-open.")
+    ] = "open",
+    timezone: Annotated[str | None, typer.Option(help="Default: the calendar's, else UTC.")] = None,
+    count: Annotated[int, typer.Option(min=1, max=100, help="How many fire times.")] = 5,
+    after: Annotated[
+        str | None, typer.Option(help="ISO time to start from (default: now).")
+    ] = None,
+) -> None:
+    """The next fire times of a schedule with this calendar and day rule."""
+    from cfnops.errors import UsageError
+    from cfnops.jobs._calendar import CalendarSchedule, load_calendar, parse_day_rule
+    from cfnops.jobs._schedules import parse_schedule
+
+    st = state(ctx)
+    cal = load_calendar(calendar)
+    tz = timezone or cal.timezone or "UTC"
+    sched = CalendarSchedule(parse_schedule(cron, tz), cal, parse_day_rule(day_rule))
+    try:
+        at = datetime.fromisoformat(after) if after else datetime.now(UTC)
+    except ValueError:
+        raise UsageError(f"--after {after!r} is not an ISO 8601 time") from None
+    at = at if at.tzinfo else at.replace(tzinfo=ZoneInfo(tz))
+    fires = []
+    for _ in range(count):
+        at = sched.next_after(at)
+        fires.append(at.astimezone(ZoneInfo(tz)).isoformat())
+    if st.output_format == "json":
+        st.emit_json({"calendar": cal.name, "timezone": tz, "dayRule": day_rule, "fires": fires})
+        return
+    for fire in fires:
+        st.console.print(fire)
+
+
 def register_manager(job_app: typer.Typer) -> None:
     job_app.add_typer(pool_app, name="pool")
     job_app.command("alerts")(alerts_cmd)
+    job_app.add_typer(calendar_app, name="calendar")
