@@ -111,3 +111,20 @@ def test_may_replace_does_not_spread_value_changes() -> None:
     web = result.resource("Web")
     assert web is not None and web.impact is Impact.MAY_REPLACE
     assert result.value_changes == ()
+
+
+def test_cli_strict_makes_mangled_changes_trip(tmp_path: Any) -> None:
+    import json as _json
+
+    from cfnops.cli.main import run
+
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(
+        _json.dumps({"Description": "??", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}})
+    )
+    new.write_text(
+        _json.dumps({"Description": "日本", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}),
+        encoding="utf-8",
+    )
+    assert run(["diff", str(old), str(new), "--fail-on", "any"]) == 0
+    assert run(["diff", str(old), str(new), "--fail-on", "any", "--strict"]) == 1

@@ -242,3 +242,49 @@ def test_cli_json_not_checked_and_fail_on_unchecked(
     sarif = json.loads(capsys.readouterr().out)
     notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert any("Go" in n["message"]["text"] for n in notes)
+
+
+JS_HELPER = """\
+    const https = require('https');
+
+    function respond(event, context, status, physicalId) {
+      const body = JSON.stringify({
+        Status: status,
+        PhysicalResourceId: %s,
+        StackId: event.StackId,
+        RequestId: event.RequestId,
+        LogicalResourceId: event.LogicalResourceId,
+      });
+      const req = https.request(event.ResponseURL, { method: 'PUT' });
+      req.end(body);
+    }
+
+    module.exports = { respond };
+"""
+JS_USES_HELPER = """\
+    const { respond } = require('./respond');
+
+    exports.handler = async (event, context) => {
+      if (event.RequestType === 'Create') {
+        return respond(event, context, 'SUCCESS', 'queue-config');
+      }
+      return respond(event, context, 'SUCCESS'%s);
+    };
+"""
+
+
+@pytest.mark.parametrize(
+    ("expr", "extra", "unstable"),
+    [
+        ("physicalId || context.logStreamName", "", True),
+        ("physicalId || context.logStreamName", ", event.PhysicalResourceId", False),
+        ("physicalId", ", event.PhysicalResourceId", False),
+    ],
+    ids=["default-log-stream", "passes-incoming", "plain"],
+)
+def test_node_sends_through_a_project_local_module(
+    tmp_path: Path, expr: str, extra: str, unstable: bool
+) -> None:
+    files = {"respond.js": JS_HELPER % expr, "index.js": JS_USES_HELPER % extra}
+    rules, _ = _check(tmp_path, files, runtime="nodejs20.x")
+    assert ("CR002" in rules) is unstable

@@ -7,6 +7,7 @@ from pathlib import Path
 from cfnops.guard._facts import HandlerFacts
 from cfnops.guard._flow import HandlerSyntaxError
 from cfnops.guard._javascript import analyze_javascript
+from cfnops.guard._js_local import local_js_modules
 from cfnops.guard._model import Finding, GuardReport, NotChecked, Note, Severity
 from cfnops.guard._py_local import local_modules
 from cfnops.guard._python import analyze_python
@@ -27,7 +28,8 @@ def analyze_source(source: CodeSource) -> HandlerFacts:
     if source.language == "python":
         on_disk = Path(source.file) if source.file.endswith(".py") else None
         return analyze_python(source.text, source.entry, local_modules(source.text, on_disk))
-    return analyze_javascript(source.text, source.entry)
+    on_disk_js = Path(source.file) if source.file.endswith((".js", ".mjs", ".cjs")) else None
+    return analyze_javascript(source.text, source.entry, local_js_modules(source.text, on_disk_js))
 
 
 def check_template(template_path: Path | str, code_dir: Path | str | None = None) -> GuardReport:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cfnops.guard._facts import (
     AWS,
     CFN_RESPONSE,
@@ -37,6 +39,7 @@ from cfnops.guard._flow import (
     truth,
     truth_value,
 )
+from cfnops.guard._js_local import local_js_functions
 from cfnops.guard._js_syntax import (
     FUNCTIONS,
     Node,
@@ -56,13 +59,21 @@ _READ_COMMANDS = ("Get", "Describe", "List", "Head", "BatchGet", "Query", "Scan"
 _CMD_PREFIX = "cmd:"
 
 
-def analyze_javascript(source: str, entry: str) -> HandlerFacts:
-    """Facts about the Node.js handler exported as ``entry`` from ``source``."""
+def analyze_javascript(
+    source: str, entry: str, local: Mapping[str, str] | None = None
+) -> HandlerFacts:
+    """Facts about the Node.js handler exported as ``entry`` from ``source``.
+
+    ``local`` maps relative module specifiers to their source (see
+    :func:`cfnops.guard._js_local.local_js_modules`); calls into them are followed and
+    reported at the handler's call site.
+    """
     tree = parse_javascript(source)
+    foreign = local_js_functions(dict(local or {}))
     runs = []
     found = False
     for request_type in REQUEST_TYPES:
-        run = _Run(tree, Recorder(request_type))
+        run = _Run(tree, Recorder(request_type), foreign)
         found = run.run(entry)
         runs.append(run.rec)
     return merge_runs("nodejs", found, False, runs)
@@ -71,12 +82,24 @@ def analyze_javascript(source: str, entry: str) -> HandlerFacts:
 class _Run:
     """One abstract execution of the module for one request type."""
 
-    def __init__(self, tree: Node, rec: Recorder) -> None:
+    def __init__(
+        self,
+        tree: Node,
+        rec: Recorder,
+        foreign: tuple[dict[str, Node], dict[str, str]] = ({}, {}),
+    ) -> None:
         self.tree = tree
         self.rec = rec
         self.rt = rec.request_type
         self.declared = declared = collect_declarations(tree)
         self.functions: dict[str, Node] = declared.functions
+        self.foreign, self.foreign_exports = foreign
+        self.functions.update(self.foreign)
+        for qualified, fn in self.foreign.items():  # helpers calling each other by name
+            self.functions.setdefault(qualified.split("#", 1)[1], fn)
+        self.foreign_nodes = {id(fn) for fn in self.foreign.values()}
+        self.site: int | None = None
+        self.call_line = 0
         self.exports = declared.exports
         self.called = declared.called
         self.globals: dict[str, Val] = {}
@@ -102,6 +125,9 @@ class _Run:
         if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
             return derived(args)
         self.budget -= 1
+        entering = self.site is None and id(fn) in self.foreign_nodes
+        if entering:
+            self.site = self.call_line
         closure = caller if caller is not None and id(fn) in self.declared.nested else {}
         env: dict[str, Val] = dict(closure)
         for i, param in enumerate(fn.params):
@@ -117,7 +143,13 @@ class _Run:
         finally:
             self.returns.pop()
             self.stack.pop()
+            if entering:
+                self.site = None
         return union(values)
+
+    def sink(self, kind: str, line: int, value: Val, status: Val | None) -> None:
+        """Record a sink; inside a project-local module, at the handler's call site."""
+        self.rec.sink(kind, self.site if self.site is not None else line, value, status)
 
     def function_value(self, node: Node) -> Val:
         name = f"<function@{line_of(node)}:{node.loc.start.column}>"
@@ -286,7 +318,7 @@ class _Run:
             self.bind(target.left, value, env, line)
         elif kind == "MemberExpression":
             if key_of(target.property, target.computed) == "PhysicalResourceId":
-                self.rec.sink("response_body", line, value, None)
+                self.sink("response_body", line, value, None)
             if target.object.type == "Identifier":
                 name = target.object.name
                 env[name] = self.lookup(name, env) | value
@@ -313,6 +345,10 @@ class _Run:
         if base.has(AWS):
             return lab(AWS, _CMD_PREFIX + name) if name.endswith("Command") else lab(AWS)
         mods = [x for x in base.labels if x.startswith(MOD_PREFIX)]
+        local = {self.foreign_exports.get(f"{m[len(MOD_PREFIX) :]}#{name}") for m in mods}
+        local.discard(None)
+        if local:
+            return Val(funcs=frozenset(str(q) for q in local))
         if mods:
             return union(lab(f"{m}.{name}") for m in mods)
         if base.has(REQUEST_TYPE) and name in ("toLowerCase", "toUpperCase", "trim"):
@@ -440,7 +476,7 @@ class _Run:
         if "PhysicalResourceId" in values:
             status = values.get("Status")
             line = lines["PhysicalResourceId"]
-            self.rec.sink("response_body", line, values["PhysicalResourceId"], status)
+            self.sink("response_body", line, values["PhysicalResourceId"], status)
         return Val(derived(everything).labels, union(everything).funcs)
 
     def new_expr(self, node: Node, env: dict[str, Val]) -> Val:
@@ -477,11 +513,12 @@ class _Run:
             return module_value(str(node.arguments[0].value))
         callee = self.expr(func, env)
         args = [self.expr(a, env) for a in node.arguments]
+        self.call_line = line
         if callee.has(REQUEST_TYPE) and method in ("toLowerCase", "toUpperCase", "trim"):
             return callee
         if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
             pid = args[4] if len(args) > 4 else lab(NONE)
-            self.rec.sink("cfn_response", line, pid, args[2] if len(args) > 2 else None)
+            self.sink("cfn_response", line, pid, args[2] if len(args) > 2 else None)
             return Val()
         if name not in LOGGING_CALLS:
             for value in args:
