@@ -15,7 +15,6 @@ Nothing else in cfnops reads ``os.environ`` for its own settings.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -29,24 +28,11 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from cfnops.errors import UsageError
-
-CONFIG_FILE_NAME = "cfnops.toml"
+from cfnops._config_file import CONFIG_FILE_NAME as CONFIG_FILE_NAME
+from cfnops._config_file import ConfigError as ConfigError
+from cfnops._config_file import find_config, read_toml
 
 _toml_path: ContextVar[Path | None] = ContextVar("_toml_path", default=None)
-
-
-class ConfigError(UsageError):
-    """The configuration is invalid: names the source, the key and the reason."""
-
-    def __init__(self, source: str, key: str, reason: str) -> None:
-        self.source = source
-        self.key = key
-        self.reason = reason
-        super().__init__(
-            f"invalid configuration in {source}: {key}: {reason}",
-            hint="fix the value or remove it to use the default",
-        )
 
 
 def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -275,23 +261,6 @@ class Settings(BaseSettings):
         return tuple(sources)
 
 
-def _find_config(explicit: Path | None) -> Path | None:
-    if explicit is not None:
-        if not explicit.is_file():
-            raise ConfigError(str(explicit), "--config", "file not found")
-        return explicit
-    here = Path.cwd() / CONFIG_FILE_NAME
-    return here if here.is_file() else None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "(syntax)", str(exc)) from exc
-
-
 def _in_mapping(data: Mapping[str, Any], loc: tuple[int | str, ...]) -> bool:
     node: Any = data
     for part in loc:
@@ -307,8 +276,8 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     Nested overrides use the section name: ``load_settings(aws={"region": "eu-west-1"})``.
     Raises :class:`ConfigError` naming the file (or environment) and key on bad input.
     """
-    path = _find_config(config_file)
-    toml_data = _read_toml(path) if path is not None else {}
+    path = find_config(config_file)
+    toml_data = read_toml(path) if path is not None else {}
     token = _toml_path.set(path)
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -50,6 +50,21 @@ class CliState:
         return self._settings
 
     @property
+    def aws_region(self) -> str | None:
+        """The region setting (flag, ``CFNOPS_AWS__REGION``, file) without building the
+        whole settings model when a plain read can tell it (keeps ``cfnops diff`` fast)."""
+        if self.region is not None:
+            return self.region
+        if self._settings is None:
+            from cfnops._config_file import Unsure, peek_setting
+
+            try:
+                return peek_setting(self.config, "aws", "region")
+            except Unsure:
+                pass
+        return self.settings.aws.region
+
+    @property
     def clients(self) -> AwsClients:
         from cfnops.aws import AwsClients
 

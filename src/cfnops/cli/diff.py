@@ -153,7 +153,7 @@ def _with_live_drift(st: CliState, stack: str, result: Any) -> Any:
 
 def _table_region(st: CliState) -> str:
     """The table's region without building an AWS session: flag, settings, us-east-1."""
-    return st.region or st.settings.aws.region or "us-east-1"
+    return st.aws_region or "us-east-1"
 
 
 def _render(st: CliState, fmt: str, result: object, *, title: str) -> None:
