@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -194,5 +193,7 @@ def _as_cfnops(exc: Exception) -> CfnopsError:
 
 def _exit(code: int, argv: list[str] | None) -> int:
     if argv is None:
-        sys.exit(code)
+        from cfnops.cli._exit import exit_process  # skips the interpreter's final sweep
+
+        exit_process(code)
     return code
