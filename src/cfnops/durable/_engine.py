@@ -11,6 +11,8 @@ import logging
 import threading
 import time
 import uuid
+from concurrent.futures import Future
+from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -40,6 +42,12 @@ def _run(workflow: str, event: Any) -> Any:
     return fn(event, DbosDurableContext(run_id))
 
 
+def _active_workflows() -> int | None:
+    """How many workflows DBOS executes in this process (None: DBOS no longer says)."""
+    active = getattr(_get_dbos_instance(), "_active_workflows_set", None)
+    return len(active.activeList()) if active is not None else None
+
+
 @dataclass(frozen=True)
 class RunHandle:
     """A started (or already existing) run."""
@@ -64,6 +72,8 @@ class Engine:
         self._leases: LeaseTable | None = None
         self._warned: set[str] = set()
         self._queues: dict[str, Any] = {}
+        # runs this process executes: their completion, waited on instead of polled
+        self._running: dict[str, Future[Any]] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -115,13 +125,28 @@ class Engine:
         self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
 
     def shutdown(self, grace_seconds: float = 5.0) -> None:
-        """Stop executing; runs still in flight are recovered by the next process."""
+        """Stop executing; runs still in flight are recovered by the next process.
+
+        Runs this process executes get up to ``grace_seconds`` to finish; with none in
+        flight, shutdown does not wait at all (DBOS's own grace period sleeps whole
+        seconds before it looks).
+        """
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=2)
+        deadline = time.monotonic() + grace_seconds
+        in_flight = [f for f in list(self._running.values()) if not f.done()]
+        if in_flight and grace_seconds > 0:
+            wait_futures(in_flight, timeout=grace_seconds)
+        active = _active_workflows()
+        while active and time.monotonic() < deadline:  # e.g. a worker's queued runs
+            time.sleep(0.02)
+            active = _active_workflows()
         if self._leases is not None:
             self._leases.mark_stopped(self.executor_id)
-        DBOS.destroy(workflow_completion_timeout_sec=int(grace_seconds))
+        DBOS.destroy(
+            workflow_completion_timeout_sec=0 if active is not None else int(grace_seconds)
+        )
         with Engine._class_lock:
             if Engine._current is self:
                 Engine._current = None
@@ -195,8 +220,28 @@ class Engine:
             if queue is not None:
                 self.queue(queue).enqueue(_run, workflow, event)
             else:
-                DBOS.start_workflow(_run, workflow, event)
+                self._track(run_id, DBOS.start_workflow(_run, workflow, event))
         return RunHandle(run_id, workflow)
+
+    def _track(self, run_id: str, handle: Any) -> None:
+        future = getattr(handle, "future", None)  # DBOS's WorkflowHandleFuture
+        if not isinstance(future, Future):
+            return
+        if len(self._running) >= 256:  # forget runs that ended (a long-lived worker)
+            self._running = {k: f for k, f in self._running.items() if not f.done()}
+        self._running[run_id] = future
+
+    def wait_local(self, run_id: str, timeout: float | None = None) -> bool | None:
+        """Wait until this process's execution of ``run_id`` ends (at most ``timeout`` s).
+
+        True when it has ended here (DBOS has recorded its outcome), False when it still
+        runs; None at once when this process did not start it (poll its status instead).
+        """
+        future = self._running.get(run_id)
+        if future is None:
+            return None
+        wait_futures([future], timeout=timeout)
+        return future.done()
 
     def result(self, run_id: str, timeout: float | None = None) -> Any:
         """Wait for the run to end; its output, or :class:`RunFailed`."""

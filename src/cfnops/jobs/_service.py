@@ -189,6 +189,9 @@ class JobService(RunOperations):
 
     def wait(self, run_id: str, timeout: float | None = None, poll: float = 0.1) -> JobResult:
         deadline = None if timeout is None else time.monotonic() + timeout
+        engine = Engine.current()
+        if engine is not None:  # executed here: wait for its end, then read the record once
+            engine.wait_local(run_id, timeout)
         while True:
             row = self.store.get_run(run_id)
             if row.status != "RUNNING":
