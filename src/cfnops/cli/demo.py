@@ -9,9 +9,6 @@ from typing import Annotated
 import typer
 
 from cfnops.cli._state import state
-from cfnops.cli.runs import _render_detail
-from cfnops.demo.workflows import SAMPLE_WORKFLOW
-from cfnops.durable._records import RunStore
 
 demo_app = typer.Typer(
     help="Demonstrations on the embedded defaults (local sandbox, SQLite).",
@@ -32,6 +29,11 @@ def demo(
     """
     if ctx.invoked_subcommand is not None:
         return
+    # imported here: other commands register demo sub-commands on this group
+    from cfnops.cli.runs import _render_detail
+    from cfnops.demo.workflows import SAMPLE_WORKFLOW
+    from cfnops.durable._records import RunStore
+
     st = state(ctx)
     engine = st.engine()
     run_id = f"demo-{uuid.uuid4().hex[:8]}"

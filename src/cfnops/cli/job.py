@@ -6,7 +6,7 @@ import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.live import Live
@@ -16,14 +16,15 @@ from rich.tree import Tree
 from cfnops.asl import HistoryEvent
 from cfnops.cli._state import CliState, state
 from cfnops.cli.job_control import show_lineage
-from cfnops.durable import AuditLog, Engine
 from cfnops.errors import ExitCode, UsageError
-from cfnops.jobs import JobService
 from cfnops.jobs._definition import load_definition, machine_name, parse_input
 from cfnops.jobs._functions import import_modules
 from cfnops.jobs._graph import to_dot, to_mermaid
-from cfnops.jobs._runner import JobResult, iter_states
 from cfnops.jobs._views import StateView, state_views
+
+if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS
+    from cfnops.durable import Engine
+    from cfnops.jobs import JobResult, JobService
 
 job_app = typer.Typer(
     help="Job-nets (Amazon States Language) on the durable engine.", no_args_is_help=True
@@ -39,12 +40,22 @@ Def = Annotated[Path, typer.Argument(help="Definition file (JSON or YAML).")]
 RunArg = Annotated[str, typer.Argument(help="Run id (execution name).")]
 
 
+def _current_engine() -> Engine | None:
+    from cfnops.durable import Engine
+
+    return Engine.current()
+
+
 def _audit(st: CliState, action: str, run_id: str) -> None:
+    from cfnops.durable import AuditLog
+
     with AuditLog(st.settings) as audit:
         audit.record(actor=AuditLog.default_actor(), action=action, target=run_id)
 
 
 def _service(st: CliState) -> JobService:
+    from cfnops.jobs import JobService
+
     st.register_workflows()
     return JobService(st.settings, st.clients)
 
@@ -83,7 +94,7 @@ def run(
     st = state(ctx)
     import_modules(imports or [])
     defn, value = load_definition(definition), parse_input(input_)
-    jobs, before = _service(st), Engine.current()
+    jobs, before = _service(st), _current_engine()
     run_id = jobs.start(
         defn,
         value,
@@ -107,13 +118,15 @@ def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> 
             live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
             if row.status != "RUNNING":
                 break
-            time.sleep(0.25)
+            engine = _current_engine()  # wakes when the run ends, not at the next tick
+            if engine is None or engine.wait_local(run_id, 0.25) is None:
+                time.sleep(0.25)
     st.console.print()
     return jobs.wait(run_id)
 
 
 def _finish(st: CliState, result: JobResult, engine_before: object) -> None:
-    engine = Engine.current()
+    engine = _current_engine()
     if engine is not None and engine is not engine_before:  # started by this command
         engine.shutdown(grace_seconds=1)
     if st.output_format == "json":
@@ -138,11 +151,15 @@ def validate_cmd(
 ) -> None:
     """Check a definition as Step Functions does (exit 2 when invalid)."""
     from cfnops.asl import validate
-    from cfnops.jobs._deploy import strict_problems
 
     st = state(ctx)
     defn = load_definition(definition)
-    problems = strict_problems(defn) if strict else [str(f) for f in validate(defn)]
+    if strict:  # the deploy checks know the local functions, hence the job runner
+        from cfnops.jobs._deploy import strict_problems
+
+        problems = strict_problems(defn)
+    else:
+        problems = [str(f) for f in validate(defn)]
     if st.output_format == "json":
         st.emit_json({"valid": not problems, "problems": problems})
     else:
@@ -297,6 +314,8 @@ def graph(
     if fmt not in ("dot", "mermaid", "json"):
         raise UsageError(f"unknown graph format {fmt!r}", hint="use dot or mermaid")
     if fmt == "json":
+        from cfnops.jobs._runner import iter_states
+
         st.emit_json({"states": [n for n, _ in iter_states(defn)], "statuses": statuses})
         return
     typer.echo(to_dot(defn, statuses) if fmt == "dot" else to_mermaid(defn, statuses), nl=False)
@@ -331,7 +350,7 @@ def redrive(
     The modules the run was started with (``job run --import``) are imported again.
     """
     st = state(ctx)
-    jobs, before = _service(st), Engine.current()
+    jobs, before = _service(st), _current_engine()
     import_modules(imports if imports is not None else jobs.store.get_run(run_id).modules)
     jobs.redrive(run_id, queue=None if wait else "cfnops", modules=imports)
     _audit(st, "redrive", run_id)

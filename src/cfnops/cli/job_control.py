@@ -6,14 +6,12 @@ Every action is audited (``cfnops audit list``) and shown in the run's history.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from cfnops.cli._state import CliState, state
-from cfnops.durable import AuditLog, Engine
 from cfnops.errors import UsageError
-from cfnops.jobs import JobService, RerunRequest
 from cfnops.jobs._definition import load_definition, parse_input
 
 RunArg = Annotated[str, typer.Argument(help="Run id (execution name).")]
@@ -24,8 +22,20 @@ OutputJson = Annotated[
 ]
 
 
+if TYPE_CHECKING:  # imported where used: every `cfnops job …` command loads this module
+    from cfnops.jobs import JobService
+
+
 def _service(st: CliState) -> JobService:
+    from cfnops.jobs import JobService
+
     return JobService(st.settings, st.clients)
+
+
+def _actor() -> str:
+    from cfnops.durable import AuditLog
+
+    return AuditLog.default_actor()
 
 
 def show_lineage(st: CliState, lineage: dict[str, Any]) -> None:
@@ -100,10 +110,13 @@ def rerun(
     if definition is not None:
         kw["definition"] = load_definition(definition)
         kw["definition_source"] = f"the definition {definition}"
+    from cfnops.durable import Engine
+    from cfnops.jobs import RerunRequest
+
     request = RerunRequest(mode, state=from_state or only, iterations=map_iterations, **kw)
     jobs, before = _service(st), Engine.current()
     new_id = jobs.rerun(
-        run_id, request, actor=AuditLog.default_actor(), reason=reason, name=name,
+        run_id, request, actor=_actor(), reason=reason, name=name,
         queue=None if wait else "cfnops",
     )  # fmt: skip
     if not wait:
@@ -126,14 +139,14 @@ def _done(st: CliState, run_id: str, action: str, text: str, **extra: Any) -> No
 def hold(ctx: typer.Context, run_id: RunArg, reason: Reason = None) -> None:
     """Hold a running run: no new state starts (running states finish)."""
     st = state(ctx)
-    _service(st).hold(run_id, actor=AuditLog.default_actor(), reason=reason)
+    _service(st).hold(run_id, actor=_actor(), reason=reason)
     _done(st, run_id, "hold", "held (no new state starts until 'cfnops job release')")
 
 
 def release(ctx: typer.Context, run_id: RunArg, reason: Reason = None) -> None:
     """Release a held run: it goes on."""
     st = state(ctx)
-    _service(st).release(run_id, actor=AuditLog.default_actor(), reason=reason)
+    _service(st).release(run_id, actor=_actor(), reason=reason)
     _done(st, run_id, "release", "released")
 
 
@@ -144,7 +157,7 @@ def skip(
     """Pass a state not yet started with the given output when the run reaches it."""
     st = state(ctx)
     output = parse_input(output_json)
-    _service(st).skip(run_id, state_name, output, actor=AuditLog.default_actor(), reason=reason)
+    _service(st).skip(run_id, state_name, output, actor=_actor(), reason=reason)
     _done(st, run_id, "skip", f"{state_name} will be skipped", state=state_name)
 
 
@@ -176,7 +189,7 @@ def force(
     output = parse_input(output_json) if ok else None
     _service(st).force(
         run_id, state_name, ok=ok, output=output, error=error, cause=cause,
-        actor=AuditLog.default_actor(), reason=reason,
+        actor=_actor(), reason=reason,
     )  # fmt: skip
     _done(st, run_id, "force", f"{state_name} forced {'ok' if ok else 'ng'}", state=state_name)
 

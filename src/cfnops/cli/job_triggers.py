@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from cfnops.cli._state import CliState, state
-from cfnops.jobs import JobService, TriggerService
 from cfnops.jobs._definition import load_definition, parse_input
+
+if TYPE_CHECKING:  # imported where used: the job group loads this module for every command
+    from cfnops.jobs import TriggerService
 
 schedule_app = typer.Typer(
     help="Schedules (EventBridge cron/rate), fired by 'cfnops worker'.", no_args_is_help=True
@@ -21,6 +23,8 @@ trigger_app = typer.Typer(
 
 
 def _triggers(st: CliState) -> TriggerService:
+    from cfnops.jobs import JobService, TriggerService
+
     st.register_workflows()
     return TriggerService(JobService(st.settings, st.clients))
 

@@ -5,18 +5,53 @@
 >>> run_id = jobs.start(definition, {"instances": ["i-1"]}, machine_name="webapp-stop")
 >>> jobs.wait(run_id).status
 'SUCCEEDED'
+
+The names below are imported when first used: ``cfnops job validate`` and
+``cfnops job check`` (definition and data-flow checks) then start without the durable
+engine (DBOS, SQLAlchemy), boto3 or the Durable Execution SDK.
 """
 
-from cfnops.jobs._check import check_dataflow
-from cfnops.jobs._check_model import CheckFinding, CheckReport
-from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse, set_http_transport
-from cfnops.jobs._integrations import register_function, register_state_machine
-from cfnops.jobs._rerun import RerunRequest
-from cfnops.jobs._runner import JobResult
-from cfnops.jobs._service import WORKFLOW, JobService
-from cfnops.jobs._store import JobStore, RunRow
-from cfnops.jobs._triggers import TriggerService
-from cfnops.jobs._worker import start_worker_services
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cfnops.jobs._check import check_dataflow
+    from cfnops.jobs._check_model import CheckFinding, CheckReport
+    from cfnops.jobs._http import (
+        CapturingTransport,
+        HttpRequest,
+        HttpResponse,
+        set_http_transport,
+    )
+    from cfnops.jobs._integrations import register_function, register_state_machine
+    from cfnops.jobs._rerun import RerunRequest
+    from cfnops.jobs._runner import JobResult
+    from cfnops.jobs._service import WORKFLOW, JobService
+    from cfnops.jobs._store import JobStore, RunRow
+    from cfnops.jobs._triggers import TriggerService
+    from cfnops.jobs._worker import start_worker_services
+
+_WHERE = {
+    "WORKFLOW": "_service",
+    "CapturingTransport": "_http",
+    "CheckFinding": "_check_model",
+    "CheckReport": "_check_model",
+    "HttpRequest": "_http",
+    "HttpResponse": "_http",
+    "JobResult": "_runner",
+    "JobService": "_service",
+    "JobStore": "_store",
+    "RerunRequest": "_rerun",
+    "RunRow": "_store",
+    "TriggerService": "_triggers",
+    "check_dataflow": "_check",
+    "register_function": "_integrations",
+    "register_state_machine": "_integrations",
+    "set_http_transport": "_http",
+    "start_worker_services": "_worker",
+}
 
 __all__ = [
     "WORKFLOW",
@@ -37,3 +72,16 @@ __all__ = [
     "set_http_transport",
     "start_worker_services",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cfnops.jobs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cfnops.jobs.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
