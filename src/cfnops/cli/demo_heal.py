@@ -28,12 +28,19 @@ DEMO_POLLS = {
 }
 
 
+FAST_DELAY = 0.05  # seconds per emulated AWS delay with --fast
+
+
 @demo_app.command("heal")
 def demo_heal(
     ctx: typer.Context,
     delay: Annotated[
         float | None, typer.Option(help="Sandbox delay in seconds (default: realistic 1-3 s).")
     ] = None,
+    fast: Annotated[
+        bool,
+        typer.Option("--fast", help=f"Short sandbox delays ({FAST_DELAY} s): the result at once."),
+    ] = False,
 ) -> None:
     """Deploy a stack on a local sandbox, drift it, heal it with a durable run, show IN_SYNC.
 
@@ -42,6 +49,8 @@ def demo_heal(
     """
     st = state(ctx)
     console = st.console
+    if fast and delay is None:
+        delay = FAST_DELAY
     db = Path(tempfile.mkdtemp(prefix="cfnops-demo-")) / "cfnops.sqlite"
     with Sandbox(delays=delay) as sandbox:
         clients = sandbox.clients
