@@ -1,0 +1,47 @@
+"""Commands that need no engine and no AWS start without importing them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("dbos", "sqlalchemy", "boto3", "aws_durable_execution_sdk_python", "cfnlint", "esprima")
+TEMPLATE = "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: !Ref N}\n"
+JOB = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
+
+
+def _imported(argv: list[str]) -> list[str]:
+    code = (
+        "import sys\n"
+        "from cfnops.cli.main import run\n"
+        f"code = run({argv!r})\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    return [m for m in last.split(",") if m in HEAVY]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["diff", "guard", "job validate", "job check"],
+)
+def test_no_heavy_imports(command: str, tmp_path: Path) -> None:
+    template = tmp_path / "t.yaml"
+    template.write_text(TEMPLATE, encoding="utf-8")
+    job = tmp_path / "j.asl.json"
+    job.write_text(json.dumps(JOB), encoding="utf-8")
+    argv = {
+        "diff": ["diff", str(template), str(template)],
+        "guard": ["guard", str(template)],
+        "job validate": ["job", "validate", str(job)],
+        "job check": ["job", "check", str(job)],
+    }[command]
+    assert _imported(argv) == []
