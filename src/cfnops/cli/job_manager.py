@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
 from rich.table import Table
 
 from cfnops.cli._state import CliState, state
-from cfnops.jobs._pools import Pool, PoolStore
+
+if TYPE_CHECKING:  # imported where used: every `cfnops job …` command loads this module
+    from cfnops.jobs._pools import Pool, PoolStore
 
 pool_app = typer.Typer(
     help="Resource pools: a Task whose Comment has cfnops:pool=NAME takes a slot while it runs.",
@@ -23,6 +25,7 @@ pool_app = typer.Typer(
 
 def _pools(st: CliState) -> PoolStore:
     from cfnops.jobs import JobStore
+    from cfnops.jobs._pools import PoolStore
 
     return PoolStore(JobStore(st.settings).engine)
 
