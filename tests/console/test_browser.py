@@ -151,11 +151,10 @@ def test_heal_hold_approved_in_the_browser_with_audit(
     param = f"/{name}/p"
     deploy_sample(sandbox_proc.client("cloudformation"), name, param)
     drift_sample(sandbox_proc.client("ssm"), param)
-    env = env_for(
-        sandbox_proc,
-        tmp_path / "runs.sqlite",
-        CFNOPS_HEAL__PROTECTED_TYPES='["AWS::SSM::Parameter"]',
-    )
+    # The change set proposes replacing the parameter (the sandbox's "replacement"
+    # phantom, as AWS has been seen to): the gate holds it for a person to decide.
+    sandbox_proc.control("phantoms", {"add": [{"kind": "replacement", "stack": name}]})
+    env = env_for(sandbox_proc, tmp_path / "runs.sqlite")
     held = cfnops(env, "-o", "json", "heal", name)
     out, err = held.communicate(timeout=120)
     assert held.returncode == 3, err
@@ -182,9 +181,9 @@ def test_heal_hold_approved_in_the_browser_with_audit(
         wait_for(listed, 60, "the held run on the Heal page")
         link.click()
         changes = page.locator(".changes").inner_text()
-        assert "Modify SampleParameter (AWS::SSM::Parameter)" in changes
+        assert "Modify SampleParameter (AWS::SSM::Parameter) — replacement: True" in changes
         assert "/Properties/Value: updated-value → initial-value" in changes
-        assert "protected type" in page.locator(".why").inner_text()
+        assert "requires replacement" in page.locator(".why").inner_text()
         assert "/Value" in page.locator("#drift").inner_text()
         _no_unnamed_controls(page)
         shot(page, "heal-held")
