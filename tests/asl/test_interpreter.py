@@ -52,6 +52,9 @@ def test_exported_members() -> None:
         "SkipState", "StartPoint", "StateGate", "StatesFailure", "SystemClock", "TaskContext",
         "TaskFailure", "TaskInvoker", "TaskTokens", "ThreadBranchExecutor",
         "check_definition", "lambda_stand_in", "load_definition", "run_branch", "validate",
+        # the data-flow check (cfnops job check)
+        "CheckFinding", "CheckReport", "DeclaredResults", "NotChecked", "StateShape", "Unknown",
+        "check_dataflow", "shape_text",
     }  # fmt: skip
 
 

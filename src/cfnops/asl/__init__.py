@@ -8,6 +8,16 @@
 
 from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
 from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
+from cfnops.asl._flowcheck import check_dataflow
+from cfnops.asl._flowcheck_model import (
+    CheckFinding,
+    CheckReport,
+    NotChecked,
+    StateShape,
+    Unknown,
+    shape_text,
+)
+from cfnops.asl._flowcheck_results import DeclaredResults
 from cfnops.asl._history import HistoryEvent, HistoryRecorder
 from cfnops.asl._interpreter import ExecutionResult, Interpreter, StartPoint, run_branch
 from cfnops.asl._loader import load_definition
@@ -38,7 +48,10 @@ __all__ = [
     "BranchExecutor",
     "BranchJob",
     "CancelToken",
+    "CheckFinding",
+    "CheckReport",
     "Clock",
+    "DeclaredResults",
     "DefinitionLoadError",
     "Execution",
     "ExecutionInfo",
@@ -50,11 +63,13 @@ __all__ = [
     "Interpreter",
     "InvalidDefinition",
     "LambdaError",
+    "NotChecked",
     "RandomTaskTokens",
     "Recorder",
     "SkipState",
     "StartPoint",
     "StateGate",
+    "StateShape",
     "StatesFailure",
     "SystemClock",
     "TaskContext",
@@ -62,9 +77,12 @@ __all__ = [
     "TaskInvoker",
     "TaskTokens",
     "ThreadBranchExecutor",
+    "Unknown",
+    "check_dataflow",
     "check_definition",
     "lambda_stand_in",
     "load_definition",
     "run_branch",
+    "shape_text",
     "validate",
 ]

@@ -8,8 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cfnops.jobs import CheckReport
-from cfnops.jobs._check_model import shape_text
+from cfnops.asl import CheckReport, shape_text
 
 __all__ = ["render_check"]
 

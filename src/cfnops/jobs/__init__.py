@@ -17,8 +17,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cfnops.jobs._check import check_dataflow
-    from cfnops.jobs._check_model import CheckFinding, CheckReport
+    from cfnops.asl import CheckFinding, CheckReport
+    from cfnops.jobs._check_samples import check_dataflow
     from cfnops.jobs._http import (
         CapturingTransport,
         HttpRequest,
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 _WHERE = {
     "WORKFLOW": "_service",
     "CapturingTransport": "_http",
-    "CheckFinding": "_check_model",
-    "CheckReport": "_check_model",
+    "CheckFinding": "_check_samples",  # defined in cfnops.asl
+    "CheckReport": "_check_samples",
     "HttpRequest": "_http",
     "HttpResponse": "_http",
     "JobResult": "_runner",
@@ -46,7 +46,7 @@ _WHERE = {
     "RerunRequest": "_rerun",
     "RunRow": "_store",
     "TriggerService": "_triggers",
-    "check_dataflow": "_check",
+    "check_dataflow": "_check_samples",
     "register_function": "_integrations",
     "register_state_machine": "_integrations",
     "set_http_transport": "_http",

@@ -27,12 +27,12 @@ import yaml
 from botocore.exceptions import UnknownServiceError
 from botocore.utils import ArgumentGenerator
 
-from cfnops.jobs._check_model import Unknown
+from cfnops.asl import CheckFinding, CheckReport, DeclaredResults
+from cfnops.asl import check_dataflow as asl_check
 from cfnops.jobs.errors import JobInputError
 
-__all__ = ["SAMPLES_KEY", "TaskResults", "read_task_results"]
+__all__ = ["CheckFinding", "CheckReport", "TaskResults", "check_dataflow", "read_task_results"]
 
-SAMPLES_KEY = "cfnops:samples"
 _ALIASES = {
     "sfn": "stepfunctions",
     "eventbridge": "events",
@@ -84,34 +84,15 @@ def _skeleton(service: str, action: str) -> tuple[str, Any] | None:
     return f"sampled from the {name} {op} output model (placeholder values)", _plain(result)
 
 
-class TaskResults:
-    """Sample results per state, from a ``--task-results`` mapping and the AWS models."""
+class TaskResults(DeclaredResults):
+    """Declared results, else (``aws-sdk`` Tasks) a result sampled from the API's model."""
 
-    def __init__(self, declared: Mapping[str, Any] | None = None) -> None:
-        self.declared = dict(declared or {})
-        self.used: set[str] = set()
-
-    def results(self, path: str, name: str, resource: Any) -> tuple[str, list[Any]]:
-        """(where the results come from, the sample results) for the Task at ``path``."""
-        for key in (path, name):
-            if key in self.declared:
-                self.used.add(key)
-                value = self.declared[key]
-                if isinstance(value, Mapping) and set(value) == {SAMPLES_KEY}:
-                    samples = value[SAMPLES_KEY]
-                    return "declared", list(samples) if isinstance(samples, list) else [samples]
-                return "declared", [value]
+    def sample(self, resource: Any) -> tuple[str, Any] | None:
         prefix = "arn:aws:states:::aws-sdk:"
         if isinstance(resource, str) and resource.startswith(prefix):
             service, _, action = resource[len(prefix) :].partition(":")
-            sampled = _skeleton(service, action.split(".")[0])
-            if sampled is not None:
-                return sampled[0], [sampled[1]]
-        origin = f"the result of Task {path}, which is not declared"
-        return "unknown (declare it with --task-results)", [Unknown(origin)]
-
-    def unused(self) -> list[str]:
-        return sorted(set(self.declared) - self.used)
+            return _skeleton(service, action.split(".")[0])
+        return None
 
 
 def read_task_results(path: str | Path) -> dict[str, Any]:
@@ -130,3 +111,10 @@ def read_task_results(path: str | Path) -> dict[str, Any]:
             "the task results", str(p), "the top level must be an object of state name → result"
         )
     return {str(k): v for k, v in found.items()}
+
+
+def check_dataflow(
+    definition: Mapping[str, Any], sample_input: Any, task_results: Mapping[str, Any] | None = None
+) -> CheckReport:
+    """:func:`cfnops.asl.check_dataflow` with ``aws-sdk`` results sampled from AWS models."""
+    return asl_check(definition, sample_input, TaskResults(task_results))

@@ -1,7 +1,7 @@
 """``cfnops job check``: walk every path of a definition with sample data.
 
-Each state is evaluated with the sample input and the Task results of
-:class:`~cfnops.jobs._check_samples.TaskResults`; every Choice branch, Catch and Default
+Each state is evaluated with the sample input and the Task results of a
+:class:`~cfnops.asl.DeclaredResults` (declared, or unknown); every Choice branch, Catch and Default
 is followed (not only the one the samples select), each state at most a few times. The
 report lists, with JSON pointers, each reference that cannot resolve, each Choice branch
 that can never match, what could not be checked, and each state's input and output shape.
@@ -13,11 +13,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from cfnops.asl import validate
-from cfnops.jobs._check_jsonpath import ERROR_OUTPUT, JsonPathStates, Outcome, Seen, next_of
-from cfnops.jobs._check_model import CheckReport, StateShape, Unknown, merge_shape, pointer
-from cfnops.jobs._check_refs import Env, Fields, Sink
-from cfnops.jobs._check_samples import TaskResults
+from cfnops.asl._flowcheck_jsonpath import ERROR_OUTPUT, JsonPathStates, Outcome, Seen, next_of
+from cfnops.asl._flowcheck_model import CheckReport, StateShape, Unknown, merge_shape, pointer
+from cfnops.asl._flowcheck_refs import Env, Fields, Sink
+from cfnops.asl._flowcheck_results import DeclaredResults
+from cfnops.asl._validate import validate
 
 __all__ = ["check_dataflow"]
 
@@ -25,11 +25,16 @@ _MAX_VISITS = 4
 
 
 def check_dataflow(
-    definition: Mapping[str, Any], sample_input: Any, task_results: Mapping[str, Any] | None = None
+    definition: Mapping[str, Any],
+    sample_input: Any,
+    task_results: DeclaredResults | Mapping[str, Any] | None = None,
 ) -> CheckReport:
     """Walk ``definition`` with ``sample_input``; see the module docstring."""
     sink = Sink()
-    walker = _Walker(sink, TaskResults(task_results), sample_input)
+    results = (
+        task_results if isinstance(task_results, DeclaredResults) else DeclaredResults(task_results)
+    )
+    walker = _Walker(sink, results, sample_input)
     ql = str(definition.get("QueryLanguage", "JSONPath"))
     walker.machine(definition, "", "", sample_input, {}, ql)
     sink.finish()
@@ -54,7 +59,7 @@ def check_dataflow(
 
 
 class _Walker(JsonPathStates):
-    def __init__(self, sink: Sink, results: TaskResults, execution_input: Any) -> None:
+    def __init__(self, sink: Sink, results: DeclaredResults, execution_input: Any) -> None:
         self.sink = sink
         self.f = Fields(sink)
         self.results = results

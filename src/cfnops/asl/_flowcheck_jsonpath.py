@@ -1,5 +1,5 @@
 """JSONPath-mode states in the data-flow check, and what the walker's state handlers share
-(a mixin of the walker in :mod:`cfnops.jobs._check`)."""
+(a mixin of the walker in :mod:`cfnops.asl._flowcheck`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from cfnops.asl._choice import evaluate_rule
 from cfnops.asl._dataflow import StateError, apply_result_path
+from cfnops.asl._flowcheck_choice import Undecidable, deciding, duplicate_of, feasible
+from cfnops.asl._flowcheck_model import Unknown, merge_shape
+from cfnops.asl._flowcheck_refs import Env, Fields, Sink
 from cfnops.asl._jsonpath import PathNotFound
-from cfnops.jobs._check_choice import Undecidable, deciding, duplicate_of, feasible
-from cfnops.jobs._check_model import Unknown, merge_shape
-from cfnops.jobs._check_refs import Env, Fields, Sink
 
 __all__ = ["ERROR_OUTPUT", "JsonPathStates", "Outcome", "Seen", "next_of"]
 

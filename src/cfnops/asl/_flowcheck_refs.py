@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnops.asl import _jsonata
-from cfnops.asl._intrinsics import Call, IntrinsicSyntaxError, evaluate_call, parse_intrinsic
-from cfnops.asl._jsonpath import JsonPath, JsonPathSyntaxError, PathNotFound, parse_path
-from cfnops.asl._values import dumps_compact
-from cfnops.asl.errors import StatesFailure
-from cfnops.jobs._check_model import (
+from cfnops.asl._flowcheck_model import (
     CheckFinding,
     NotChecked,
     Unknown,
     contains_unknown,
     without_unknowns,
 )
+from cfnops.asl._intrinsics import Call, IntrinsicSyntaxError, evaluate_call, parse_intrinsic
+from cfnops.asl._jsonpath import JsonPath, JsonPathSyntaxError, PathNotFound, parse_path
+from cfnops.asl._values import dumps_compact
+from cfnops.asl.errors import StatesFailure
 
 __all__ = ["Env", "Sink", "Undecided", "probe"]
 

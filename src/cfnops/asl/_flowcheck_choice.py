@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cfnops.asl._choice import evaluate_rule
+from cfnops.asl._flowcheck_model import Unknown
 from cfnops.asl._jsonpath import PathNotFound
-from cfnops.jobs._check_model import Unknown
 
 __all__ = ["duplicate_of", "feasible"]
 
