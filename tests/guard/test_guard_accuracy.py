@@ -288,3 +288,29 @@ def test_node_sends_through_a_project_local_module(
     files = {"respond.js": JS_HELPER % expr, "index.js": JS_USES_HELPER % extra}
     rules, _ = _check(tmp_path, files, runtime="nodejs20.x")
     assert ("CR002" in rules) is unstable
+
+
+@pytest.mark.parametrize(
+    ("module", "runtime", "code"),
+    [
+        (
+            "cfn-response-promise",
+            "nodejs20.x",
+            "const response = require('cfn-response-promise');\n"
+            "exports.handler = async (event, context) => {\n"
+            "  await response.send(event, context, response.SUCCESS, {});\n};\n",
+        ),
+        (
+            "cfn_response",
+            "python3.12",
+            "import cfn_response\n\ndef handler(event, context):\n"
+            "    cfn_response.send(event, context, cfn_response.SUCCESS, {}, None)\n",
+        ),
+    ],
+)
+def test_cfn_response_ports_are_recognised(
+    tmp_path: Path, module: str, runtime: str, code: str
+) -> None:
+    name = "index.js" if runtime.startswith("node") else "index.py"
+    rules, _ = _check(tmp_path, {name: code}, runtime=runtime)
+    assert rules == {"CR001"}, module

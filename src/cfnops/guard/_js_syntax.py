@@ -78,8 +78,12 @@ def key_of(node: Node, computed: bool = False) -> str | None:
     return None
 
 
+# cfn-response and its npm ports with the same send(event, context, status, data, id).
+CFN_RESPONSE_PORTS = frozenset({"cfn-response", "cfn-response-promise", "cfn-response-async"})
+
+
 def module_value(name: str) -> Val:
-    if name == "cfn-response":
+    if name in CFN_RESPONSE_PORTS:
         return lab(CFN_RESPONSE)
     if name == "aws-sdk" or name.startswith("@aws-sdk/"):
         return lab(AWS)

@@ -19,9 +19,9 @@ from cfnops.guard._facts import (
 def module_val(dotted: str) -> Val:
     labels = {MOD_PREFIX + dotted}
     root = dotted.split(".")[0]
-    if dotted == "cfnresponse" or dotted.endswith(".cfnresponse"):
+    if dotted.split(".")[-1] in ("cfnresponse", "cfn_response"):
         labels.add(CFN_RESPONSE)
-    if dotted.endswith("cfnresponse.send"):
+    if dotted.endswith(("cfnresponse.send", "cfn_response.send")):
         labels.add(CFN_SEND)
     if root in ("boto3", "botocore", "aioboto3", "aiobotocore"):
         labels.add(AWS)
