@@ -216,3 +216,52 @@ def test_heal_hold_approved_in_the_browser_with_audit(
         except subprocess.TimeoutExpired:  # printed "stopped" yet lingers: not this test's subject
             worker.kill()
             worker.communicate()
+
+
+def test_definition_revalidated_on_change_and_every_page_named(page: Any, tmp_path: Path) -> None:
+    from tests._subprocess import worker_env
+
+    definition = tmp_path / "net.asl.json"
+    good = {"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"},
+                                        "B": {"Type": "Succeed"}}}  # fmt: skip
+    definition.write_text(json.dumps(good, indent=2))
+    console = ConsoleProcess(worker_env(tmp_path / "runs.sqlite"))
+    try:
+        _sign_in(page, console)
+        page.goto(f"{console.url}/definitions")
+        page.get_by_label("Definition file on the console's machine").fill(str(definition))
+        page.get_by_role("button", name="Open").click()
+        page.wait_for_selector("#def-result")
+        assert "valid" in page.locator("#def-result h2").inner_text()
+        assert page.evaluate("cfnopsDefinitionGraph.nodes().length") == 3
+        page.evaluate("window.__notReloaded = true")
+        # The file changes on disk: the findings appear at their line, without a reload.
+        broken = {**good, "States": {**good["States"], "A": {"Type": "Pass", "Next": "Gone"}}}
+        definition.write_text(json.dumps(broken, indent=2))
+        page.wait_for_selector(".findings", timeout=10_000)
+        finding = page.locator(".findings li").first.inner_text()
+        assert "/States/A/Next" in finding and "line 6" in finding
+        assert page.locator("#line-6.bad mark").count() == 1
+        assert page.evaluate("window.__notReloaded") is True
+        shot(page, "definition")
+        # A pasted invalid definition: a 422 page with the finding, never a stack trace.
+        page.goto(f"{console.url}/definitions")
+        page.get_by_label("Or paste a definition (JSON or YAML)").fill('{"StartAt": "X"}')
+        with page.expect_response(lambda r: r.request.method == "POST") as answer:
+            page.get_by_role("button", name="Check").click()
+        assert answer.value.status == 422
+        assert "Traceback" not in page.content()
+        # Unknown run: a 404 page that says so.
+        assert page.goto(f"{console.url}/jobs/no-such-run").status == 404
+        assert "no job run 'no-such-run'" in page.locator("[role=alert]").inner_text()
+        for path in ("/runs", "/heal", "/definitions", "/schedules", "/audit"):
+            page.goto(console.url + path)
+            _no_unnamed_controls(page)
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+        page.keyboard.press("Tab")  # from the skip link to the first menu link: Enter follows it
+        assert page.evaluate("document.activeElement.textContent") == "Runs"
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"{console.url}/runs")
+    finally:
+        console.stop()

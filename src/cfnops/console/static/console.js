@@ -21,7 +21,7 @@ window.cfnops = (function () {
       cytoscape.use(cytoscapeDagre); graph.registered = true;
     }
     const cy = cytoscape({
-      container, elements, wheelSensitivity: 0.3,
+      container, elements, wheelSensitivity: 0.3, maxZoom: 1.6,
       layout: {name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36},
       style: [
         {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center",
@@ -151,6 +151,7 @@ window.cfnops = (function () {
 
   function definitionPage() {
     let cy = graph(document.getElementById("graph"), json("def-elements") || []);
+    window.cfnopsDefinitionGraph = cy;
     const live = document.getElementById("def-live");
     if (!live || !live.dataset.stream) return;
     listen(live.dataset.stream, (text) => {
@@ -158,6 +159,7 @@ window.cfnops = (function () {
       document.getElementById("def-result").innerHTML = msg.html;
       if (cy) cy.destroy();
       cy = graph(document.getElementById("graph"), msg.elements);
+      window.cfnopsDefinitionGraph = cy;
     });
   }
 
