@@ -47,7 +47,10 @@ def test_referrers_of_a_replaced_resource_change_value_with_the_chain() -> None:
     assert fn.impact is Impact.WILL_UPDATE
     assert fn.properties == ("Environment",)
     assert fn.refers_to == "Table"
-    assert "Table is replaced because TableName is create-only" in fn.reason
+    assert (
+        fn.reason
+        == "Environment refers to Table, which is replaced because TableName is create-only"
+    )
     doc = to_json(result)
     assert doc["valueChanges"][0]["refersTo"] == "Table"
 

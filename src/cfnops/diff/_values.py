@@ -35,7 +35,7 @@ def _targets(value: Any, drafts: Mapping[str, Draft], skip: str = "") -> list[st
 
 def _because(explain: Explainer, drafts: Mapping[str, Draft], target: str) -> str:
     verb = Explainer.verb(drafts[target].impact)
-    return f"{target} {verb} because {explain.cause(target)}"
+    return f"{target}, which {verb} because {explain.cause(target)}"
 
 
 def value_changes(
