@@ -62,6 +62,7 @@ def test_json_report_follows_nested_stacks_and_lists_not_checked(
             "actual": "updated-value",
             "differenceType": "NOT_EQUAL",
             "ignored": False,
+            "accepted": False,
         }
     ]
 

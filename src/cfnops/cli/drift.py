@@ -1,17 +1,23 @@
-"""``cfnops drift``: drift reports for stacks (nested stacks followed)."""
+"""``cfnops drift``: drift reports for stacks (nested stacks followed); ``accept``/``accepted``.
+
+``cfnops drift STACK…`` is ``cfnops drift report STACK…``: the group runs ``report``
+when its first argument is not one of its commands.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.text import Text
 from rich.tree import Tree
+from typer.core import TyperGroup
 
 from cfnops.cli._state import state
 from cfnops.errors import UsageError
 from cfnops.heal import StackDriftReport
+from cfnops.heal._accepted import AcceptedStore
 from cfnops.heal._render import fleet_coverage, report_markdown
 from cfnops.heal._report import drift_reports, list_stacks
 
@@ -35,7 +41,9 @@ def _tree(report: StackDriftReport, parent: Tree | None = None) -> Tree:
         text = Text.assemble(
             (r.logical_id, "bold"), f" {r.resource_type} ", (status, _COLOUR.get(status, "cyan"))
         )
-        if status != r.status:
+        if status == "ACCEPTED":
+            text.append(f" ({r.status}: {r.accepted})")
+        elif status != r.status:
             text.append(f" (drift ignored: {r.status})")
         if r.status == "NOT_CHECKED":
             text.append(f" — {r.reason or 'drift detection does not support this type'}")
@@ -43,7 +51,7 @@ def _tree(report: StackDriftReport, parent: Tree | None = None) -> Tree:
         if r.attribution is not None:
             branch.add(Text(r.attribution.text(), style="magenta"))
         for p in r.properties:
-            mark = " [ignored]" if p.ignored else ""
+            mark = " [ignored]" if p.ignored else " [accepted]" if p.accepted else ""
             branch.add(
                 Text(
                     f"{p.path}: expected {p.expected!r}, actual {p.actual!r} "
@@ -97,12 +105,15 @@ def drift(
         raise UsageError("give stack names or --all (not both)", hint="cfnops drift web api")
     cfn = st.clients.client("cloudformation")
     names = stacks or [s["StackName"] for s in list_stacks(cfn) if not s.get("ParentId")]
+    accepted = AcceptedStore(st.settings).list()
     reports = drift_reports(
         cfn,
         names,
         ignore=st.settings.heal.ignore,
         poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
         cloudtrail=st.clients.client("cloudtrail") if attribution else None,
+        accepted=accepted,
+        region=st.clients.region,
     )
     coverage = fleet_coverage(reports)
     if fmt == "json":
@@ -116,5 +127,24 @@ def drift(
         raise typer.Exit(1)
 
 
+class _DriftGroup(TyperGroup):
+    """Runs ``report`` when the first argument is not a sub-command (``cfnops drift web``)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
+            args = ["report", *args]
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+
 def register(app: typer.Typer) -> None:
-    app.command("drift")(drift)
+    from cfnops.cli.drift_accept import register as register_accept
+
+    drift_app = typer.Typer(
+        cls=_DriftGroup,
+        help="Drift reports (`cfnops drift STACK…` = `cfnops drift report STACK…`), "
+        "accepted drift.",
+    )
+    drift_app.command("report")(drift)
+    register_accept(drift_app)
+    app.add_typer(drift_app, name="drift")

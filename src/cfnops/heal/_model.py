@@ -22,6 +22,7 @@ class PropertyDrift:
     actual: str | None
     difference_type: str  # NOT_EQUAL | ADD | REMOVE
     ignored: bool = False
+    accepted: bool = False  # covered by an active ``cfnops drift accept``
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -30,6 +31,7 @@ class PropertyDrift:
             "actual": self.actual,
             "differenceType": self.difference_type,
             "ignored": self.ignored,
+            "accepted": self.accepted,
         }
 
 
@@ -44,16 +46,19 @@ class ResourceDrift:
     properties: tuple[PropertyDrift, ...] = ()
     reason: str | None = None
     attribution: Attribution | None = None
+    accepted: str | None = None  # the acceptance(s) that hold, as text
 
     @property
     def effective_status(self) -> str:
-        """``IN_SYNC`` when every difference of a MODIFIED resource is ignored."""
-        if (
-            self.status == "MODIFIED"
-            and self.properties
-            and all(p.ignored for p in self.properties)
-        ):
-            return "IN_SYNC"
+        """``IN_SYNC`` when every difference of a MODIFIED resource is ignored;
+        ``ACCEPTED`` when the rest is accepted drift (or a deleted resource is accepted)."""
+        if self.status == "MODIFIED" and self.properties:
+            if all(p.ignored for p in self.properties):
+                return "IN_SYNC"
+            if all(p.ignored or p.accepted for p in self.properties):
+                return "ACCEPTED"
+        if self.status == "DELETED" and self.accepted:
+            return "ACCEPTED"
         return self.status
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +69,7 @@ class ResourceDrift:
             "status": self.status,
             "effectiveStatus": self.effective_status,
             "reason": self.reason,
+            "accepted": self.accepted,
             "properties": [p.to_json() for p in self.properties],
             "attribution": self.attribution.to_json() if self.attribution else None,
         }
@@ -169,9 +175,15 @@ def report_from_json(data: dict[str, Any]) -> StackDriftReport:
                 status=r["status"],
                 physical_id=r.get("physicalId"),
                 reason=r.get("reason"),
+                accepted=r.get("accepted"),
                 properties=tuple(
                     PropertyDrift(
-                        p["path"], p["expected"], p["actual"], p["differenceType"], p["ignored"]
+                        p["path"],
+                        p["expected"],
+                        p["actual"],
+                        p["differenceType"],
+                        p["ignored"],
+                        bool(p.get("accepted")),
                     )
                     for p in r["properties"]
                 ),

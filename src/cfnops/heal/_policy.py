@@ -34,6 +34,8 @@ class GatePolicy:
     protected_types: tuple[str, ...]
     ignore: tuple[IgnoreRule, ...] = ()
     stack: str = ""
+    # Accepted drift of this run's detection: (logical id, drift path; "" = whole resource).
+    accepted: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,22 @@ def _ignored_paths(change: ChangeView, policy: GatePolicy) -> tuple[str, ...]:
     )
 
 
+def _accepted_paths(change: ChangeView, policy: GatePolicy) -> tuple[str, ...]:
+    mine = [path for lid, path in policy.accepted if lid == change.logical_id]
+    if not mine:
+        return ()
+    if "" in mine:
+        return change.paths or ("",)
+    return tuple(
+        p
+        for p in change.paths
+        if any(
+            normalise_path(p) == a or normalise_path(p).startswith(a.rstrip("/") + "/")
+            for a in mine
+        )
+    )
+
+
 def decide(
     changes: tuple[ChangeView, ...],
     policy: GatePolicy,
@@ -91,14 +109,21 @@ def decide(
         if c.resource_type in protected:
             reasons.append(f"{where} is a protected type")
         ignored = _ignored_paths(c, policy)
-        if c.paths and len(ignored) == len(c.paths) and c.action == "Modify":
+        accepted = tuple(p for p in _accepted_paths(c, policy) if p not in ignored)
+        kept = len(ignored) + len(accepted)
+        if c.paths and kept == len(c.paths) and c.action == "Modify":
             continue
+        if c.action == "Add" and accepted == ("",):
+            continue  # re-creating a resource whose deletion is accepted
         effective += 1
         if ignored:
             shown = ", ".join(normalise_path(p) for p in ignored)
             reasons.append(f"{where} would also revert ignored drift at {shown}")
+        if accepted:
+            shown = ", ".join(normalise_path(p) for p in accepted if p)
+            reasons.append(f"{where} would also revert accepted drift at {shown}")
     if not changes or (effective == 0 and not reasons):
-        return GateDecision("SKIP", ("every change only reverts ignored drift",))
+        return GateDecision("SKIP", ("every change only reverts ignored or accepted drift",))
     matches: tuple[Match, ...] = ()
     if detected is not None:
         matches = verify(changes, detected, schema)

@@ -18,6 +18,7 @@ from typing import Any
 
 from cfnops.config import IgnoreRule
 from cfnops.heal import _cfn
+from cfnops.heal._accepted import AcceptedDrift, mark
 from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import ResourceDrift, StackDriftReport
@@ -34,11 +35,14 @@ def drift_report(
     sleep: Callable[[float], None] = time.sleep,
     follow_nested: bool = True,
     cloudtrail: Any = None,
+    accepted: Sequence[AcceptedDrift] = (),
+    region: str | None = None,
 ) -> StackDriftReport:
     """Detect drift on ``stack`` (and its nested stacks) and report every resource.
 
     With a ``cloudtrail`` client, each drifted resource says who changed it
     (:mod:`cfnops.heal._attribution`), looking back to the stack's last deployment.
+    Active ``accepted`` drift of the stack (in ``region``) is marked ``ACCEPTED``.
     """
     info = _cfn.describe_stack(cfn, stack)
     if info is None:
@@ -75,6 +79,8 @@ def drift_report(
                     max_attempts=max_attempts,
                     sleep=sleep,
                     cloudtrail=cloudtrail,
+                    accepted=accepted,
+                    region=region,
                 )
             )
     report = StackDriftReport(
@@ -87,6 +93,8 @@ def drift_report(
         nested=tuple(nested),
     )
     report = apply_ignore(report, ignore)
+    if accepted:
+        report = mark(report, accepted, dt.datetime.now(dt.UTC), region)
     if cloudtrail is None:
         return report
     return with_attribution(report, cloudtrail, parse_time(info.get("DeployedAt")))
@@ -140,11 +148,21 @@ def drift_reports(
     poll_seconds: float = 2.0,
     concurrency: int = 8,
     cloudtrail: Any = None,
+    accepted: Sequence[AcceptedDrift] = (),
+    region: str | None = None,
 ) -> list[StackDriftReport]:
     """Reports for several stacks, detected concurrently, in the order given."""
 
     def one(s: str) -> StackDriftReport:
-        return drift_report(cfn, s, ignore=ignore, poll_seconds=poll_seconds, cloudtrail=cloudtrail)
+        return drift_report(
+            cfn,
+            s,
+            ignore=ignore,
+            poll_seconds=poll_seconds,
+            cloudtrail=cloudtrail,
+            accepted=accepted,
+            region=region,
+        )
 
     if len(stacks) <= 1:
         return [one(s) for s in stacks]

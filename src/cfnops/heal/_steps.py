@@ -16,6 +16,7 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
 
 from cfnops.config import HealSettings
 from cfnops.heal import _cfn
+from cfnops.heal._accepted import AcceptedStore, mark
 from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import apply_ignore
@@ -167,6 +168,8 @@ def read_drift(
     report = apply_ignore(
         StackDriftReport(stack_name, stack_id, "DRIFTED", resources=resources), heal.ignore
     )
+    if report.drifted():
+        report = with_accepted(report, region)
     if heal.attribution and report.drifted():
         cloudtrail = current_runtime().clients_for(region).client("cloudtrail")
         since = parse_time(deployed_at) or dt.datetime.now(dt.UTC) - dt.timedelta(days=90)
@@ -184,6 +187,14 @@ def read_drift(
         "statuses": {r.logical_id: r.status for r in report.resources},
         "coverage": report.coverage.to_json(),
     }
+
+
+def with_accepted(report: StackDriftReport, region: str | None) -> StackDriftReport:
+    """The report with active acceptances (``cfnops drift accept``) marked."""
+    settings = current_runtime().settings
+    entries = AcceptedStore(settings).list(stack=report.stack_name)
+    wanted = region or settings.aws.region
+    return mark(report, entries, dt.datetime.now(dt.UTC), wanted)
 
 
 def create_change_set(stack_id: str, name: str, token: str, region: str | None) -> dict[str, str]:
@@ -237,7 +248,8 @@ def gate(
 ) -> dict[str, Any]:
     """Decide on the whole change set (every page merged): EXECUTE, HOLD or SKIP."""
     changes = tuple(ChangeView.from_api(c) for c in whole.get("Changes", []))
-    policy = GatePolicy(heal.protected_types, heal.ignore, stack_name)
+    accepted = accepted_paths(list((detection or {}).get("drifted", [])))
+    policy = GatePolicy(heal.protected_types, heal.ignore, stack_name, accepted)
     detected = None
     if detection is not None:
         detected = detected_from_json(
@@ -245,6 +257,20 @@ def gate(
         )
     decision = decide(changes, policy, detected, schema_recreation(changes))
     return {**decision.to_json(), "changes": [c.to_json() for c in changes]}
+
+
+def accepted_paths(drifted: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """(logical id, path) of the accepted drift in the detection (``""``: whole resource)."""
+    out: list[tuple[str, str]] = []
+    for d in drifted:
+        if d.get("accepted") and d.get("status") == "DELETED":
+            out.append((str(d["logicalId"]), ""))
+        out.extend(
+            (str(d["logicalId"]), str(p["path"]))
+            for p in d.get("properties", [])
+            if p.get("accepted")
+        )
+    return tuple(out)
 
 
 def schema_recreation(changes: tuple[ChangeView, ...]) -> dict[str, str]:

@@ -83,10 +83,10 @@ def detected_from_json(
     """Index the run's detection: drifted resources (JSON of ``ResourceDrift``) and statuses."""
     out = {lid: DetectedResource(lid, status) for lid, status in statuses.items()}
     for item in drifted:
+        # Ignored and accepted differences drifted too: the policy, not the
+        # verification, decides about them.
         paths = tuple(
-            DriftedPath(str(p["path"]), p.get("actual"))
-            for p in item.get("properties", [])
-            if not p.get("ignored")
+            DriftedPath(str(p["path"]), p.get("actual")) for p in item.get("properties", [])
         )
         lid = str(item["logicalId"])
         out[lid] = DetectedResource(lid, str(item["status"]), paths)

@@ -286,9 +286,10 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
     stack, stack_id = run.stack, run.stack_id
     run.drifted = list(det.get("drifted", []))
     run.statuses = dict(det.get("statuses", {}))
-    if not any(d["effectiveStatus"] != "IN_SYNC" for d in run.drifted):
-        context.logger.info("in sync (only ignored drift)")
-        return run.out("IN_SYNC", ignoredOnly=True)
+    if not any(d["effectiveStatus"] in ("MODIFIED", "DELETED") for d in run.drifted):
+        accepted = any(d["effectiveStatus"] == "ACCEPTED" for d in run.drifted)
+        context.logger.info("in sync (only ignored or accepted drift)")
+        return run.out("IN_SYNC", ignoredOnly=not accepted, acceptedOnly=accepted)
     cs = run.create_change_set()
     cs_id = str(run.change_set_id)
     url = change_set_console_url(stack_id, cs_id)

@@ -13,7 +13,8 @@ UsageError
 ├── InvalidHealEvent            the workflow's input is malformed
 ├── MalformedStackArn           region cannot be read from the stack id
 ├── HealAlreadyRunning          another run heals this stack
-└── NotHeld                     approve/reject of a run that is not waiting
+├── NotHeld                     approve/reject of a run that is not waiting
+└── BadAcceptance               drift accept: malformed date, path, reason or target
 """
 
 from __future__ import annotations
@@ -127,4 +128,15 @@ class NotHeld(UsageError):
         super().__init__(
             f"run {run_id} is not waiting for approval: {why}",
             hint="'cfnops runs list --workflow cfnops.heal --status RUNNING' lists runs",
+        )
+
+
+class BadAcceptance(UsageError):
+    """``cfnops drift accept`` input that cannot be stored (nothing is written)."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        super().__init__(
+            f"drift accept: {where}: {problem}",
+            hint="cfnops drift accept STACK RESOURCE [/Path] --until 2026-12-31 --reason TEXT",
         )

@@ -1,0 +1,238 @@
+"""Accepted drift: "this drift is intended, stop flagging it until a date".
+
+Distinct from ignore rules (configuration, by type and path, forever): an
+acceptance names one stack, one resource and optionally one property path (a
+path covers everything below it), has a reason, who accepted it and an expiry.
+While it holds, the drift is reported as ``ACCEPTED`` and never healed (a change
+set that would revert it is held); after ``until`` it is drift again
+(cloudformation-coverage-roadmap #1533).
+
+Stored in the run database (table ``cfnops_accepted_drift``, SQLite or
+PostgreSQL), exportable to a JSON file kept in the repository. :func:`mark` is
+pure; :class:`AcceptedStore` is the adapter.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from cfnops.config import Settings
+from cfnops.heal._model import ResourceDrift, StackDriftReport
+from cfnops.heal.errors import BadAcceptance
+
+TABLE = "cfnops_accepted_drift"
+_metadata = sa.MetaData()
+accepted_table = sa.Table(
+    TABLE,
+    _metadata,
+    sa.Column("region", sa.String(32), primary_key=True),
+    sa.Column("stack", sa.String(128), primary_key=True),
+    sa.Column("logical_id", sa.String(255), primary_key=True),
+    sa.Column("path", sa.String(1000), primary_key=True),  # "" = the whole resource
+    sa.Column("until", sa.Float, nullable=False),  # epoch seconds
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("by", sa.String(200), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass(frozen=True)
+class AcceptedDrift:
+    """One acceptance of a resource's (or one property path's) drift until a time."""
+
+    region: str
+    stack: str
+    logical_id: str
+    path: str  # "" for the whole resource
+    until: dt.datetime
+    reason: str
+    by: str
+    at: dt.datetime
+
+    def active(self, now: dt.datetime) -> bool:
+        return now < self.until
+
+    def covers(self, path: str) -> bool:
+        return not self.path or path == self.path or path.startswith(self.path.rstrip("/") + "/")
+
+    def text(self) -> str:
+        until = self.until.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"accepted until {until} by {self.by}: {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "region": self.region,
+            "stack": self.stack,
+            "logicalId": self.logical_id,
+            "path": self.path or None,
+            "until": self.until.isoformat(),
+            "reason": self.reason,
+            "by": self.by,
+            "at": self.at.isoformat(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AcceptedDrift:
+        return cls(
+            str(data["region"]),
+            str(data["stack"]),
+            str(data["logicalId"]),
+            str(data.get("path") or ""),
+            dt.datetime.fromisoformat(str(data["until"])),
+            str(data["reason"]),
+            str(data["by"]),
+            dt.datetime.fromisoformat(str(data["at"])),
+        )
+
+
+def parse_until(text: str, now: dt.datetime) -> dt.datetime:
+    """``YYYY-MM-DD`` (through the end of that day, UTC) or an ISO 8601 time; in the future."""
+    value = text.strip()
+    try:
+        if _DATE.match(value):
+            until = dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC) + dt.timedelta(days=1)
+        else:
+            until = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            until = until if until.tzinfo else until.replace(tzinfo=dt.UTC)
+    except ValueError as exc:
+        raise BadAcceptance(
+            "--until", f"{text!r} is not a date: use YYYY-MM-DD or an ISO 8601 time"
+        ) from exc
+    if until <= now:
+        raise BadAcceptance("--until", f"{text} is in the past: give a later date")
+    return until.astimezone(dt.UTC)
+
+
+def check_path(path: str | None) -> str:
+    if path is None or path == "":
+        return ""
+    if not path.startswith("/"):
+        raise BadAcceptance("PATH", f"{path!r} is not a property path: write it like /Value")
+    return path.removeprefix("/Properties") or "/"
+
+
+# -- pure marking ---------------------------------------------------------------------
+
+
+def _for(entries: Iterable[AcceptedDrift], logical_id: str) -> list[AcceptedDrift]:
+    return [e for e in entries if e.logical_id == logical_id]
+
+
+def mark_resource(resource: ResourceDrift, entries: Sequence[AcceptedDrift]) -> ResourceDrift:
+    mine = _for(entries, resource.logical_id)
+    if not mine or resource.status not in ("MODIFIED", "DELETED"):
+        return resource
+    props = tuple(
+        replace(p, accepted=any(e.covers(p.path) for e in mine)) for p in resource.properties
+    )
+    whole = [e for e in mine if not e.path]
+    if resource.status == "DELETED" and not whole:
+        return resource
+    used = whole or [e for e in mine if any(e.covers(p.path) for p in resource.properties)]
+    if not used:
+        return resource
+    return replace(resource, properties=props, accepted="; ".join(e.text() for e in used))
+
+
+def mark(
+    report: StackDriftReport,
+    entries: Sequence[AcceptedDrift],
+    now: dt.datetime,
+    region: str | None = None,
+) -> StackDriftReport:
+    """The report with accepted drift marked (active acceptances of this stack only)."""
+    mine = [
+        e
+        for e in entries
+        if e.stack == report.stack_name and e.active(now) and region in (None, e.region)
+    ]
+    nested = tuple(mark(n, entries, now, region) for n in report.nested)
+    if not mine:
+        return replace(report, nested=nested)
+    resources = tuple(mark_resource(r, mine) for r in report.resources)
+    return replace(report, resources=resources, nested=nested)
+
+
+# -- the store ------------------------------------------------------------------------
+
+
+def _row(row: Any) -> AcceptedDrift:
+    return AcceptedDrift(
+        row.region,
+        row.stack,
+        row.logical_id,
+        row.path,
+        dt.datetime.fromtimestamp(row.until, dt.UTC),
+        row.reason,
+        row.by,
+        dt.datetime.fromtimestamp(row.at, dt.UTC),
+    )
+
+
+class AcceptedStore:
+    """Accepted drift in the run database."""
+
+    _engines: dict[str, sa.Engine] = {}
+
+    def __init__(self, settings: Settings) -> None:
+        from cfnops.durable._dbos_setup import make_engine, schema_lock
+
+        url = settings.database_url
+        engine = self._engines.get(url)
+        if engine is None:
+            engine = make_engine(url, pool_size=2)
+            if not sa.inspect(engine).has_table(TABLE):
+                with schema_lock(engine):
+                    _metadata.create_all(engine, checkfirst=True)
+            self._engines[url] = engine
+        self._engine = engine
+
+    def accept(self, entry: AcceptedDrift) -> AcceptedDrift:
+        """Store ``entry`` (replacing an acceptance of the same stack, resource and path)."""
+        key = {
+            "region": entry.region,
+            "stack": entry.stack,
+            "logical_id": entry.logical_id,
+            "path": entry.path,
+        }
+        table = accepted_table
+        with self._engine.begin() as conn:
+            conn.execute(table.delete().where(*(getattr(table.c, k) == v for k, v in key.items())))
+            conn.execute(
+                table.insert().values(
+                    until=entry.until.timestamp(),
+                    reason=entry.reason,
+                    by=entry.by,
+                    at=entry.at.timestamp(),
+                    **key,
+                )
+            )
+        return entry
+
+    def list(self, *, stack: str | None = None, region: str | None = None) -> list[AcceptedDrift]:
+        """Every acceptance (expired ones too), by stack, resource and path."""
+        table = accepted_table
+        query = sa.select(table).order_by(table.c.stack, table.c.logical_id, table.c.path)
+        if stack is not None:
+            query = query.where(table.c.stack == stack)
+        if region is not None:
+            query = query.where(table.c.region == region)
+        with self._engine.connect() as conn:
+            return [_row(row) for row in conn.execute(query)]
+
+
+def export(entries: Sequence[AcceptedDrift], path: Path) -> None:
+    """Write ``entries`` as JSON (sorted, stable: a file to keep in the repository)."""
+    data = {"acceptedDrift": [e.to_json() for e in entries]}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)

@@ -1,0 +1,158 @@
+"""Accepted drift: stored with an expiry, reported as accepted, never healed, drift again after."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from tests.heal._support import Heal, unique
+
+from cfnops.cli.main import run
+from cfnops.config import DEFAULT_PROTECTED_TYPES
+from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_sample
+from cfnops.durable import AuditLog
+from cfnops.heal import ChangeView, GatePolicy, PropertyDrift, ResourceDrift, StackDriftReport
+from cfnops.heal import decide as gate
+from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, check_path, mark, parse_until
+from cfnops.heal.errors import BadAcceptance
+from cfnops.sandbox import Sandbox
+
+NOW = dt.datetime(2026, 11, 24, 12, 0, tzinfo=dt.UTC)
+
+
+def _entry(path: str = "/Value", days: int = 7, stack: str = "web") -> AcceptedDrift:
+    until = NOW + dt.timedelta(days=days)
+    return AcceptedDrift("us-east-1", stack, "Param", path, until, "load test", "alice", NOW)
+
+
+def _report(*props: str, status: str = "MODIFIED") -> StackDriftReport:
+    drifts = tuple(PropertyDrift(p, "a", "b", "NOT_EQUAL") for p in props)
+    resource = ResourceDrift("Param", "AWS::SSM::Parameter", status, "/p", drifts)
+    return StackDriftReport("web", "arn", "DRIFTED", resources=(resource,))
+
+
+def test_until_accepts_a_date_or_a_time_and_refuses_the_rest() -> None:
+    assert parse_until("2026-12-31", NOW) == dt.datetime(2027, 1, 1, tzinfo=dt.UTC)
+    assert parse_until("2026-12-01T18:30Z", NOW) == dt.datetime(2026, 12, 1, 18, 30, tzinfo=dt.UTC)
+    with pytest.raises(BadAcceptance, match=r"--until: '31/12/2026' is not a date: use YYYY-MM-DD"):
+        parse_until("31/12/2026", NOW)
+    with pytest.raises(BadAcceptance, match="--until: 2026-01-01 is in the past"):
+        parse_until("2026-01-01", NOW)
+    assert check_path("/Properties/Tags") == "/Tags" and check_path(None) == ""
+    with pytest.raises(BadAcceptance, match="'Value' is not a property path"):
+        check_path("Value")
+
+
+def test_marking_covers_paths_below_and_stops_at_expiry() -> None:
+    marked = mark(_report("/Value", "/Tags/0/Value"), [_entry("/Tags")], NOW)
+    (res,) = marked.resources
+    assert [p.accepted for p in res.properties] == [False, True]
+    assert res.effective_status == "MODIFIED" and marked.effective_status == "DRIFTED"
+    both = mark(_report("/Value", "/Tags/0/Value"), [_entry("/Tags"), _entry("/Value")], NOW)
+    assert both.resources[0].effective_status == "ACCEPTED"
+    assert both.effective_status == "IN_SYNC" and both.drifted() == ()
+    assert "accepted until 2026-12-01T12:00:00Z by alice: load test" in str(
+        both.resources[0].accepted
+    )
+    later = NOW + dt.timedelta(days=8)
+    assert mark(_report("/Value"), [_entry()], later).resources[0].effective_status == "MODIFIED"
+    assert mark(_report("/Value"), [_entry(stack="api")], NOW).effective_status == "DRIFTED"
+    gone = mark(_report(status="DELETED"), [_entry("")], NOW)
+    assert gone.resources[0].effective_status == "ACCEPTED"
+    assert mark(_report(status="DELETED"), [_entry()], NOW).resources[0].effective_status == (
+        "DELETED"
+    )
+
+
+def test_the_gate_never_reverts_accepted_drift() -> None:
+    change = ChangeView(
+        "Param", "AWS::SSM::Parameter", "Modify", paths=("/Properties/Value", "/Properties/Tags")
+    )
+    policy = GatePolicy(DEFAULT_PROTECTED_TYPES, (), "web", (("Param", "/Tags"),))
+    held = gate((change,), policy)
+    assert held.decision == "HOLD"
+    assert held.reasons == (
+        "Param (AWS::SSM::Parameter) would also revert accepted drift at /Tags",
+    )
+    only = GatePolicy(DEFAULT_PROTECTED_TYPES, (), "web", (("Param", "/Tags"), ("Param", "/Value")))
+    assert gate((change,), only).decision == "SKIP"
+    add = ChangeView("Param", "AWS::SSM::Parameter", "Add")
+    assert gate((add,), GatePolicy((), (), "web", (("Param", ""),))).decision == "SKIP"
+
+
+def _cli(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, db: Path, *args: str) -> int:
+    for key, value in sandbox.environment().items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", f"sqlite:///{db}")
+    return run(["--endpoint-url", sandbox.endpoint_url, "--region", "us-east-1", *args])
+
+
+def test_accept_through_the_cli_reported_listed_exported_and_audited(
+    cfnops_sandbox: Sandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "runs.sqlite"
+    stack = unique("acc")
+    deploy_sample(cfnops_sandbox.client("cloudformation"), stack, f"/{stack}/p")
+    drift_sample(cfnops_sandbox.client("ssm"), f"/{stack}/p")
+    bad = [
+        (["SampleParameter", "/Value", "--until", "next week", "--reason", "x"], "is not a date"),
+        (["SampleParameter", "/Value", "--until", "2020-01-01", "--reason", "x"], "in the past"),
+        (["SampleParameter", "Value", "--until", "2099-01-01", "--reason", "x"], "property path"),
+        (["SampleParameter", "--until", "2099-01-01"], "--reason: is required"),
+        (["Nope", "--until", "2099-01-01", "--reason", "x"], "Nope"),
+    ]
+    for args, message in bad:
+        assert _cli(cfnops_sandbox, monkeypatch, db, "drift", "accept", stack, *args) == 2
+        assert message in capsys.readouterr().err
+    assert _cli(cfnops_sandbox, monkeypatch, db, "-o", "json", "drift", "accepted") == 0
+    assert json.loads(capsys.readouterr().out) == []  # nothing was written
+    accept = ["drift", "accept", stack, "SampleParameter", "/Value", "--until", "2099-12-31"]
+    reason = ["--reason", "vendor hotfix until the next release"]
+    assert _cli(cfnops_sandbox, monkeypatch, db, *accept, *reason) == 0
+    assert "accepted drift of " in capsys.readouterr().out
+    assert _cli(cfnops_sandbox, monkeypatch, db, "-o", "json", "drift", stack) == 0
+    (report,) = json.loads(capsys.readouterr().out)["stacks"]
+    (res,) = report["resources"]
+    assert res["status"] == "MODIFIED" and res["effectiveStatus"] == "ACCEPTED"
+    assert report["effectiveStatus"] == "IN_SYNC"
+    assert "vendor hotfix" in res["accepted"] and res["properties"][0]["accepted"] is True
+    out_file = tmp_path / "accepted-drift.json"
+    args = ("-o", "json", "drift", "accepted", "--export", str(out_file))
+    assert _cli(cfnops_sandbox, monkeypatch, db, *args) == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert listed["stack"] == stack and listed["path"] == "/Value" and listed["active"] is True
+    assert listed["until"] == "2100-01-01T00:00:00+00:00"
+    exported = json.loads(out_file.read_text())["acceptedDrift"]
+    assert [e["logicalId"] for e in exported] == ["SampleParameter"]
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", f"sqlite:///{db}")
+    from cfnops.config import load_settings
+
+    with AuditLog(load_settings()) as audit:
+        (entry,) = audit.list(action="drift-accept")
+    assert entry.target == f"us-east-1/{stack}/SampleParameter/Value"
+    assert entry.reason == "vendor hotfix until the next release"
+
+
+def test_accepted_drift_is_never_healed_and_comes_back_after_expiry(heal_env: Heal) -> None:
+    stack = unique()
+    param = f"/{stack}/p"
+    deploy_sample(heal_env.cfn, stack, param)
+    drift_sample(heal_env.ssm, param)
+    store = AcceptedStore(heal_env.settings)
+    now = dt.datetime.now(dt.UTC)
+    entry = AcceptedDrift(
+        "us-east-1", stack, "SampleParameter", "/Value", now + dt.timedelta(days=1), "ok", "t", now
+    )
+    store.accept(entry)
+    out = heal_env.run(stack)
+    assert out["outcome"] == "IN_SYNC" and out["acceptedOnly"] is True
+    assert out["drifted"][0]["effectiveStatus"] == "ACCEPTED"
+    assert heal_env.ssm.get_parameter(Name=param)["Parameter"]["Value"] == DRIFTED_VALUE
+    assert heal_env.cfn.list_change_sets(StackName=stack)["Summaries"] == []
+    store.accept(AcceptedDrift(**{**entry.__dict__, "until": now - dt.timedelta(seconds=1)}))
+    assert heal_env.run(stack)["outcome"] == "HEALED"
