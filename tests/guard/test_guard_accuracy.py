@@ -314,3 +314,26 @@ def test_cfn_response_ports_are_recognised(
     name = "index.js" if runtime.startswith("node") else "index.py"
     rules, _ = _check(tmp_path, {name: code}, runtime=runtime)
     assert rules == {"CR001"}, module
+
+
+PY_EXECUTOR = """\
+    from concurrent.futures import ThreadPoolExecutor
+    import cfnresponse
+
+    def process(event, context):
+        cfnresponse.send(event, context, cfnresponse.SUCCESS, {{}}{pid})
+
+    def handler(event, context):
+        with ThreadPoolExecutor() as pool:
+            pool.submit(process, event, context)
+"""
+
+
+@pytest.mark.parametrize(
+    ("pid", "unstable"), [("", True), (", event.get('PhysicalResourceId', 'x')", False)]
+)
+def test_python_function_handed_to_unseen_code_is_assumed_called(
+    tmp_path: Path, pid: str, unstable: bool
+) -> None:
+    rules, _ = _check(tmp_path, {"index.py": PY_EXECUTOR.format(pid=pid)})
+    assert ("CR001" in rules) is unstable
