@@ -139,6 +139,7 @@ class _DriftGroup(TyperGroup):
 
 def register(app: typer.Typer) -> None:
     from cfnops.cli.drift_accept import register as register_accept
+    from cfnops.cli.drift_adopt import register as register_adopt
 
     drift_app = typer.Typer(
         cls=_DriftGroup,
@@ -147,4 +148,5 @@ def register(app: typer.Typer) -> None:
     )
     drift_app.command("report")(drift)
     register_accept(drift_app)
+    register_adopt(drift_app)
     app.add_typer(drift_app, name="drift")
