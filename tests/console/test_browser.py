@@ -72,6 +72,9 @@ def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_pat
         system = json.loads(run.stdout.readline() if run.stdout else "{}")
         wait_for(lambda: console.get("/jobs/stop-1") == 200, 120, "the job run to start")
         _sign_in(page, console)
+        runs_page = page.context.new_page()  # the Runs page, open while the run goes
+        runs_page.goto(f"{console.url}/runs?kind=job")
+        runs_page.evaluate("window.__notReloaded = true")
         page.goto(f"{console.url}/jobs/stop-1")
         page.evaluate("window.__notReloaded = true")
         # States turn running, then succeeded, pushed by the server (no reload).
@@ -119,6 +122,11 @@ def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_pat
         )
         _no_unnamed_controls(page)
         assert run.wait(timeout=60) == 0
+        # The Runs page opened before the end shows the outcome without a reload.
+        runs_page.wait_for_selector(
+            'tr[data-run="stop-1"] [data-status="SUCCEEDED"]', timeout=10_000
+        )
+        assert runs_page.evaluate("window.__notReloaded") is True
         # The Runs page lists it with the outcome, and every control there has a name.
         page.goto(f"{console.url}/runs?kind=job")
         assert "stop-1" in page.locator("#runs-table").inner_text()
