@@ -13,7 +13,7 @@ from ami_test_support import base_images, deploy, make_settings, parameter_value
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.ami import ROTATE_STACK_WORKFLOW, build_request
-from cfnops.durable._records import RunStore
+from cfnops.durable import RunStore
 from cfnops.sandbox import Delays, Sandbox
 
 pytestmark = pytest.mark.slow

@@ -16,8 +16,7 @@ from cfnops.ami.errors import (
     UpdateRolledBack,
 )
 from cfnops.config import Settings
-from cfnops.durable import Engine
-from cfnops.durable._records import RunStore
+from cfnops.durable import Engine, RunStore
 from cfnops.sandbox import Delays, Sandbox
 from cfnops.sandbox.extensions import cfn_update_failures
 

@@ -16,8 +16,7 @@ from tests.console.conftest import TOKEN, csrf_of
 
 from cfnops.config import Settings
 from cfnops.console import Auth, BadTokenFile, TokenRequired
-from cfnops.durable import AuditLog
-from cfnops.durable._records import RunStore
+from cfnops.durable import AuditLog, RunStore
 from cfnops.jobs import JobService, TriggerService
 
 WAIT = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}

@@ -11,6 +11,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import durable_test_workflows  # noqa: E402,F401  (registers the test workflows)
+from pg_server import PostgresUnavailable, postgres_server  # noqa: E402
 
 from cfnops.config import load_settings  # noqa: E402
 from cfnops.durable import Engine  # noqa: E402
@@ -27,3 +28,13 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     eng = Engine.start_process(settings)
     yield eng
     eng.shutdown(grace_seconds=1)
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A throw-away PostgreSQL server for the session (skipped, with why, when none starts)."""
+    try:
+        with postgres_server() as url:
+            yield url
+    except PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL test skipped: {exc}")

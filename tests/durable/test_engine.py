@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from durable_test_workflows import count
 
-from cfnops.durable import Engine, RunFailed, UnknownWorkflow
-from cfnops.durable._records import RunStore
+from cfnops.durable import Engine, RunFailed, RunStore, UnknownWorkflow
 
 
 def _run_id(prefix: str) -> str:

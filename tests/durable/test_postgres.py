@@ -8,28 +8,17 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pg_server import PostgresUnavailable, postgres_server
 
 from cfnops.config import load_settings
-from cfnops.durable._records import RunStore
+from cfnops.durable import RunStore
 
 HERE = Path(__file__).resolve().parent
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 RUNS, PER_WORKER, GLOBAL = 20, 3, 4
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    try:
-        with postgres_server() as url:
-            yield url
-    except PostgresUnavailable as exc:
-        pytest.skip(f"PostgreSQL test skipped: {exc}")
 
 
 def _intervals(log: Path) -> dict[str, tuple[float, float, str]]:

@@ -15,7 +15,7 @@ import boto3
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
-from cfnops.durable._records import RunStore, StepRecord
+from cfnops.durable import RunStore, StepRecord
 
 __all__ = ["SandboxProcess", "cfnops", "env_for", "free_port", "steps", "wait_for"]
 

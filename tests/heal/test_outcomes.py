@@ -9,8 +9,7 @@ import pytest
 from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
-from cfnops.durable import RunFailed
-from cfnops.durable._records import RunStore
+from cfnops.durable import RunFailed, RunStore
 from cfnops.heal._runs import decide, gate_decision, held_info, run_outcome
 from cfnops.heal.errors import NotHeld
 from cfnops.sandbox.extensions import cfn_outcomes

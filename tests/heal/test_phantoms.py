@@ -17,7 +17,7 @@ import requests
 from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import wait_stack
-from cfnops.durable._records import RunStore
+from cfnops.durable import RunStore
 from cfnops.heal._runs import decide, gate_decision, held_info
 from cfnops.sandbox.extensions import cfn_phantoms
 

@@ -150,7 +150,7 @@ def rotate_stack(
 
 def previous_stack_image(settings: Settings, stack: str) -> tuple[str, str]:
     """``(previous image, run id)`` of the newest rotation that updated ``stack``."""
-    from cfnops.durable._records import RunStore
+    from cfnops.durable import RunStore
 
     with RunStore(settings) as store:
         runs = store.list_runs(status="SUCCEEDED", workflow=ROTATE_STACK_WORKFLOW, limit=500)

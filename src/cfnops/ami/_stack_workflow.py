@@ -38,7 +38,7 @@ from cfnops.ami._images import ImageFacts, compatibility_differences, describe_i
 from cfnops.ami.errors import InstanceRefreshFailed
 from cfnops.aws import AwsClients
 from cfnops.config import AwsSettings
-from cfnops.durable._registry import workflow
+from cfnops.durable import workflow
 
 __all__ = [
     "ROTATE_STACK_EVENT_WORKFLOW",

@@ -32,7 +32,7 @@ def demo(
     # imported here: other commands register demo sub-commands on this group
     from cfnops.cli.runs import _render_detail
     from cfnops.demo.workflows import SAMPLE_WORKFLOW
-    from cfnops.durable._records import RunStore
+    from cfnops.durable import RunStore
 
     st = state(ctx)
     engine = st.engine()

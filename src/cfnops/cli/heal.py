@@ -20,8 +20,7 @@ from rich.table import Table
 
 from cfnops.aws import check_region
 from cfnops.cli._state import CliState, state
-from cfnops.durable import AuditLog, Engine
-from cfnops.durable._records import RunStore
+from cfnops.durable import AuditLog, Engine, RunStore
 from cfnops.errors import UsageError
 from cfnops.heal import configure_runtime
 from cfnops.heal._fleet import BUCKETS, FleetRow, FleetSummary, FleetTarget, heal_fleet

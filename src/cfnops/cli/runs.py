@@ -9,8 +9,7 @@ import typer
 from rich.table import Table
 
 from cfnops.cli._state import CliState, state
-from cfnops.durable import DEFAULT_QUEUE, AuditLog
-from cfnops.durable._records import STATUSES, RunRecord, RunStore, StepRecord
+from cfnops.durable import DEFAULT_QUEUE, RUN_STATUSES, AuditLog, RunRecord, RunStore, StepRecord
 from cfnops.errors import UsageError
 
 runs_app = typer.Typer(
@@ -32,15 +31,15 @@ def _when(record: RunRecord | StepRecord, attr: str) -> str:
 def list_runs(
     ctx: typer.Context,
     status: Annotated[
-        str | None, typer.Option(help=f"Only runs in this status: {', '.join(STATUSES)}.")
+        str | None, typer.Option(help=f"Only runs in this status: {', '.join(RUN_STATUSES)}.")
     ] = None,
     workflow: Annotated[str | None, typer.Option(help="Only runs of this workflow.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
 ) -> None:
     """List runs, newest first."""
     st = state(ctx)
-    if status is not None and status.upper() not in STATUSES:
-        raise UsageError(f"unknown status {status!r}", hint=f"use one of {', '.join(STATUSES)}")
+    if status is not None and status.upper() not in RUN_STATUSES:
+        raise UsageError(f"unknown status {status!r}", hint=f"use one of {', '.join(RUN_STATUSES)}")
     with RunStore(st.settings) as store:
         records = store.list_runs(
             status=status.upper() if status else None, workflow=workflow, limit=limit

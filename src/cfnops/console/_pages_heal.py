@@ -13,7 +13,7 @@ from starlette.routing import Route
 from cfnops.console._runs_query import RunFilter
 from cfnops.console._web import authorize_post, console_of, render, stream
 from cfnops.console.errors import BadFilter, NotFound
-from cfnops.durable._records import RunRecord, RunStore, StepRecord
+from cfnops.durable import RunRecord, RunStore, StepRecord
 from cfnops.durable.errors import UnknownRun
 from cfnops.heal._runs import decide, gate_decision, held_info, run_outcome
 from cfnops.heal._workflow import HEAL_WORKFLOW

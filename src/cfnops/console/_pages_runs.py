@@ -14,7 +14,7 @@ from cfnops.console._auth import COOKIE
 from cfnops.console._runs_query import KINDS, STATUSES, RunFilter
 from cfnops.console._web import console_of, render, stream, templates
 from cfnops.console.errors import BadFilter, NotFound
-from cfnops.durable._records import RunStore
+from cfnops.durable import RunStore
 from cfnops.durable.errors import UnknownRun
 
 

@@ -22,8 +22,7 @@ from cfnops.config import Settings
 from cfnops.console._auth import COOKIE, Auth
 from cfnops.console._runs_query import RunsQuery
 from cfnops.console.errors import Forbidden
-from cfnops.durable import AuditLog
-from cfnops.durable._dbos_setup import make_engine
+from cfnops.durable import AuditLog, make_engine
 from cfnops.errors import CfnopsError
 
 HERE = Path(__file__).resolve().parent

@@ -20,7 +20,10 @@ AWS Lambda durable functions::
 
 from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._context import DbosDurableContext
+from cfnops.durable._dbos_setup import make_engine
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
+from cfnops.durable._records import STATUSES as RUN_STATUSES
+from cfnops.durable._records import RunRecord, RunStore, StepRecord
 from cfnops.durable._registry import register_workflow, registered, workflow
 from cfnops.durable.errors import (
     BadAuditEntry,
@@ -35,6 +38,7 @@ from cfnops.durable.errors import (
 
 __all__ = [
     "DEFAULT_QUEUE",
+    "RUN_STATUSES",
     "AuditEntry",
     "AuditLog",
     "BadAuditEntry",
@@ -45,9 +49,13 @@ __all__ = [
     "RunCancelled",
     "RunFailed",
     "RunHandle",
+    "RunRecord",
+    "RunStore",
+    "StepRecord",
     "StepResultNotJson",
     "UnknownRun",
     "UnknownWorkflow",
+    "make_engine",
     "register_workflow",
     "registered",
     "workflow",

@@ -16,9 +16,9 @@ from typing import Any
 
 import sqlalchemy as sa
 from dbos import DBOSConfig
-from dbos._serialization import DBOSPortableJSONSerializer
 
 from cfnops._version import __version__
+from cfnops.durable._dbos_port import portable_serializer
 
 APP_NAME = "cfnops"
 
@@ -92,7 +92,7 @@ def dbos_config(url: str, executor_id: str, engine: sa.Engine | None) -> DBOSCon
         # Pinned so that editing code does not orphan runs; see docs/durable.md.
         "application_version": __version__,
         "executor_id": executor_id,
-        "serializer": DBOSPortableJSONSerializer(),
+        "serializer": portable_serializer(),
         "log_level": "WARNING",
         "notification_listener_polling_interval_sec": 0.1,
     }

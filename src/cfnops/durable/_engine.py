@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from dbos import DBOS, SetWorkflowID
-from dbos._dbos import _get_dbos_instance
-from dbos._utils import INTERNAL_QUEUE_NAME
 
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.durable._context import DbosDurableContext, check_json
+from cfnops.durable._dbos_port import active_workflows, reenqueue
 from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine, schema_lock
 from cfnops.durable._inputs import run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
@@ -40,12 +39,6 @@ def _run(workflow: str, event: Any) -> Any:
     fn = get_workflow(workflow)
     run_id = DBOS.workflow_id or ""
     return fn(event, DbosDurableContext(run_id))
-
-
-def _active_workflows() -> int | None:
-    """How many workflows DBOS executes in this process (None: DBOS no longer says)."""
-    active = getattr(_get_dbos_instance(), "_active_workflows_set", None)
-    return len(active.activeList()) if active is not None else None
 
 
 @dataclass(frozen=True)
@@ -138,10 +131,10 @@ class Engine:
         in_flight = [f for f in list(self._running.values()) if not f.done()]
         if in_flight and grace_seconds > 0:
             wait_futures(in_flight, timeout=grace_seconds)
-        active = _active_workflows()
+        active = active_workflows()
         while active and time.monotonic() < deadline:  # e.g. a worker's queued runs
             time.sleep(0.02)
-            active = _active_workflows()
+            active = active_workflows()
         if self._leases is not None:
             self._leases.mark_stopped(self.executor_id)
         DBOS.destroy(
@@ -278,8 +271,6 @@ class Engine:
         known = set(registered())
         recovered: list[str] = []
         dead: set[str] = set()
-        # DBOS exposes recovery only per executor; per run we need its system database.
-        sys_db = _get_dbos_instance()._sys_db
         for wf in pending:
             owner = wf.executor_id or "local"
             if owner in live:
@@ -292,7 +283,8 @@ class Engine:
             if name not in known:
                 self._warn_unregistered(wf.workflow_id, str(name))
                 continue
-            if sys_db.reenqueue_for_recovery(wf.workflow_id, [owner], INTERNAL_QUEUE_NAME):
+            # DBOS recovers per executor only; one run at a time goes through the port.
+            if reenqueue(wf.workflow_id, owner):
                 recovered.append(wf.workflow_id)
                 dead.add(owner)
         if recovered:

@@ -12,11 +12,11 @@ from typing import Any
 
 import sqlalchemy as sa
 from dbos import DBOSClient
-from dbos._serialization import DBOSPortableJSONSerializer
 
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.durable._context import check_json
+from cfnops.durable._dbos_port import portable_serializer
 from cfnops.durable._dbos_setup import is_sqlite, make_engine
 from cfnops.durable._engine import DEFAULT_QUEUE, RUN_WORKFLOW
 from cfnops.durable._inputs import run_args
@@ -120,7 +120,7 @@ class RunStore:
         url = settings.database_url
         self._engine = make_engine(url, pool_size=2)
         self._client = DBOSClient(
-            system_database_engine=self._engine, serializer=DBOSPortableJSONSerializer()
+            system_database_engine=self._engine, serializer=portable_serializer()
         )
         # Nothing has run yet on a fresh database: there is nothing to read either.
         schema = None if is_sqlite(url) else "dbos"
@@ -232,3 +232,11 @@ class RunStore:
         self.get(run_id)
         self._client.resume_workflow(run_id)
         return self.get(run_id)
+
+    def send(self, run_id: str, message: Any, *, topic: str, idempotency_key: str) -> None:
+        """Deliver ``message`` to the run's ``DBOS.recv(topic)`` (a callback answer).
+
+        The same ``idempotency_key`` again delivers nothing: only the first answer counts.
+        """
+        check_json("message", message)
+        self._client.send(run_id, message, topic=topic, idempotency_key=idempotency_key)

@@ -18,8 +18,7 @@ from typing import Any
 from dbos import DBOS
 
 from cfnops.config import Settings
-from cfnops.durable import Engine
-from cfnops.durable._records import RunStore
+from cfnops.durable import Engine, RunStore
 from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._report import list_stacks
 from cfnops.heal._runs import active_heals, start_heal

@@ -7,13 +7,8 @@ import getpass
 from dataclasses import dataclass
 from typing import Any
 
-from dbos import DBOSClient
-from dbos._serialization import DBOSPortableJSONSerializer
-
 from cfnops.config import Settings
-from cfnops.durable import Engine
-from cfnops.durable._dbos_setup import make_engine
-from cfnops.durable._records import RunRecord, RunStore, StepRecord
+from cfnops.durable import Engine, RunRecord, RunStore, StepRecord
 from cfnops.heal._workflow import APPROVAL, HEAL_WORKFLOW
 from cfnops.heal.errors import HealAlreadyRunning, NotHeld
 
@@ -152,18 +147,13 @@ def decide(
         "reason": reason,
         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
-    db = make_engine(settings.database_url, pool_size=2)
-    client = DBOSClient(system_database_engine=db, serializer=DBOSPortableJSONSerializer())
-    try:
-        client.send(
+    with RunStore(settings) as store:
+        store.send(
             run_id,
             {"status": "SUCCEEDED", "result": answer},
             topic=f"{run_id}:{APPROVAL}",
             idempotency_key=f"{run_id}:{APPROVAL}:answer",
         )
-    finally:
-        client.destroy()
-        db.dispose()
     return answer
 
 

@@ -19,8 +19,7 @@ from typing import Any, ClassVar
 from cfnops.asl import check_definition
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
-from cfnops.durable import Engine, register_workflow
-from cfnops.durable._records import RunStore
+from cfnops.durable import Engine, RunStore, register_workflow
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._functions import import_modules
 from cfnops.jobs._integrations import JobInvoker

@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.durable._dbos_setup import make_engine
+from cfnops.durable import make_engine
 
 __all__ = [
     "alerts",

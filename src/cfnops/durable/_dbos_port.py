@@ -1,0 +1,130 @@
+"""Every use of DBOS's private internals, behind four functions.
+
+cfnops uses DBOS's public API (``DBOS``, ``DBOSClient``, ``DBOSConfig``) everywhere
+else. Two things it needs have no public form in DBOS 3.4:
+
+- recovery of one run of a dead executor (DBOS recovers per executor only,
+  at launch): ``SystemDatabase.reenqueue_for_recovery`` with the internal queue;
+- how many workflows this process executes (so a shutdown with none in flight
+  does not sleep DBOS's whole-second grace period): ``DBOS._active_workflows_set``;
+- the portable JSON serializer (``dbos._serialization.DBOSPortableJSONSerializer``),
+  so that step results are plain JSON any process (and ``runs show``) can read.
+
+A DBOS upgrade that moves or changes them must fail loudly, not silently stop
+recovering runs: :func:`check_dbos` says exactly what changed, and
+``tests/durable/test_dbos_port.py`` calls it. ``pyproject.toml`` pins DBOS to the
+minor versions this was checked against.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+__all__ = [
+    "TESTED_DBOS",
+    "DbosIncompatible",
+    "active_workflows",
+    "check_dbos",
+    "portable_serializer",
+    "reenqueue",
+]
+
+# The DBOS releases this module was checked against (kept in step with pyproject.toml).
+TESTED_DBOS = ("3.4",)
+
+_REENQUEUE_PARAMS = ["self", "workflow_id", "executor_ids", "recovery_queue_name"]
+
+
+class DbosIncompatible(RuntimeError):
+    """The installed DBOS no longer offers what cfnops relies on (a programming error)."""
+
+
+def portable_serializer() -> Any:
+    """DBOS's portable JSON serializer (results readable by any process)."""
+    from dbos._serialization import DBOSPortableJSONSerializer
+
+    return DBOSPortableJSONSerializer()
+
+
+def reenqueue(run_id: str, dead_executor: str) -> bool:
+    """Hand one PENDING run of a dead executor back to a queue; ``True`` if this call did.
+
+    The update is conditional on status and executor, so two processes recovering
+    the same run cannot both claim it.
+    """
+    from dbos._dbos import _get_dbos_instance
+    from dbos._utils import INTERNAL_QUEUE_NAME
+
+    sys_db = _get_dbos_instance()._sys_db
+    return bool(sys_db.reenqueue_for_recovery(run_id, [dead_executor], INTERNAL_QUEUE_NAME))
+
+
+def active_workflows() -> int | None:
+    """How many workflows DBOS executes in this process (``None``: DBOS no longer says)."""
+    from dbos._dbos import _get_dbos_instance
+
+    active = getattr(_get_dbos_instance(), "_active_workflows_set", None)
+    return len(active.activeList()) if active is not None else None
+
+
+def check_dbos() -> str:
+    """The installed DBOS version, or :class:`DbosIncompatible` naming what changed."""
+    from importlib.metadata import version
+
+    found = version("dbos")
+    problems: list[str] = []
+    sys_db = _attr("dbos._sys_db", "SystemDatabase", problems)
+    method = getattr(sys_db, "reenqueue_for_recovery", None) if sys_db else None
+    if sys_db is not None and method is None:
+        problems.append("dbos._sys_db.SystemDatabase.reenqueue_for_recovery is gone")
+    elif method is not None:
+        params = list(inspect.signature(method).parameters)
+        if params != _REENQUEUE_PARAMS:
+            problems.append(
+                f"SystemDatabase.reenqueue_for_recovery takes {params}, "
+                f"cfnops calls it as {_REENQUEUE_PARAMS}"
+            )
+    _attr("dbos._dbos", "_get_dbos_instance", problems)
+    dbos_cls = _attr("dbos._dbos", "DBOS", problems)
+    if dbos_cls is not None and not isinstance(getattr(dbos_cls, "_sys_db", None), property):
+        problems.append("DBOS instances no longer expose their system database as _sys_db")
+    active = _attr("dbos._core", "ActiveWorkflowById", problems)
+    if active is not None and not callable(getattr(active, "activeList", None)):
+        problems.append("dbos._core.ActiveWorkflowById has no activeList()")
+    if dbos_cls is not None and "_active_workflows_set" not in _source(dbos_cls.__init__):
+        problems.append("DBOS instances no longer keep _active_workflows_set")
+    queue = _attr("dbos._utils", "INTERNAL_QUEUE_NAME", problems)
+    if queue is not None and not isinstance(queue, str):
+        problems.append(f"dbos._utils.INTERNAL_QUEUE_NAME is {queue!r}, not a queue name")
+    serializer = _attr("dbos._serialization", "DBOSPortableJSONSerializer", problems)
+    if serializer is not None:
+        for name in ("serialize", "deserialize"):
+            if not callable(getattr(serializer, name, None)):
+                problems.append(f"DBOSPortableJSONSerializer has no {name}()")
+    if problems:
+        raise DbosIncompatible(
+            f"DBOS {found} changed what cfnops.durable._dbos_port relies on "
+            f"(checked against DBOS {', '.join(TESTED_DBOS)}): "
+            + "; ".join(problems)
+            + ". Adapt cfnops/durable/_dbos_port.py and re-run the crash tests, "
+            "or pin dbos to a tested version in pyproject.toml."
+        )
+    return found
+
+
+def _attr(module: str, name: str, problems: list[str]) -> Any:
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        problems.append(f"{module}.{name} is gone")
+        return None
+    return found
+
+
+def _source(fn: Any) -> str:
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return ""

@@ -1,0 +1,65 @@
+"""The public API of cfnops.durable, pinned: what other packages may use.
+
+Other packages read run records through these names only (never ``durable._*``);
+the import-direction test and this list keep it that way.
+"""
+
+import ast
+from pathlib import Path
+
+import cfnops
+import cfnops.durable
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "cfnops"
+
+
+def test_durable_public_names_are_pinned() -> None:
+    assert sorted(cfnops.durable.__all__) == [
+        "AuditEntry",
+        "AuditLog",
+        "BadAuditEntry",
+        "DEFAULT_QUEUE",
+        "DbosDurableContext",
+        "DurableError",
+        "Engine",
+        "IncompatibleRun",
+        "RUN_STATUSES",
+        "RunCancelled",
+        "RunFailed",
+        "RunHandle",
+        "RunRecord",
+        "RunStore",
+        "StepRecord",
+        "StepResultNotJson",
+        "UnknownRun",
+        "UnknownWorkflow",
+        "make_engine",
+        "register_workflow",
+        "registered",
+        "workflow",
+    ]
+    for name in cfnops.durable.__all__:
+        assert getattr(cfnops.durable, name) is not None
+
+
+def test_root_exports() -> None:
+    assert cfnops.__all__ == ["CfnopsError", "__version__"]
+
+
+def test_no_other_package_imports_private_durable_modules() -> None:
+    found = []
+    for path in SRC.rglob("*.py"):
+        if path.is_relative_to(SRC / "durable"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            found += [
+                f"{path.relative_to(SRC)}:{node.lineno} {n}"
+                for n in names
+                if n.startswith("cfnops.durable._")
+            ]
+    assert not found, "use the public names of cfnops.durable:\n" + "\n".join(found)
