@@ -63,6 +63,27 @@ def check_region(region: str) -> str:
     return region
 
 
+def _error_field(exc: BaseException, field: str) -> str | None:
+    response = getattr(exc, "response", None)
+    error = response.get("Error") if isinstance(response, dict) else None
+    value = error.get(field) if isinstance(error, dict) else None
+    return str(value) if value else None
+
+
+def error_code(exc: BaseException, default: str = "") -> str:
+    """The AWS error code of a botocore ``ClientError`` (``default`` for anything else).
+
+    The one place that reads ``response["Error"]["Code"]``; callers compare codes
+    (``error_code(exc) == "ValidationError"``) instead of digging in the response.
+    """
+    return _error_field(exc, "Code") or default
+
+
+def error_message(exc: BaseException, default: str = "") -> str:
+    """The AWS error message of a botocore ``ClientError`` (``default`` when it has none)."""
+    return _error_field(exc, "Message") or default
+
+
 def translate_error(exc: Exception) -> CfnopsError | None:
     """Map a botocore setup failure to a one-line :class:`AwsSetupError`.
 
@@ -87,7 +108,7 @@ def translate_error(exc: Exception) -> CfnopsError | None:
             "sandbox with 'cfnops sandbox up'",
         )
     if isinstance(exc, bex.ClientError):
-        code = exc.response.get("Error", {}).get("Code", "")
+        code = error_code(exc)
         if code in _ACCESS_DENIED:
             action = exc.operation_name
             service = exc.response.get("ResponseMetadata", {}).get("ServiceName", "")

@@ -109,3 +109,40 @@ def test_unreachable_endpoint_through_a_real_client_is_translated() -> None:
         clients.client("cloudformation").describe_stacks()
     err = translate_error(info.value)
     assert err is not None and "127.0.0.1:9" in err.message
+
+
+def test_error_code_and_message_read_client_errors_only() -> None:
+    from botocore.exceptions import ClientError
+
+    from cfnops.aws import error_code, error_message
+
+    err = ClientError(
+        {"Error": {"Code": "ValidationError", "Message": "Stack x does not exist"}},
+        "DescribeStacks",
+    )
+    assert error_code(err) == "ValidationError"
+    assert error_message(err) == "Stack x does not exist"
+    bare = ClientError({}, "DescribeStacks")
+    assert (error_code(bare), error_code(bare, "Unknown"), error_message(bare, "m")) == (
+        "",
+        "Unknown",
+        "m",
+    )
+    assert error_code(ValueError("ValidationError")) == ""
+
+
+def test_no_module_reads_the_error_shape_itself() -> None:
+    """Error codes are read in one place (cfnops.aws.error_code / error_message)."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src" / "cfnops"
+    pattern = re.compile(r"""\.response(\.get\(|\[)["']Error["']""")
+    found = [
+        f"{p.relative_to(src)}:{n}"
+        for p in src.rglob("*.py")
+        if "sandbox" not in p.parts  # the sandbox builds AWS's error responses
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == [], f"use cfnops.aws.error_code/error_message in {found}"

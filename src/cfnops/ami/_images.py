@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 
 from cfnops.ami._events import ImageEvent, image_id_from_arn
 from cfnops.ami.errors import ImageNotAvailable, IncompatibleImage
+from cfnops.aws import error_code
 
 __all__ = [
     "ImageFacts",
@@ -65,8 +66,7 @@ def describe_image(ec2: Any, image_id: str) -> ImageFacts:
     try:
         images = ec2.describe_images(ImageIds=[image_id]).get("Images", [])
     except ClientError as exc:
-        code = exc.response.get("Error", {}).get("Code", "")
-        if code.startswith("InvalidAMIID"):
+        if error_code(exc).startswith("InvalidAMIID"):
             return ImageFacts(image_id, "missing")
         raise
     if not images:

@@ -28,7 +28,7 @@ from botocore.exceptions import ClientError
 
 from cfnops.ami._images import check_compatible, wait_until_available
 from cfnops.ami.errors import NothingToRollBack, ParameterNotFound, ParameterOwnedByStack
-from cfnops.aws import AwsClients
+from cfnops.aws import AwsClients, error_code
 from cfnops.config import AmiSettings
 
 __all__ = [
@@ -78,10 +78,6 @@ class ParameterRotation:
         }
 
 
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
-
 def _tags(ssm: Any, name: str) -> dict[str, str]:
     reply = ssm.list_tags_for_resource(ResourceType="Parameter", ResourceId=name)
     return {t["Key"]: t["Value"] for t in reply.get("TagList", [])}
@@ -96,7 +92,7 @@ def parameter_owner(clients: AwsClients, name: str) -> tuple[str, str] | None:
     try:
         reply = cfn.describe_stack_resources(PhysicalResourceId=name)
     except ClientError as exc:
-        if _code(exc) != "ValidationError":
+        if error_code(exc) != "ValidationError":
             raise
     else:
         for res in reply.get("StackResources", []):
@@ -121,7 +117,7 @@ def _current(ssm: Any, name: str) -> dict[str, Any]:
     try:
         return dict(ssm.get_parameter(Name=name)["Parameter"])
     except ClientError as exc:
-        if _code(exc) == "ParameterNotFound":
+        if error_code(exc) == "ParameterNotFound":
             raise ParameterNotFound(name) from exc
         raise
 

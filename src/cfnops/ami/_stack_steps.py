@@ -15,6 +15,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from cfnops.aws import error_code, error_message
+
 __all__ = [
     "UPDATABLE",
     "client_token",
@@ -46,20 +48,12 @@ def client_token(run_id: str) -> str:
     return "cfnops-ami-" + hashlib.sha256(run_id.encode()).hexdigest()[:32]
 
 
-def _code(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Code", ""))
-
-
-def _message(exc: ClientError) -> str:
-    return str(exc.response.get("Error", {}).get("Message", ""))
-
-
 def stack_status(cfn: Any, stack: str) -> str:
     """The stack's status, or ``MISSING``."""
     try:
         found = cfn.describe_stacks(StackName=stack)["Stacks"]
     except ClientError as exc:
-        if _code(exc) == "ValidationError" and "does not exist" in _message(exc):
+        if error_code(exc) == "ValidationError" and "does not exist" in error_message(exc):
             return "MISSING"
         raise
     return str(found[0]["StackStatus"]) if found else "MISSING"
@@ -116,10 +110,10 @@ def start_update(
     try:
         reply = cfn.update_stack(**request)
     except ClientError as exc:
-        message = _message(exc)
-        if _code(exc) == "ValidationError" and "No updates are to be performed" in message:
+        message = error_message(exc)
+        if error_code(exc) == "ValidationError" and "No updates are to be performed" in message:
             return {"started": False, "reason": message}
-        if _code(exc) == "ValidationError" and "can not be updated" in message:
+        if error_code(exc) == "ValidationError" and "can not be updated" in message:
             return {"started": False, "busy": True, "reason": message}
         raise
     return {"started": True, "StackId": reply.get("StackId")}

@@ -3,7 +3,7 @@
 Exception tree::
 
     CfnopsError
-    └── UsageError
+    └── AslError (and UsageError)
         ├── DefinitionLoadError    the definition is not readable JSON/YAML (file, line)
         └── InvalidDefinition      the definition breaks the States Language; carries findings
 
@@ -20,9 +20,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cfnops.errors import UsageError
+from cfnops.errors import CfnopsError, UsageError
 
-__all__ = ["DefinitionLoadError", "Finding", "InvalidDefinition", "StatesFailure", "TaskFailure"]
+__all__ = [
+    "AslError",
+    "DefinitionLoadError",
+    "Finding",
+    "InvalidDefinition",
+    "StatesFailure",
+    "TaskFailure",
+]
+
+
+class AslError(CfnopsError):
+    """Root of the ``cfnops.asl`` errors raised to callers (not runtime failures)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +48,7 @@ class Finding:
         return f"{self.code}: {self.message} at {self.pointer or '/'}"
 
 
-class InvalidDefinition(UsageError):
+class InvalidDefinition(AslError, UsageError):
     """The state machine definition would be rejected by CreateStateMachine.
 
     ``cause`` reads like Step Functions' ``InvalidDefinition`` message.
@@ -55,7 +66,7 @@ class InvalidDefinition(UsageError):
         )
 
 
-class DefinitionLoadError(UsageError):
+class DefinitionLoadError(AslError, UsageError):
     """The definition file or text could not be parsed as JSON or YAML."""
 
     def __init__(self, where: str, line: int | None, problem: str) -> None:

@@ -53,6 +53,9 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Installed by the ``sandbox`` extra only: a command that needs them says so (exit 2).
+_SANDBOX_ONLY = frozenset({"moto", "flask", "flask_cors", "werkzeug"})
+
 MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for ms in COMMANDS.values() for m in ms))
 
 
@@ -175,6 +178,12 @@ def run(argv: list[str] | None = None) -> int:
     except ClickException as exc:
         exc.show()
         return _exit(ExitCode.USAGE, argv)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in _SANDBOX_ONLY:
+            raise
+        from cfnops.sandbox.errors import SandboxNotInstalled
+
+        return _exit(_report(SandboxNotInstalled((exc.name or "moto").partition(".")[0])), argv)
     except Exception as exc:
         if not type(exc).__module__.startswith("botocore"):
             raise

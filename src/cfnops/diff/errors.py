@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from cfnops.errors import OperationFailed
+from cfnops.errors import CfnopsError, OperationFailed
 from cfnops.templates.errors import TemplateError
 
 # The shared loader's one error class, under the name this package has always exported.
 TemplateLoadError = TemplateError
 
 
-class StackTemplateError(OperationFailed):
+class DiffError(CfnopsError):
+    """Root of the errors ``cfnops.diff`` defines (template loading is ``cfnops.templates``)."""
+
+
+class StackTemplateError(DiffError, OperationFailed):
     """The deployed template or parameters of a stack could not be fetched."""
 
     def __init__(self, stack: str, reason: str, *, hint: str | None = None) -> None:
@@ -17,7 +21,7 @@ class StackTemplateError(OperationFailed):
         super().__init__(f"stack {stack}: {reason}", hint=hint)
 
 
-class ChangeSetError(OperationFailed):
+class ChangeSetError(DiffError, OperationFailed):
     """The comparison change set could not be created or described."""
 
     def __init__(self, stack: str, change_set: str, reason: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import botocore.exceptions as bex
 
+from cfnops.aws import error_message
 from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._engine import diff_templates
 from cfnops.diff._load import check_template, parse_template
@@ -42,8 +43,7 @@ class DeployedStack:
 
 
 def _client_error(stack: str, exc: bex.ClientError, action: str) -> StackTemplateError:
-    err = exc.response.get("Error", {})
-    message = err.get("Message", str(exc))
+    message = error_message(exc, str(exc))
     hint = "check the stack name and --region" if "does not exist" in message else None
     return StackTemplateError(stack, f"{action} failed: {message}", hint=hint)
 
@@ -111,9 +111,7 @@ def change_set_answers(
             Description="cfnops diff --change-set (deleted after reading)",
         )
     except bex.ClientError as exc:
-        raise ChangeSetError(
-            stack, name, exc.response.get("Error", {}).get("Message", str(exc))
-        ) from exc
+        raise ChangeSetError(stack, name, error_message(exc, str(exc))) from exc
     try:
         return _read(cfn, stack, name, poll_seconds, timeout_seconds, sleep)
     finally:
@@ -130,9 +128,7 @@ def _read(
         try:
             page = cfn.describe_change_set(StackName=stack, ChangeSetName=name)
         except bex.ClientError as exc:
-            raise ChangeSetError(
-                stack, name, exc.response.get("Error", {}).get("Message", str(exc))
-            ) from exc
+            raise ChangeSetError(stack, name, error_message(exc, str(exc))) from exc
         status = page.get("Status")
         if status == "CREATE_COMPLETE":
             break

@@ -9,7 +9,7 @@ class DurableError(CfnopsError):
     """Base class for durable-engine errors."""
 
 
-class UnknownWorkflow(UsageError):
+class UnknownWorkflow(DurableError, UsageError):
     """No workflow is registered under the name a run asks for."""
 
     def __init__(self, name: str, known: list[str]) -> None:
@@ -22,7 +22,7 @@ class UnknownWorkflow(UsageError):
         self.name = name
 
 
-class UnknownRun(UsageError):
+class UnknownRun(DurableError, UsageError):
     """No run has the given id."""
 
     def __init__(self, run_id: str) -> None:
@@ -41,7 +41,7 @@ class StepResultNotJson(DurableError):
         self.step = step
 
 
-class RunFailed(OperationFailed):
+class RunFailed(DurableError, OperationFailed):
     """A run ended in error; carries the recorded error text."""
 
     def __init__(self, run_id: str, error: str) -> None:
@@ -50,7 +50,7 @@ class RunFailed(OperationFailed):
         self.error = error
 
 
-class RunCancelled(OperationFailed):
+class RunCancelled(DurableError, OperationFailed):
     """A run was cancelled before it finished."""
 
     def __init__(self, run_id: str) -> None:
@@ -58,7 +58,7 @@ class RunCancelled(OperationFailed):
         self.run_id = run_id
 
 
-class IncompatibleRun(UsageError):
+class IncompatibleRun(DurableError, UsageError):
     """A run was recorded by another cfnops version and cannot be resumed by this one."""
 
     def __init__(self, run_id: str, recorded: str, current: str) -> None:
@@ -70,7 +70,7 @@ class IncompatibleRun(UsageError):
         )
 
 
-class BadAuditEntry(UsageError):
+class BadAuditEntry(DurableError, UsageError):
     """An audit entry or query is missing a field or has one out of range."""
 
     def __init__(self, name: str, reason: str, hint: str | None = None) -> None:

@@ -33,25 +33,13 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from cfnops.errors import UsageError
+from cfnops.eventpatterns.errors import InvalidEventPattern
 
 __all__ = ["InvalidEventPattern", "matches", "parse_pattern", "validate_pattern"]
 
 _MISSING = object()
 _NUMERIC_OPS = {"<", "<=", "=", ">", ">="}
 _ANYTHING_BUT_KEYS = {"prefix", "suffix", "equals-ignore-case", "wildcard"}
-
-
-class InvalidEventPattern(UsageError):
-    """An event pattern EventBridge would refuse (``InvalidEventPatternException``)."""
-
-    def __init__(self, reason: str, path: str = "") -> None:
-        self.reason = reason
-        self.path = path or "/"
-        super().__init__(
-            f"event pattern is not valid at {self.path}: {reason}",
-            hint="see the EventBridge User Guide, 'Creating event patterns'",
-        )
 
 
 def parse_pattern(pattern: str | Mapping[str, Any]) -> dict[str, Any]:

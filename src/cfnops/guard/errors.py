@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cfnops.errors import UsageError
+from cfnops.errors import CfnopsError, UsageError
 
 
-class GuardInputError(UsageError):
+class GuardError(CfnopsError):
+    """Root of the ``cfnops.guard`` errors."""
+
+
+class GuardInputError(GuardError, UsageError):
     """The template (or a code folder) given to the guard cannot be read: exit 2."""
 
     def __init__(self, path: Path | str, reason: str, *, line: int | None = None) -> None:

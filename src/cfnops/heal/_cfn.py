@@ -12,6 +12,7 @@ from typing import Any
 
 import botocore.exceptions
 
+from cfnops.aws import error_code, error_message
 from cfnops.heal._model import ResourceDrift, resource_from_api
 
 CHANGE_SET_DESCRIPTION = "Change set for configuration healing"
@@ -29,19 +30,12 @@ CHECKABLE = frozenset(
 )
 
 
-def error_code(exc: BaseException) -> str:
-    if isinstance(exc, botocore.exceptions.ClientError):
-        return str(exc.response.get("Error", {}).get("Code", ""))
-    return ""
-
-
 def describe_stack(cfn: Any, stack: str) -> dict[str, Any] | None:
     """``{"StackId", "StackName", "StackStatus"}`` or ``None`` when the stack does not exist."""
     try:
         found = cfn.describe_stacks(StackName=stack)["Stacks"][0]
     except botocore.exceptions.ClientError as exc:
-        message = str(exc.response.get("Error", {}).get("Message", ""))
-        if error_code(exc) == "ValidationError" and "does not exist" in message:
+        if error_code(exc) == "ValidationError" and "does not exist" in error_message(exc):
             return None
         raise
     deployed = found.get("LastUpdatedTime") or found.get("CreationTime")

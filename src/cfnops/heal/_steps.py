@@ -14,6 +14,7 @@ from aws_durable_execution_sdk_python.config import Duration, StepConfig
 from aws_durable_execution_sdk_python.retries import RetryDecision
 from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
 
+from cfnops.aws import error_code, error_message
 from cfnops.config import HealSettings
 from cfnops.heal import _cfn
 from cfnops.heal._accepted import AcceptedStore, mark
@@ -52,9 +53,9 @@ def aws_retry(exc: Exception, attempt: int) -> RetryDecision:
         return RetryDecision.no_retry()
     retry = False
     if isinstance(exc, botocore.exceptions.ClientError):
-        code = _cfn.error_code(exc)
+        code = error_code(exc)
         status = int(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) or 0)
-        message = str(exc.response.get("Error", {}).get("Message", ""))
+        message = error_message(exc)
         retry = code in _THROTTLING or status >= 500
         retry = retry or (code == "ValidationError" and bool(_IN_PROGRESS.search(message)))
     elif isinstance(exc, botocore.exceptions.BotoCoreError | ConnectionError | TimeoutError):

@@ -1,7 +1,7 @@
 """Errors of :mod:`cfnops.heal`; each names the stack (and the state) and what to do.
 
-OperationFailed
-└── HealError                   a heal run or drift report could not finish
+HealError (CfnopsError)         root of every heal error; each is also one of:
+OperationFailed                 a heal run or drift report could not finish
     ├── DetectionFailed         DETECTION_FAILED or stack drift status UNKNOWN
     ├── ChangeSetFailed         the REVERT_DRIFT change set ended FAILED
     ├── ExecutionFailed         the change set ended EXECUTE_FAILED
@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from cfnops.errors import OperationFailed, UsageError
+from cfnops.errors import CfnopsError, OperationFailed, UsageError
 
 
-class HealError(OperationFailed):
-    """A heal run or drift report could not finish."""
+class HealError(CfnopsError):
+    """Root of the ``cfnops.heal`` errors."""
 
 
-class DetectionFailed(HealError):
+class DetectionFailed(HealError, OperationFailed):
     def __init__(self, stack: str, status: str, reason: str) -> None:
         self.stack, self.status = stack, status
         super().__init__(
@@ -37,7 +37,7 @@ class DetectionFailed(HealError):
         )
 
 
-class ChangeSetFailed(HealError):
+class ChangeSetFailed(HealError, OperationFailed):
     def __init__(self, stack: str, change_set_id: str, reason: str) -> None:
         self.stack, self.change_set_id = stack, change_set_id
         super().__init__(
@@ -46,7 +46,7 @@ class ChangeSetFailed(HealError):
         )
 
 
-class ExecutionFailed(HealError):
+class ExecutionFailed(HealError, OperationFailed):
     def __init__(self, stack: str, change_set_id: str, reason: str) -> None:
         self.stack, self.change_set_id = stack, change_set_id
         super().__init__(
@@ -56,7 +56,7 @@ class ExecutionFailed(HealError):
         )
 
 
-class WaitTimedOut(HealError):
+class WaitTimedOut(HealError, OperationFailed):
     def __init__(self, stack: str, operation: str, attempts: int, last_state: Any) -> None:
         self.stack, self.operation, self.attempts, self.last_state = (
             stack,
@@ -71,13 +71,13 @@ class WaitTimedOut(HealError):
         )
 
 
-class StackNotFound(HealError):
+class StackNotFound(HealError, OperationFailed):
     def __init__(self, stack: str) -> None:
         self.stack = stack
         super().__init__(f"stack {stack} does not exist", hint="check the name and --region")
 
 
-class StackNotCheckable(HealError):
+class StackNotCheckable(HealError, OperationFailed):
     def __init__(self, stack: str, status: str) -> None:
         self.stack, self.status = stack, status
         super().__init__(
@@ -87,7 +87,7 @@ class StackNotCheckable(HealError):
         )
 
 
-class StackBusy(HealError):
+class StackBusy(HealError, OperationFailed):
     def __init__(self, stack: str, status: str, attempts: int) -> None:
         self.stack, self.status = stack, status
         super().__init__(
@@ -96,7 +96,7 @@ class StackBusy(HealError):
         )
 
 
-class InvalidHealEvent(UsageError):
+class InvalidHealEvent(HealError, UsageError):
     def __init__(self, reason: str) -> None:
         super().__init__(
             f"invalid heal input: {reason}",
@@ -104,7 +104,7 @@ class InvalidHealEvent(UsageError):
         )
 
 
-class MalformedStackArn(UsageError):
+class MalformedStackArn(HealError, UsageError):
     def __init__(self, arn: str) -> None:
         super().__init__(
             f"cannot read a region from stack id {arn!r}",
@@ -112,7 +112,7 @@ class MalformedStackArn(UsageError):
         )
 
 
-class HealAlreadyRunning(UsageError):
+class HealAlreadyRunning(HealError, UsageError):
     def __init__(self, stack: str, run_id: str) -> None:
         self.stack, self.run_id = stack, run_id
         super().__init__(
@@ -122,7 +122,7 @@ class HealAlreadyRunning(UsageError):
         )
 
 
-class NotHeld(UsageError):
+class NotHeld(HealError, UsageError):
     def __init__(self, run_id: str, why: str) -> None:
         self.run_id = run_id
         super().__init__(

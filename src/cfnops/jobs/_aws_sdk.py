@@ -20,7 +20,7 @@ import botocore.exceptions as bex
 from botocore import xform_name
 
 from cfnops.asl.errors import TaskFailure
-from cfnops.aws import AwsClients
+from cfnops.aws import AwsClients, error_code, error_message
 
 __all__ = ["boto3_service", "call_aws_sdk", "sfn_error_name", "sfn_service_name"]
 
@@ -124,11 +124,10 @@ def call_aws_sdk(clients: AwsClients, service: str, action: str, payload: Any) -
     except bex.ParamValidationError as exc:
         raise TaskFailure(f"{prefix}.ValidationException", str(exc).replace("\n", " ")) from None
     except bex.ClientError as exc:
-        err = exc.response.get("Error", {})
         meta = exc.response.get("ResponseMetadata", {})
-        code = str(err.get("Code") or "Unknown")
+        code = error_code(exc, "Unknown")
         cause = (
-            f"{err.get('Message') or code} (Service: {prefix}, Status Code: "
+            f"{error_message(exc, code)} (Service: {prefix}, Status Code: "
             f"{meta.get('HTTPStatusCode', 400)}, Request ID: {meta.get('RequestId', '')})"
         )
         raise TaskFailure(sfn_error_name(prefix, code), cause) from None

@@ -3,6 +3,7 @@
 Exception tree::
 
     CfnopsError
+    └── JobsError            root of every jobs error; each is also one of:
     ├── UsageError
     │   ├── JobInputError        a definition file or an input that cannot be read
     │   ├── ModuleImportFailed   a module named by --import (or recorded by the run) fails
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cfnops.errors import OperationFailed, UsageError
+from cfnops.errors import CfnopsError, OperationFailed, UsageError
 
 __all__ = [
     "ActionRefused",
@@ -38,6 +39,7 @@ __all__ = [
     "InvalidOption",
     "InvalidSchedule",
     "JobInputError",
+    "JobsError",
     "ModuleImportFailed",
     "RerunRefused",
     "RunNotRedrivable",
@@ -50,7 +52,11 @@ __all__ = [
 ]
 
 
-class JobInputError(UsageError):
+class JobsError(CfnopsError):
+    """Root of the ``cfnops.jobs`` errors."""
+
+
+class JobInputError(JobsError, UsageError):
     """A definition or an input could not be read or parsed."""
 
     def __init__(self, what: str, where: str, reason: str) -> None:
@@ -60,7 +66,7 @@ class JobInputError(UsageError):
         )
 
 
-class ModuleImportFailed(UsageError):
+class ModuleImportFailed(JobsError, UsageError):
     """A module the run needs (``--import``, or recorded when it started) cannot be imported."""
 
     def __init__(self, module: str, reason: str) -> None:
@@ -72,13 +78,13 @@ class ModuleImportFailed(UsageError):
         )
 
 
-class UnknownJobRun(UsageError):
+class UnknownJobRun(JobsError, UsageError):
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         super().__init__(f"no job run {run_id!r}", hint="list runs with 'cfnops job list'")
 
 
-class UnknownTaskToken(UsageError):
+class UnknownTaskToken(JobsError, UsageError):
     def __init__(self, token: str) -> None:
         super().__init__(
             f"no task is waiting for token {token[:40]!r}",
@@ -86,7 +92,7 @@ class UnknownTaskToken(UsageError):
         )
 
 
-class InvalidSchedule(UsageError):
+class InvalidSchedule(JobsError, UsageError):
     def __init__(self, expression: str, reason: str) -> None:
         super().__init__(
             f"invalid schedule expression {expression!r}: {reason}",
@@ -94,7 +100,7 @@ class InvalidSchedule(UsageError):
         )
 
 
-class InvalidCalendar(UsageError):
+class InvalidCalendar(JobsError, UsageError):
     def __init__(self, where: str, reason: str) -> None:
         self.where = where
         super().__init__(
@@ -103,12 +109,12 @@ class InvalidCalendar(UsageError):
         )
 
 
-class InvalidOption(UsageError):
+class InvalidOption(JobsError, UsageError):
     def __init__(self, flag: str, value: str, reason: str) -> None:
         super().__init__(f"{flag} {value!r}: {reason}", hint="see 'cfnops job schedule add --help'")
 
 
-class UnknownPool(UsageError):
+class UnknownPool(JobsError, UsageError):
     def __init__(self, name: str, where: str, known: Sequence[str]) -> None:
         self.name = name
         have = ", ".join(known) or "none"
@@ -118,7 +124,7 @@ class UnknownPool(UsageError):
         )
 
 
-class DependencyCycle(UsageError):
+class DependencyCycle(JobsError, UsageError):
     def __init__(self, cycle: Sequence[str]) -> None:
         self.cycle = tuple(cycle)
         super().__init__(
@@ -127,7 +133,7 @@ class DependencyCycle(UsageError):
         )
 
 
-class UnknownJobNet(UsageError):
+class UnknownJobNet(JobsError, UsageError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         self.name = name
         super().__init__(
@@ -137,7 +143,7 @@ class UnknownJobNet(UsageError):
         )
 
 
-class StrictValidationFailed(UsageError):
+class StrictValidationFailed(JobsError, UsageError):
     def __init__(self, problems: Sequence[str]) -> None:
         self.problems = tuple(problems)
         super().__init__(
@@ -147,7 +153,7 @@ class StrictValidationFailed(UsageError):
         )
 
 
-class RunNotRedrivable(OperationFailed):
+class RunNotRedrivable(JobsError, OperationFailed):
     def __init__(self, run_id: str, status: str) -> None:
         super().__init__(
             f"run {run_id!r} is {status}; only FAILED, TIMED_OUT or ABORTED runs can be redriven",
@@ -155,7 +161,7 @@ class RunNotRedrivable(OperationFailed):
         )
 
 
-class UnknownSchedule(UsageError):
+class UnknownSchedule(JobsError, UsageError):
     def __init__(self, name: str) -> None:
         super().__init__(
             f"no schedule or event trigger named {name!r}",
@@ -164,7 +170,7 @@ class UnknownSchedule(UsageError):
         self.name = name
 
 
-class UnknownState(UsageError):
+class UnknownState(JobsError, UsageError):
     """A state name that is not in the definition (or not where it is needed)."""
 
     def __init__(self, state: str, where: str, hint: str) -> None:
@@ -172,7 +178,7 @@ class UnknownState(UsageError):
         super().__init__(f"no state {state!r} in {where}", hint=hint)
 
 
-class RerunRefused(UsageError):
+class RerunRefused(JobsError, UsageError):
     """A rerun that cannot be made as asked; nothing was created."""
 
     def __init__(self, run_id: str, reason: str, hint: str) -> None:
@@ -180,7 +186,7 @@ class RerunRefused(UsageError):
         super().__init__(f"cannot rerun {run_id!r}: {reason}", hint=hint)
 
 
-class ActionRefused(UsageError):
+class ActionRefused(JobsError, UsageError):
     """An operator action (hold, release, skip, force) that does not apply now."""
 
     def __init__(self, action: str, run_id: str, reason: str, hint: str) -> None:

@@ -6,7 +6,7 @@ import json
 
 import botocore.exceptions
 
-from cfnops.aws import AwsClients
+from cfnops.aws import AwsClients, error_code
 from cfnops.config import NotifySettings
 from cfnops.notify.errors import WebhookReferenceError
 
@@ -33,7 +33,7 @@ def resolve_webhook(settings: NotifySettings, clients: AwsClients | None) -> str
             return str(found["Parameter"]["Value"])
         secret = clients.client("secretsmanager").get_secret_value(SecretId=name)
     except botocore.exceptions.ClientError as exc:
-        raise WebhookReferenceError(ref, exc.response["Error"].get("Code", "error")) from None
+        raise WebhookReferenceError(ref, error_code(exc, "error")) from None
     text = str(secret.get("SecretString", ""))
     if text.startswith("{"):
         data = json.loads(text)

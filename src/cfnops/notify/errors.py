@@ -17,12 +17,14 @@ class NotifyError(CfnopsError):
         )
 
 
-class WebhookReferenceError(UsageError):
+class WebhookReferenceError(NotifyError, UsageError):
     """``notify.slack_webhook_ref`` could not be resolved (the reference, never the URL)."""
 
     def __init__(self, ref: str, reason: str) -> None:
-        self.ref = ref
-        super().__init__(
+        self.ref, self.channel, self.reason = ref, "slack", reason
+        # A configuration problem, not a delivery: skip NotifyError's delivery message.
+        UsageError.__init__(
+            self,
             f"cannot read the Slack webhook from {ref}: {reason}",
             hint="store the URL as an SSM SecureString (ssm:/path) or a Secrets Manager "
             "secret (secretsmanager:NAME) the caller may read",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import Delays, SandboxState, current_state
-from cfnops.sandbox.errors import SandboxError
+from cfnops.sandbox.errors import SandboxError, SandboxNotInstalled
 
 if TYPE_CHECKING:
     from cfnops.aws import AwsClients
@@ -105,8 +105,11 @@ class Sandbox:
         if self._server is not None:
             return self
         # moto and Flask load here, not at import: the pytest plugin imports this module.
-        from cfnops.sandbox._server import SandboxServer
-        from cfnops.sandbox.extensions import install_all
+        try:
+            from cfnops.sandbox._server import SandboxServer
+            from cfnops.sandbox.extensions import install_all
+        except ModuleNotFoundError as exc:
+            raise SandboxNotInstalled((exc.name or "moto").partition(".")[0]) from exc
 
         install_all()
         register_control("config", _config_route)

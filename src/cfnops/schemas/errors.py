@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from cfnops.errors import UsageError
+from cfnops.errors import CfnopsError, UsageError
 
 
-class UnknownRegionError(UsageError):
+class SchemasError(CfnopsError):
+    """Root of the ``cfnops.schemas`` errors."""
+
+
+class UnknownRegionError(SchemasError, UsageError):
     """The table has no data for the region asked for."""
 
     def __init__(self, region: str, known: list[str]) -> None:
