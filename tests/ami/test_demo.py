@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from cfnops.config import Settings
@@ -9,8 +12,18 @@ from cfnops.demo.ami import run_demo
 
 
 @pytest.mark.slow
-def test_demo_reports_in_sync_in_sync_drifted(settings: Settings) -> None:
+def test_demo_reports_in_sync_in_sync_drifted(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No credentials anywhere but the sandbox's own clients, and the demo must not
+    # set any: it hands its clients to the workflow instead of exporting variables.
+    for key in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    before = dict(os.environ)
     report = run_demo(settings, delays=0)
+    assert dict(os.environ) == before
     assert report["summary"] == {
         "pattern1 (SSM parameter)": "IN_SYNC",
         "pattern2 (stack parameter)": "IN_SYNC",

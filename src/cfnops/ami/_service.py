@@ -11,7 +11,14 @@ from typing import Any
 
 from cfnops.ami._parameter import ParameterRotation, rollback_parameter, rotate_parameter
 from cfnops.ami._rotate import Rotation, rotate_from_event
-from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
+from cfnops.ami._stack import (
+    StackRotation,
+    aws_request,
+    build_request,
+    previous_stack_image,
+    rotate_stack,
+)
+from cfnops.ami._stack_workflow import use_clients
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
 
@@ -33,6 +40,9 @@ class Rotator:
     ) -> None:
         self.settings = settings
         self.clients = clients or AwsClients(settings.aws)
+        if clients is not None:
+            # Stack rotations this process runs use the clients given (their credentials).
+            use_clients(aws_request(settings.aws), clients)
         self.force = force
         self.check_compatibility = check_compatibility
         self.parameter_key = parameter_key

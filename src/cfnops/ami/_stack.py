@@ -21,7 +21,7 @@ from cfnops.ami.errors import (
     StackNotReady,
     UpdateRolledBack,
 )
-from cfnops.config import Settings
+from cfnops.config import AwsSettings, Settings
 
 __all__ = [
     "StackRotation",
@@ -71,7 +71,7 @@ def build_request(
     roll: bool | None = None,
 ) -> dict[str, Any]:
     """The workflow input: the target, the bounded waits, and where AWS is."""
-    ami, aws = settings.ami, settings.aws
+    ami = settings.ami
     return {
         "Roll": ami.roll if roll is None else roll,
         "StackName": stack,
@@ -87,16 +87,21 @@ def build_request(
             "update": ami.update_wait_seconds,
             "poll": max(1, round(ami.poll_seconds)),
         },
-        "Aws": {
-            k: v
-            for k, v in {
-                "region": aws.region,
-                "profile": aws.profile,
-                "endpoint_url": aws.endpoint_url,
-                "max_attempts": aws.max_attempts,
-            }.items()
-            if v is not None
-        },
+        "Aws": aws_request(settings.aws),
+    }
+
+
+def aws_request(aws: AwsSettings) -> dict[str, Any]:
+    """Where AWS is, as a run's input records it (region/endpoint/profile; never secrets)."""
+    return {
+        k: v
+        for k, v in {
+            "region": aws.region,
+            "profile": aws.profile,
+            "endpoint_url": aws.endpoint_url,
+            "max_attempts": aws.max_attempts,
+        }.items()
+        if v is not None
     }
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "rotate_stack",
     "rotate_stack_event",
     "run_rotation",
+    "use_clients",
 ]
 
 ROTATE_STACK_WORKFLOW = "cfnops.ami.rotate-stack"
@@ -55,6 +56,17 @@ _NO_RETRY = StepConfig(retry_strategy=RetryPresets.none())
 
 _clients_lock = threading.Lock()
 _clients_cache: dict[str, AwsClients] = {}
+
+
+def use_clients(aws: dict[str, Any], clients: AwsClients) -> None:
+    """Runs this process executes for the AWS settings ``aws`` use ``clients``.
+
+    A caller that built its own clients (explicit credentials, a test session)
+    hands them over instead of the workflow building clients from the default
+    credential chain.
+    """
+    with _clients_lock:
+        _clients_cache[json.dumps(aws, sort_keys=True)] = clients
 
 
 def _clients(request: dict[str, Any]) -> AwsClients:

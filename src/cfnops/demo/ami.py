@@ -16,10 +16,8 @@
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,21 +75,6 @@ def detect_drift(cfn: Any, stack: str, timeout: float = 60.0) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def _sandbox_env(environment: dict[str, str]) -> Iterator[None]:
-    # The demo's own process talks only to its sandbox (dummy credentials).
-    saved = {k: os.environ.get(k) for k in environment}
-    os.environ.update(environment)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def _group(clients: Any, cfn: Any, stack: str) -> dict[str, Any]:
     outputs = cfn.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
     name = next(o["OutputValue"] for o in outputs if o["OutputKey"] == "GroupName")
@@ -142,7 +125,9 @@ def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dic
     say = log or (lambda _: None)
     steps: dict[str, Any] = {}
     sandbox_delays = Delays.uniform(delays)
-    with Sandbox(delays=sandbox_delays) as sandbox, _sandbox_env(sandbox.environment()):
+    # No environment variables are set: the rotator's clients (dummy credentials aimed at
+    # the sandbox) are handed to the stack workflow too (Rotator(..., clients)).
+    with Sandbox(delays=sandbox_delays) as sandbox:
         aws = AwsSettings(region=sandbox.region, endpoint_url=sandbox.endpoint_url, max_attempts=3)
         ami = settings.ami.model_copy(update={"poll_seconds": 1.0})
         demo_settings = settings.model_copy(update={"aws": aws, "ami": ami})
