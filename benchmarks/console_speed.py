@@ -43,7 +43,7 @@ def seed(db: Path, runs: int) -> None:
     import sqlalchemy as sa
 
     from cfnops.config import load_settings
-    from cfnops.durable._records import RunStore
+    from cfnops.durable import RunStore
 
     env = {**os.environ, "CFNOPS_DATABASE_URL": f"sqlite:///{db}"}
     subprocess.run(

@@ -19,6 +19,8 @@ from typing import Any
 
 import botocore.exceptions
 
+from cfnops.aws import error_code
+
 _CLOUDFORMATION = "cloudformation.amazonaws.com"
 MAX_PAGES = 10
 
@@ -159,7 +161,7 @@ def attribute(
         try:
             events = call(lookup) if call is not None else lookup()
         except botocore.exceptions.ClientError as exc:
-            code = str(exc.response.get("Error", {}).get("Code", "error"))
+            code = error_code(exc, "error")
             out[logical_id] = Attribution(logical_id, unknown=f"LookupEvents failed: {code}")
             continue
         except botocore.exceptions.BotoCoreError as exc:
