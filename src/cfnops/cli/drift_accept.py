@@ -10,6 +10,7 @@ import botocore.exceptions
 import typer
 from rich.table import Table
 
+from cfnops.aws import error_message
 from cfnops.cli._state import CliState, state
 from cfnops.heal._accepted import (
     AcceptedDrift,
@@ -27,7 +28,7 @@ def _check_target(st: CliState, stack: str, resource: str) -> str:
     try:
         found = cfn.describe_stack_resource(StackName=stack, LogicalResourceId=resource)
     except botocore.exceptions.ClientError as exc:
-        message = str(exc.response.get("Error", {}).get("Message", exc))
+        message = error_message(exc, str(exc))
         raise BadAcceptance(f"{stack} {resource}", message) from exc
     return str(found["StackResourceDetail"].get("StackName") or stack)
 

@@ -131,7 +131,7 @@ class NotHeld(HealError, UsageError):
         )
 
 
-class BadAcceptance(UsageError):
+class BadAcceptance(HealError, UsageError):
     """``cfnops drift accept`` input that cannot be stored (nothing is written)."""
 
     def __init__(self, where: str, problem: str) -> None:
