@@ -184,7 +184,7 @@ class AcceptedStore:
     _engines: dict[str, sa.Engine] = {}
 
     def __init__(self, settings: Settings) -> None:
-        from cfnops.durable._dbos_setup import make_engine, schema_lock
+        from cfnops.durable import make_engine, schema_lock
 
         url = settings.database_url
         engine = self._engines.get(url)
