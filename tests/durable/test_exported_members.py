@@ -36,6 +36,7 @@ def test_durable_public_names_are_pinned() -> None:
         "make_engine",
         "register_workflow",
         "registered",
+        "schema_lock",
         "workflow",
     ]
     for name in cfnops.durable.__all__:

@@ -20,7 +20,7 @@ AWS Lambda durable functions::
 
 from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._context import DbosDurableContext
-from cfnops.durable._dbos_setup import make_engine
+from cfnops.durable._dbos_setup import make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
@@ -58,5 +58,6 @@ __all__ = [
     "make_engine",
     "register_workflow",
     "registered",
+    "schema_lock",
     "workflow",
 ]
