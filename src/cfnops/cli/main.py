@@ -7,7 +7,6 @@ Exit codes (documented in ``docs/cli.md``): 0 success, 1 operation failed,
 from __future__ import annotations
 
 import importlib
-import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ except ImportError:  # pragma: no cover - older Typer on real Click
     from click import ClickException  # type: ignore[assignment]
 
 from cfnops.cli._globals import hoist
+from cfnops.cli._logging import configure_logging
 from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
 
@@ -153,8 +153,7 @@ def _global_options(
         config=config,
         verbose=verbose,
     )
-    level = logging.WARNING - 10 * min(verbose, 2)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(verbose)
 
 
 def _report(err: CfnopsError) -> int:

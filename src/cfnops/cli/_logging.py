@@ -1,0 +1,62 @@
+"""Logging for CLI commands: one line per problem by default, tracebacks with ``-vv``.
+
+Libraries underneath log exceptions with their tracebacks (DBOS logs "Exception
+encountered in background workflow" with ``exc_info`` on its own ``dbos`` logger and
+handler). In a user's terminal a failure is one clear line: the message, then the
+exception's type and text. ``-vv`` (debug) keeps every traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import sys
+
+__all__ = ["OneLineFormatter", "configure_logging"]
+
+_FORMAT = "%(levelname)s %(name)s: %(message)s"
+# DBOS keeps (and reconfigures) the handler with this name instead of adding its own.
+_DBOS_HANDLER = "__dbos_console_log_handler__"
+
+
+class OneLineFormatter(logging.Formatter):
+    """A record's message on one line; an exception as `` (Type: text)``, no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        exc = record.exc_info
+        plain = copy.copy(record)
+        plain.exc_info, plain.exc_text, plain.stack_info = None, None, None
+        text = super().format(plain)
+        if exc and exc[1] is not None:
+            detail = " ".join(str(exc[1]).split())
+            what = f"{type(exc[1]).__name__}: {detail}" if detail else type(exc[1]).__name__
+            text = f"{text.rstrip(':')} ({what})"
+        return " ".join(text.splitlines())
+
+
+def configure_logging(verbose: int) -> None:
+    """Warnings by default, ``-v`` info, ``-vv`` debug with full tracebacks.
+
+    Applies to the root logger and to DBOS's logger (which does not propagate).
+    """
+    level = logging.WARNING - 10 * min(verbose, 2)
+    formatter: logging.Formatter = (
+        logging.Formatter(_FORMAT) if verbose >= 2 else OneLineFormatter(_FORMAT)
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)
+
+    dbos = logging.getLogger("dbos")
+    dbos.propagate = False
+    for old in list(dbos.handlers):
+        if old.name == _DBOS_HANDLER:
+            dbos.removeHandler(old)
+    dbos_handler = logging.StreamHandler(sys.stderr)
+    dbos_handler.name = _DBOS_HANDLER
+    dbos_handler.setFormatter(formatter)
+    dbos.addHandler(dbos_handler)
