@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # imported where used: every `cfnops job …` command loads t
 def _service(st: CliState) -> JobService:
     from cfnops.jobs import JobService
 
+    st.register_workflows()  # a started engine recovers any run a dead process left
     return JobService(st.settings, st.clients)
 
 
