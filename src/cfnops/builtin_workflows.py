@@ -14,8 +14,14 @@ from __future__ import annotations
 __all__ = ["register_all"]
 
 
-def register_all() -> None:
-    """Register heal's, ami's and jobs' workflows (importing a capability registers them)."""
-    import cfnops.ami
-    import cfnops.heal
-    import cfnops.jobs  # noqa: F401
+def register_all() -> list[str]:
+    """Register heal's, ami's and jobs' workflows; return their names.
+
+    Each name is read from its capability's public API: loading the module that
+    defines it registers the workflow (the packages load their modules lazily).
+    """
+    from cfnops.ami import ROTATE_STACK_WORKFLOW
+    from cfnops.heal import HEAL_WORKFLOW
+    from cfnops.jobs import WORKFLOW as JOB_WORKFLOW
+
+    return [HEAL_WORKFLOW, ROTATE_STACK_WORKFLOW, JOB_WORKFLOW]
