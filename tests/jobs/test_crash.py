@@ -100,3 +100,38 @@ def test_sigkill_during_a_wait_resumes_at_its_deadline(tmp_path: Path) -> None:
     assert t3_began >= t2_done + 5, "the wait ended before its deadline"
     waits = [s for s in store.list_steps("crash-1") if s.kind == "wait"]
     assert len(waits) == 1 and waits[0].result <= t2_done + 5.5  # the original deadline
+
+
+def test_sigkill_during_a_rerun_resumes_the_rerun(tmp_path: Path) -> None:
+    """A rerun --from T2 (edited: T2 sleeps) is killed in T2; a worker finishes the rerun,
+    T1 never runs again and T3 runs once for the rerun."""
+    db, log = tmp_path / "db.sqlite", str(tmp_path / "log")
+    original = tmp_path / "net.asl.json"
+    original.write_text(json.dumps(_definition(log, wait_seconds=0, task_sleep=0)))
+    first = _cfnops(db, "-o", "json", "job", "run", str(original), "--name", "origin-1")
+    _out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    edited = tmp_path / "edited.asl.json"
+    edited.write_text(json.dumps(_definition(log, wait_seconds=0, task_sleep=3)))
+    rerun = _cfnops(
+        db, "-o", "json", "job", "rerun", "origin-1", "--from", "T2",
+        "--definition", str(edited), "--name", "rerun-1",
+    )  # fmt: skip
+    _wait_for(lambda: count(log, "t2-start") == 2)
+    rerun.send_signal(signal.SIGKILL)
+    rerun.communicate(timeout=10)
+    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    assert store.get_run("rerun-1").status == "RUNNING"
+    worker = _cfnops(db, "worker")
+    try:
+        _wait_for(lambda: store.get_run("rerun-1").status != "RUNNING", timeout=90)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        _out, err = worker.communicate(timeout=30)
+    assert worker.returncode == 0, err
+    run = store.get_run("rerun-1")
+    assert run.status == "SUCCEEDED", (run.error, run.cause)
+    assert [count(log, m) for m in ("t1-end", "t2-start", "t2-end", "t3-end")] == [1, 3, 2, 2]
+    assert store.lineage_of("rerun-1").origin_run_id == "origin-1"  # type: ignore[union-attr]
+    entered = [e["details"]["name"] for e in store.history("rerun-1") if "Entered" in e["type"]]
+    assert entered == ["T2", "W", "T3"]

@@ -172,27 +172,46 @@ def _load(text: Any) -> Any:
     return json.loads(text) if isinstance(text, str) else text
 
 
+_TASK_FAILED = frozenset(
+    {"TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut"}
+)
+_TASK_OK = frozenset({"TaskSucceeded", "LambdaFunctionSucceeded"})
+_STATE_FAILED = frozenset({"MapStateFailed", "ParallelStateFailed", "EvaluationFailed"})
+
+
 def _failed_state(
     history: Sequence[Mapping[str, Any]], definition: Mapping[str, Any], top: frozenset[str]
 ) -> tuple[str, int] | None:
-    """The last top-level state entered and never left (not a Fail state): where it failed."""
+    """The last top-level state visit that failed (caught by a Catcher or not): its name and
+    entry position. A Fail state is where a job-net ends on purpose: not a candidate."""
     states = definition.get("States", {})
-    open_entries: dict[str, int] = {}
+    found: tuple[str, int] | None = None
+    visit: dict[str, Any] | None = None
+
+    def close() -> None:
+        nonlocal found
+        if visit is None or states.get(visit["name"], {}).get("Type") == "Fail":
+            return
+        own_task = states.get(visit["name"], {}).get("Type") == "Task"
+        if visit["failed"] or (own_task and visit["task"] == "failed") or not visit["exited"]:
+            found = (visit["name"], visit["pos"])
+
     for pos, event in enumerate(history):
-        details = event.get("details") or {}
-        name = details.get("name")
-        if name not in top:
+        kind = str(event["type"])
+        name = (event.get("details") or {}).get("name")
+        if kind.endswith("StateEntered") and name in top:
+            close()
+            visit = {"name": name, "pos": pos, "failed": False, "task": None, "exited": False}
+        elif visit is None:
             continue
-        if str(event["type"]).endswith("StateEntered"):
-            open_entries[str(name)] = pos
-        elif str(event["type"]).endswith("StateExited"):
-            open_entries.pop(str(name), None)
-    candidates = [(pos, n) for n, pos in open_entries.items()
-                  if states.get(n, {}).get("Type") != "Fail"]  # fmt: skip
-    if not candidates:
-        return None
-    pos, name = max(candidates)
-    return name, pos
+        elif kind.endswith("StateExited") and name == visit["name"]:
+            visit["exited"] = True
+        elif kind in _STATE_FAILED:
+            visit["failed"] = True
+        elif kind in _TASK_FAILED or kind in _TASK_OK:
+            visit["task"] = "failed" if kind in _TASK_FAILED else "ok"
+    close()
+    return found
 
 
 def _after_failed(
