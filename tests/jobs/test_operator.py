@@ -132,6 +132,7 @@ def test_skip_passes_a_state_not_yet_started(jobs: JobService) -> None:
     with pytest.raises(UnknownState, match="no state 'T9'"):
         jobs.skip(run_id, "T9", {}, actor="alice")
     jobs.skip(run_id, "T2", {"skipped": True}, actor="alice", reason="not needed today")
+    time.sleep(0.6)  # the run reads actions every half second (and before states)
     GATES["t1"].set()
     result = jobs.wait(run_id, timeout=30)
     assert result.status == "SUCCEEDED"
@@ -220,6 +221,7 @@ def test_cli_actions_and_refusals(
     assert code == 0 and json.loads(out) == {"runId": run_id, "action": "hold"}
     code, out = _cli(capsys, "job", "skip", run_id, "T3", "--output-json", '{"s": 1}')
     assert code == 0 and "T3 will be skipped" in out
+    time.sleep(0.6)  # seen by the run before T1 ends
     code, out = _cli(capsys, "job", "force", run_id, "T1", "--ok", "--output-json", "{}")
     assert code == 0, out
     code, out = _cli(capsys, "job", "release", run_id)

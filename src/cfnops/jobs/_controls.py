@@ -29,8 +29,6 @@ from cfnops.jobs._store import ControlRow, JobStore
 
 __all__ = ["RunControls"]
 
-_EFFECTS = frozenset({"Task", "Wait", "Map", "Parallel"})
-
 
 class RunControls:
     """The operator actions of one executing run; a :class:`cfnops.asl.StateGate`."""
@@ -69,10 +67,10 @@ class RunControls:
             self._note(new)
 
     def _refresh_for(self, state: Mapping[str, Any]) -> None:
-        """Before a state with effects, read the actions asked since the last refresh (a
-        read costs little next to the state's own writes); before a pure state, at most
-        every 50 ms."""
-        if state.get("Type") in _EFFECTS or time.monotonic() - self._refreshed > 0.05:
+        """Before a state, read the actions asked since the last read, at most every 50 ms
+        per run (a read before every Task slowed many concurrent runs on PostgreSQL down
+        measurably: tests/jobs/test_manager_postgres.py)."""
+        if time.monotonic() - self._refreshed > 0.05:
             self.refresh()
 
     def _note(self, new: list[ControlRow]) -> None:
