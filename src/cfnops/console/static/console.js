@@ -60,7 +60,8 @@ window.cfnops = (function () {
     function openState(name) {
       open = name;
       const sep = scope.map ? "&" : "?";
-      fetch(`${base}/state${query()}${sep}state=${encodeURIComponent(name)}`)
+      fetch(`${base}/state${query()}${sep}state=${encodeURIComponent(name)}`,
+            {headers: {Accept: "text/html"}})
         .then((r) => r.text()).then((html) => { panel.innerHTML = html; });
       if (cy) { cy.nodes().unselect(); cy.nodes().filter((n) => n.data("name") === name).select(); }
     }
