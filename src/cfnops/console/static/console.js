@@ -62,7 +62,12 @@ window.cfnops = (function () {
       const sep = scope.map ? "&" : "?";
       fetch(`${base}/state${query()}${sep}state=${encodeURIComponent(name)}`,
             {headers: {Accept: "text/html"}})
-        .then((r) => r.text()).then((html) => { panel.innerHTML = html; });
+        .then((r) => r.text().then((html) => {
+          if (r.ok) { panel.innerHTML = html; return; }
+          const doc = new DOMParser().parseFromString(html, "text/html");
+          const error = doc.querySelector(".error");
+          panel.innerHTML = error ? error.outerHTML : "<p role='alert'>The state could not be read.</p>";
+        }));
       if (cy) { cy.nodes().unselect(); cy.nodes().filter((n) => n.data("name") === name).select(); }
     }
     function drawList() {
