@@ -83,21 +83,21 @@ def test_bad_entries_are_refused_and_nothing_is_written(
 
 
 def test_concurrent_writers_lose_nothing(settings: Settings) -> None:
-    AuditLog(settings).close()  # the table exists before the writers start
+    # No table yet: the writers also race to create it.
 
     def write(n: int) -> None:
         with AuditLog(settings) as audit:
             for i in range(10):
                 audit.record(actor=f"w{n}", action="stop", target=f"run-{i}")
 
-    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     with AuditLog(settings) as audit:
         entries = audit.list(limit=1000)
-    assert len(entries) == 40 and len({e.id for e in entries}) == 40
+    assert len(entries) == 80 and len({e.id for e in entries}) == 80
 
 
 def test_default_actor_is_the_os_user(monkeypatch: pytest.MonkeyPatch) -> None:

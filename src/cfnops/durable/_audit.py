@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.schema import CreateIndex, CreateTable
 
 from cfnops.config import Settings
 from cfnops.durable._dbos_setup import make_engine, schema_lock
@@ -133,12 +134,15 @@ class AuditLog:
             return "unknown"
 
     def _create(self) -> None:
-        with schema_lock(self._engine):
-            _metadata.create_all(self._engine, checkfirst=True)
-            guards = _PG_GUARDS if self._engine.dialect.name == "postgresql" else _SQLITE_GUARDS
-            with self._engine.begin() as conn:
-                for statement in guards:
-                    conn.execute(sa.text(statement))
+        # IF NOT EXISTS throughout: processes starting together on one SQLite file may
+        # all see no table (PostgreSQL serialises them with the schema lock as well).
+        guards = _PG_GUARDS if self._engine.dialect.name == "postgresql" else _SQLITE_GUARDS
+        with schema_lock(self._engine), self._engine.begin() as conn:
+            conn.execute(CreateTable(audit_table, if_not_exists=True))
+            for index in audit_table.indexes:
+                conn.execute(CreateIndex(index, if_not_exists=True))
+            for statement in guards:
+                conn.execute(sa.text(statement))
 
     def close(self) -> None:
         if self._owns_engine:
