@@ -205,3 +205,14 @@ class AwsClients:
             ident = self.client("sts").get_caller_identity()
             self._account_id = str(ident["Account"])
         return self._account_id
+
+    def assumed(self, credentials: dict[str, Any], region: str | None = None) -> AwsClients:
+        """Clients with STS ``Credentials`` (AssumeRole's answer), same settings otherwise."""
+        aws = self.settings.model_copy(update={"region": region or self.settings.region})
+        session = boto3.session.Session(
+            aws_access_key_id=credentials["AccessKeyId"],
+            aws_secret_access_key=credentials["SecretAccessKey"],
+            aws_session_token=credentials.get("SessionToken"),
+            region_name=aws.region or self.session.region_name,
+        )
+        return AwsClients(aws, session=session)

@@ -140,6 +140,7 @@ class _DriftGroup(TyperGroup):
 def register(app: typer.Typer) -> None:
     from cfnops.cli.drift_accept import register as register_accept
     from cfnops.cli.drift_adopt import register as register_adopt
+    from cfnops.cli.drift_scan import register as register_scan
 
     drift_app = typer.Typer(
         cls=_DriftGroup,
@@ -149,4 +150,5 @@ def register(app: typer.Typer) -> None:
     drift_app.command("report")(drift)
     register_accept(drift_app)
     register_adopt(drift_app)
+    register_scan(drift_app)
     app.add_typer(drift_app, name="drift")

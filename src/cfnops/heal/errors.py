@@ -14,7 +14,8 @@ UsageError
 ├── MalformedStackArn           region cannot be read from the stack id
 ├── HealAlreadyRunning          another run heals this stack
 ├── NotHeld                     approve/reject of a run that is not waiting
-└── BadAcceptance               drift accept: malformed date, path, reason or target
+├── BadAcceptance               drift accept: malformed date, path, reason or target
+└── BadScanTarget               drift scan: malformed or unknown account, role not assumable
 """
 
 from __future__ import annotations
@@ -139,4 +140,15 @@ class BadAcceptance(HealError, UsageError):
         super().__init__(
             f"drift accept: {where}: {problem}",
             hint="cfnops drift accept STACK RESOURCE [/Path] --until 2026-12-31 --reason TEXT",
+        )
+
+
+class BadScanTarget(UsageError):
+    """``cfnops drift scan`` targets that cannot be scanned (nothing is written)."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        super().__init__(
+            f"drift scan: {where}: {problem}",
+            hint="cfnops drift scan --accounts 111111111111,222222222222 --role-name NAME",
         )

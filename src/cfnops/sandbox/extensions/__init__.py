@@ -29,6 +29,8 @@ EXTENSIONS: tuple[str, ...] = (
     "asg_instance_refresh",
     "cfn_phantoms",
     "cloudtrail_events",
+    "sts_roles",
+    "cfn_nested_ids",
 )
 
 _lock = threading.Lock()

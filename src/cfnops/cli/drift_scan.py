@@ -1,0 +1,86 @@
+"""``cfnops drift scan``: every stack of several accounts and regions, as a fleet report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfnops.aws import check_region
+from cfnops.cli._state import state
+from cfnops.heal._scan import check_accounts, enter_accounts, organization_accounts, scan
+from cfnops.heal._scan_render import scan_html, scan_markdown
+from cfnops.heal.errors import BadScanTarget
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def drift_scan(
+    ctx: typer.Context,
+    accounts: Annotated[
+        str | None, typer.Option(help="Account ids, comma-separated (default: the caller's).")
+    ] = None,
+    organization: Annotated[
+        bool, typer.Option("--organization", help="Every ACTIVE account of the organization.")
+    ] = False,
+    role_name: Annotated[
+        str | None, typer.Option(help="Role to assume in each other account (STS AssumeRole).")
+    ] = None,
+    regions: Annotated[
+        str | None, typer.Option(help="r1,r2 (default: the global --region).")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Stacks at once (adapts down).")] = 8,
+    markdown: Annotated[Path | None, typer.Option(help="Write the Markdown report here.")] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Write the JSON report here.")
+    ] = None,
+    html: Annotated[Path | None, typer.Option(help="Write the HTML report here.")] = None,
+    fail_on_unchecked: Annotated[
+        bool, typer.Option("--fail-on-unchecked", help="Exit 1 unless everything was checked.")
+    ] = False,
+) -> None:
+    """Scan the fleet for drift: root stacks (nested followed) and StackSet instances.
+
+    Exit codes: 0 scanned (drift or not), 1 a stack could not be scanned (or, with
+    --fail-on-unchecked, something was not checked), 2 bad input.
+    """
+    st = state(ctx)
+    if accounts and organization:
+        raise BadScanTarget("--accounts/--organization", "give one of them, not both")
+    region_list = [check_region(r.strip()) for r in (regions or "").split(",") if r.strip()]
+    wanted = check_accounts(accounts) if accounts else None
+    clients = st.clients
+    if organization:
+        wanted = organization_accounts(clients)
+    per_account = enter_accounts(clients, wanted or [clients.account_id()], role_name)
+    result = scan(
+        per_account,
+        region_list or [clients.region],
+        ignore=st.settings.heal.ignore,
+        concurrency=concurrency,
+        poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
+    )
+    data = result.to_json()
+    if markdown is not None:
+        _write(markdown, scan_markdown(result))
+    if json_file is not None:
+        _write(json_file, json.dumps(data, indent=2) + "\n")
+    if html is not None:
+        _write(html, scan_html(result))
+    if st.output_format == "json":
+        st.emit_json(data)
+    else:
+        typer.echo(scan_markdown(result), nl=False)
+    failed = any(r.report is None for r in result.rows)
+    if failed or (fail_on_unchecked and not result.coverage.complete):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("scan")(drift_scan)

@@ -1,0 +1,329 @@
+"""Fleet drift scans across accounts and regions (``cfnops drift scan``).
+
+Accounts come from ``--accounts`` or from Organizations ``ListAccounts`` (ACTIVE
+ones); each is entered with STS ``AssumeRole`` of ``--role-name`` (the caller's
+own account is used as is). Every (account, region) lists its root stacks and
+their StackSets' instances; each root stack gets a drift report (nested stacks
+followed, coverage counted). Reports run on a pool whose concurrency adapts:
+every throttling answer botocore sees (``needs-retry``) halves the target, and
+each run of successes adds one back (additive increase, multiplicative
+decrease), so a throttled account slows the scan instead of failing it. The
+effective rate (stacks per minute) and the concurrency range are reported.
+
+API references: AssumeRole (STS), ListAccounts (Organizations), DescribeStacks,
+ListStackSets, ListStackInstances (CloudFormation).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import botocore.exceptions
+
+from cfnops.aws import AwsClients
+from cfnops.config import IgnoreRule
+from cfnops.heal._coverage import Coverage, total
+from cfnops.heal._model import StackDriftReport
+from cfnops.heal._report import drift_report, list_stacks
+from cfnops.heal.errors import BadScanTarget
+
+_ACCOUNT = re.compile(r"^\d{12}$")
+_THROTTLING = frozenset(
+    {"Throttling", "ThrottlingException", "TooManyRequestsException", "RequestLimitExceeded"}
+)
+
+
+@dataclass(frozen=True)
+class ScanTarget:
+    account: str
+    region: str
+
+
+@dataclass(frozen=True)
+class StackSetInstance:
+    stack_set: str
+    account: str
+    region: str
+    stack_id: str | None
+    status: str
+    drift: str  # the instance stack's drift from this scan, else the API's DriftStatus
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stackSet": self.stack_set,
+            "account": self.account,
+            "region": self.region,
+            "stackId": self.stack_id,
+            "status": self.status,
+            "drift": self.drift,
+        }
+
+
+@dataclass(frozen=True)
+class ScanRow:
+    account: str
+    region: str
+    report: StackDriftReport | None
+    stack: str
+    error: str | None = None
+
+    @property
+    def status(self) -> str:
+        return "ERROR" if self.report is None else self.report.effective_status
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "account": self.account,
+            "region": self.region,
+            "stack": self.stack,
+            "status": self.status,
+            "error": self.error,
+            "report": self.report.to_json() if self.report else None,
+        }
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    rows: tuple[ScanRow, ...]
+    stack_sets: tuple[StackSetInstance, ...]
+    seconds: float
+    throttled: int
+    concurrency: tuple[int, int, int]  # start, lowest, highest
+
+    @property
+    def coverage(self) -> Coverage:
+        return total(r.report.coverage_with_nested for r in self.rows if r.report)
+
+    @property
+    def stacks_per_minute(self) -> float:
+        return round(60.0 * len(self.rows) / self.seconds, 1) if self.seconds else 0.0
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.rows:
+            out[r.status] = out.get(r.status, 0) + 1
+        return dict(sorted(out.items()))
+
+    def to_json(self) -> dict[str, Any]:
+        start, low, high = self.concurrency
+        return {
+            "counts": self.counts(),
+            "coverage": self.coverage.to_json(),
+            "seconds": round(self.seconds, 2),
+            "stacksPerMinute": self.stacks_per_minute,
+            "throttled": self.throttled,
+            "concurrency": {"start": start, "lowest": low, "highest": high},
+            "stacks": [r.to_json() for r in self.rows],
+            "stackSets": [s.to_json() for s in self.stack_sets],
+        }
+
+
+class AdaptiveLimit:
+    """Additive-increase / multiplicative-decrease concurrency, fed by throttling events."""
+
+    def __init__(self, start: int, lowest: int = 1, highest: int | None = None) -> None:
+        self.limit, self.lowest, self.highest = start, lowest, highest or start
+        self.seen_low, self.seen_high = start, start
+        self.throttled, self._streak, self._running = 0, 0, 0
+        self._cond = threading.Condition()
+
+    def throttle(self) -> None:
+        with self._cond:
+            self.throttled += 1
+            self._streak = 0
+            self.limit = max(self.lowest, self.limit // 2)
+            self.seen_low = min(self.seen_low, self.limit)
+
+    def success(self) -> None:
+        with self._cond:
+            self._streak += 1
+            if self._streak >= self.limit and self.limit < self.highest:
+                self.limit += 1
+                self._streak = 0
+                self.seen_high = max(self.seen_high, self.limit)
+
+    def __enter__(self) -> AdaptiveLimit:
+        with self._cond:
+            while self._running >= self.limit:
+                self._cond.wait(0.05)
+            self._running += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._running -= 1
+            self._cond.notify_all()
+
+
+def check_accounts(text: str) -> list[str]:
+    accounts = [a.strip() for a in text.split(",") if a.strip()]
+    bad = [a for a in accounts if not _ACCOUNT.match(a)]
+    if bad or not accounts:
+        shown = ", ".join(bad) or repr(text)
+        raise BadScanTarget("--accounts", f"{shown}: an account id is 12 digits")
+    return accounts
+
+
+def organization_accounts(clients: AwsClients) -> list[str]:
+    """ACTIVE accounts of the caller's organization (ListAccounts, every page)."""
+    org = clients.client("organizations")
+    out: list[str] = []
+    try:
+        for page in org.get_paginator("list_accounts").paginate():
+            out.extend(a["Id"] for a in page["Accounts"] if a.get("Status", "ACTIVE") == "ACTIVE")
+    except botocore.exceptions.ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        raise BadScanTarget("--organization", f"ListAccounts failed ({code})") from exc
+    return out
+
+
+def enter_accounts(
+    clients: AwsClients, accounts: Sequence[str], role_name: str | None
+) -> dict[str, AwsClients]:
+    """Clients per account: the caller's own as is, others through AssumeRole."""
+    own = clients.account_id()
+    out: dict[str, AwsClients] = {}
+    for account in accounts:
+        if account == own:
+            out[account] = clients
+            continue
+        if not role_name:
+            raise BadScanTarget("--role-name", f"needed to enter account {account}")
+        arn = f"arn:aws:iam::{account}:role/{role_name}"
+        try:
+            creds = clients.client("sts").assume_role(
+                RoleArn=arn, RoleSessionName="cfnops-drift-scan"
+            )["Credentials"]
+        except botocore.exceptions.ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            raise BadScanTarget(
+                f"account {account}", f"role {role_name} cannot be assumed ({code}): {arn}"
+            ) from exc
+        out[account] = clients.assumed(creds)
+    return out
+
+
+def _watch_throttling(clients: AwsClients, limit: AdaptiveLimit) -> Any:
+    cfn = clients.client("cloudformation")
+
+    def on_retry(response: Any = None, **_: Any) -> None:
+        if isinstance(response, tuple) and len(response) == 2 and isinstance(response[1], dict):
+            code = response[1].get("Error", {}).get("Code", "")
+            if code in _THROTTLING:
+                limit.throttle()
+
+    cfn.meta.events.register("needs-retry.cloudformation", on_retry)
+    return cfn
+
+
+def _stack_sets(cfn: Any) -> list[tuple[str, dict[str, Any]]]:
+    out: list[tuple[str, dict[str, Any]]] = []
+    try:
+        names = [
+            s["StackSetName"]
+            for page in cfn.get_paginator("list_stack_sets").paginate(Status="ACTIVE")
+            for s in page["Summaries"]
+        ]
+        for name in names:
+            for page in cfn.get_paginator("list_stack_instances").paginate(StackSetName=name):
+                out.extend((name, item) for item in page["Summaries"])
+    except botocore.exceptions.ClientError:
+        return out  # no StackSets permission here: nothing to list
+    return out
+
+
+def _instance_drift(rows: Sequence[ScanRow], stack_set: str, item: dict[str, Any]) -> str:
+    """The instance stack's drift from this scan, else the API's ``DriftStatus``.
+
+    Matched by stack id; failing that by account, region and a name of the form
+    ``StackSet-<set>-…`` (AWS) or ``StackSet:<set>`` (moto's instance stacks).
+    """
+    stack_id = str(item.get("StackId") or "")
+    account, region = str(item.get("Account", "")), str(item.get("Region", ""))
+    named = re.compile(rf"^StackSet[-:]{re.escape(stack_set)}([-:]|$)")
+    for r in rows:
+        if r.report is not None and r.report.stack_id == stack_id:
+            return r.status
+    for r in rows:
+        if (r.account, r.region) == (account, region) and named.match(r.stack):
+            return r.status
+    return str(item.get("DriftStatus") or "NOT_CHECKED")
+
+
+def scan(
+    per_account: dict[str, AwsClients],
+    regions: Sequence[str],
+    *,
+    ignore: tuple[IgnoreRule, ...] = (),
+    concurrency: int = 8,
+    poll_seconds: float = 2.0,
+    on_row: Callable[[ScanRow], None] | None = None,
+) -> ScanResult:
+    """Drift reports for every root stack of every (account, region), StackSets listed."""
+    started = time.monotonic()
+    limit = AdaptiveLimit(concurrency)
+    jobs: list[tuple[str, str, Any, str]] = []
+    raw_sets: list[tuple[str, dict[str, Any]]] = []
+    for account, clients in per_account.items():
+        for region in regions:
+            regional = clients if region == clients.settings.region else _in(clients, region)
+            cfn = _watch_throttling(regional, limit)
+            for s in list_stacks(cfn):
+                if not s.get("ParentId"):
+                    jobs.append((account, region, cfn, s["StackName"]))
+            raw_sets.extend(_stack_sets(cfn))
+
+    def one(job: tuple[str, str, Any, str]) -> ScanRow:
+        account, region, cfn, name = job
+        with limit:
+            try:
+                report = drift_report(cfn, name, ignore=ignore, poll_seconds=poll_seconds)
+                row = ScanRow(account, region, report, name)
+                limit.success()
+            except Exception as exc:  # one stack's failure is reported, the scan goes on
+                row = ScanRow(account, region, None, name, error=str(exc))
+        if on_row is not None:
+            on_row(row)
+        return row
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        rows = tuple(pool.map(one, jobs))
+    instances = tuple(
+        StackSetInstance(
+            name,
+            str(item.get("Account", "")),
+            str(item.get("Region", "")),
+            item.get("StackId"),
+            str(item.get("Status", "")),
+            _instance_drift(rows, name, item),
+        )
+        for name, item in raw_sets
+    )
+    return ScanResult(
+        rows,
+        instances,
+        time.monotonic() - started,
+        limit.throttled,
+        (concurrency, limit.seen_low, limit.seen_high),
+    )
+
+
+_regional_cache: dict[tuple[int, str], AwsClients] = {}
+_regional_lock = threading.Lock()
+
+
+def _in(clients: AwsClients, region: str) -> AwsClients:
+    with _regional_lock:
+        key = (id(clients), region)
+        found = _regional_cache.get(key)
+        if found is None:
+            aws = clients.settings.model_copy(update={"region": region})
+            found = AwsClients(aws, session=clients.session)
+            _regional_cache[key] = found
+        return found
