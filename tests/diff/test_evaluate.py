@@ -100,3 +100,22 @@ def test_sub_of_a_reference_equals_the_reference() -> None:
     assert not diff_templates(
         tpl({"Fn::Sub": "/app/${Bucket.Arn}"}), tpl({"Fn::Sub": "/app/${Bucket}"})
     ).is_empty
+
+
+def test_known_pseudo_parameters_make_literals_and_pseudo_spellings_equal() -> None:
+    from cfnops.diff._pseudo import stack_pseudo_parameters
+
+    known = stack_pseudo_parameters(
+        "arn:aws:cloudformation:eu-west-1:123456789012:stack/web/0f1e2d3c-aaaa-bbbb-cccc-1234"
+    )
+    assert known["AWS::Region"] == "eu-west-1" and known["AWS::StackName"] == "web"
+    assert known["AWS::AccountId"] == "123456789012" and known["AWS::Partition"] == "aws"
+    old, new = _subnet("eu-west-1a"), _subnet({"Fn::Sub": "${AWS::Region}a"})
+    assert diff_templates(old, new, pseudo_parameters=known).is_empty
+    other = _subnet({"Fn::Sub": "${AWS::Region}b"})
+    res = diff_templates(old, other, pseudo_parameters=known).resource("Net")
+    assert res is not None and res.impact is Impact.WILL_REPLACE
+    # a Fn::Sub variable of the same name shadows the pseudo parameter
+    shadow = _subnet({"Fn::Sub": ["${AWS::Region}a", {"AWS::Region": "us-east-1"}]})
+    assert not diff_templates(old, shadow, pseudo_parameters=known).is_empty
+    assert stack_pseudo_parameters("not-an-arn") == {}

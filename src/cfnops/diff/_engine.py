@@ -22,6 +22,7 @@ from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._policies import kept_settings, overrides, replace_note
 from cfnops.diff._propagate import Explainer, propagate
+from cfnops.diff._pseudo import apply_pseudo
 from cfnops.diff._resources import (
     Draft,
     compare_attributes,
@@ -173,6 +174,7 @@ def diff_templates(
     expand_foreach: bool = True,
     parameter_values: tuple[ParameterValue, ...] = (),
     security: bool = True,
+    pseudo_parameters: Mapping[str, str] | None = None,
     _check_mangling: bool = True,
 ) -> TemplateDiff:
     """Every difference between ``old`` (deployed) and ``new``, with replacement analysis.
@@ -180,7 +182,9 @@ def diff_templates(
     ``table`` (or ``region``) selects the update-behaviour data. Parameter values
     are evaluated only when ``parameter_values`` are given (see
     :func:`cfnops.diff.parameter_values`); ``Fn::ForEach`` loops are expanded
-    unless ``expand_foreach=False``.
+    unless ``expand_foreach=False``. ``pseudo_parameters`` (``{"AWS::Region":
+    "eu-west-1", …}``, known for a deployed stack) are substituted in both
+    templates before comparing.
 
     >>> d = diff_templates({"Resources": {"B": {"Type": "AWS::S3::Bucket",
     ...     "Properties": {"BucketName": "a"}}}}, {"Resources": {"B": {
@@ -190,6 +194,8 @@ def diff_templates(
     """
     table = table or load_table(region)
     o, n = prepare(old, expand_foreach=expand_foreach), prepare(new, expand_foreach=expand_foreach)
+    if pseudo_parameters:  # one stack: the same values for both templates
+        o, n = apply_pseudo(o, pseudo_parameters), apply_pseudo(n, pseudo_parameters)
     if parameter_values:  # known values: evaluate each template's conditions with its own
         o = apply_conditions(o, {p.name: p.old for p in parameter_values if p.old is not None})
         n = apply_conditions(n, {p.name: p.new for p in parameter_values if p.new is not None})

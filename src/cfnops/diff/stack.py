@@ -23,6 +23,7 @@ from cfnops.diff._load import check_template, parse_template
 from cfnops.diff._model import TemplateDiff
 from cfnops.diff._normalise import plain
 from cfnops.diff._params import parameter_values
+from cfnops.diff._pseudo import stack_pseudo_parameters
 from cfnops.diff.errors import ChangeSetError, StackTemplateError
 
 # CreateChangeSet takes TemplateBody up to 51,200 bytes (AWS docs: CloudFormation
@@ -173,7 +174,11 @@ def diff_against_stack(
     values = parameter_values(deployed.template, new, given, deployed.parameters)
     table_region = region or getattr(getattr(cfn, "meta", None), "region_name", None)
     result = diff_templates(
-        deployed.template, new, region=table_region or "us-east-1", parameter_values=values
+        deployed.template,
+        new,
+        region=table_region or "us-east-1",
+        parameter_values=values,
+        pseudo_parameters=stack_pseudo_parameters(deployed.stack_id),
     )
     if change_set:
         answers = change_set_answers(
