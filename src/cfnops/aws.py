@@ -199,11 +199,25 @@ class AwsClients:
                 self._clients[service] = found
             return found
 
-    def account_id(self) -> str:
-        """The caller's account id, asked of STS once."""
+    def account_id(self, *, quick: bool = False) -> str:
+        """The caller's account id, asked of STS once.
+
+        ``quick``: one attempt with short timeouts (no retries with backoff), for callers
+        that can do without the answer (an offline job run names a placeholder account).
+        """
         if self._account_id is None:
-            ident = self.client("sts").get_caller_identity()
-            self._account_id = str(ident["Account"])
+            if quick:
+                kwargs: dict[str, Any] = {
+                    "config": self.botocore_config().merge(
+                        Config(connect_timeout=3, read_timeout=5, retries={"total_max_attempts": 1})
+                    )
+                }
+                if self.settings.endpoint_url:
+                    kwargs["endpoint_url"] = self.settings.endpoint_url
+                sts = self.session.client("sts", **kwargs)  # type: ignore[call-overload]
+            else:
+                sts = self.client("sts")
+            self._account_id = str(sts.get_caller_identity()["Account"])
         return self._account_id
 
     def assumed(self, credentials: dict[str, Any], region: str | None = None) -> AwsClients:

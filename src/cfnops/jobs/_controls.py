@@ -57,21 +57,31 @@ class RunControls:
     # -- refreshed by the run's watcher, and before states ------------------------------
     def refresh(self) -> None:
         with self._refresh_lock:
-            self._refreshed = time.monotonic()
-            new = self.store.list_controls(self.run_id, after=self._last)
-            if not new:
-                return
-            with self._lock:
-                self._rows.extend(new)
-                self._last = new[-1].id
-            self._note(new)
+            self._read()
+
+    def _read(self) -> None:
+        self._refreshed = time.monotonic()
+        new = self.store.list_controls(self.run_id, after=self._last)
+        if not new:
+            return
+        with self._lock:
+            self._rows.extend(new)
+            self._last = new[-1].id
+        self._note(new)
 
     def _refresh_for(self, state: Mapping[str, Any]) -> None:
         """Before a state, read the actions asked since the last read, at most every 50 ms
         per run (a read before every Task slowed many concurrent runs on PostgreSQL down
         measurably: tests/jobs/test_manager_postgres.py)."""
-        if time.monotonic() - self._refreshed > 0.05:
-            self.refresh()
+        if time.monotonic() - self._refreshed <= 0.05:
+            return
+        if not self._refresh_lock.acquire(blocking=False):
+            return  # another branch is reading them right now
+        try:
+            if time.monotonic() - self._refreshed > 0.05:
+                self._read()
+        finally:
+            self._refresh_lock.release()
 
     def _note(self, new: list[ControlRow]) -> None:
         for row in new:

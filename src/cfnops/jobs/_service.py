@@ -33,7 +33,7 @@ __all__ = ["WORKFLOW", "JobService"]
 
 WORKFLOW = "cfnops.jobs.execution"
 _regions: dict[str, str] = {}
-_accounts: dict[str, str] = {}
+_accounts: dict[str, tuple[str, float]] = {}  # key -> (account, retry after, if offline)
 # The account in ARNs when no AWS account can be asked (no credentials: a job-net that
 # calls no AWS service). Never a real account: 12 zeros.
 OFFLINE_ACCOUNT = "000000000000"
@@ -77,18 +77,21 @@ class JobService(RunOperations):
         """The account in execution, state-machine and role ARNs.
 
         STS GetCallerIdentity of the configured credentials (against the sandbox: the
-        sandbox's account), cached per AWS configuration once answered;
-        :data:`OFFLINE_ACCOUNT` while no credentials answer (a job-net that calls no AWS
-        service still runs, and asks again next time).
+        sandbox's account), asked once per AWS configuration and process, in one quick
+        attempt; :data:`OFFLINE_ACCOUNT` when no credentials or no endpoint answer (a
+        job-net that calls no AWS service still runs; asked again after a minute).
         """
         key = self.clients.settings.model_dump_json()
         found = _accounts.get(key)
-        if found is None:
-            try:
-                found = _accounts[key] = self.clients.account_id()
-            except Exception:  # no credentials, region or endpoint: an offline run
-                return OFFLINE_ACCOUNT
-        return found
+        if found is not None and (found[0] != OFFLINE_ACCOUNT or time.monotonic() < found[1]):
+            return found[0]
+        try:
+            account = self.clients.account_id(quick=True)
+        except Exception:  # no credentials, region or endpoint: an offline run
+            _accounts[key] = (OFFLINE_ACCOUNT, time.monotonic() + 60)
+            return OFFLINE_ACCOUNT
+        _accounts[key] = (account, 0.0)
+        return account
 
     # -- executing (inside the workflow) ---------------------------------------------------
     def execute(self, run_id: str) -> JobResult:
