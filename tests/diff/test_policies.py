@@ -85,6 +85,10 @@ def test_asg_without_policy_keeps_the_schema_answer() -> None:
     assert web is not None and web.impact is Impact.MAY_REPLACE
     prop = web.property("LaunchTemplate")
     assert prop is not None and prop.decided_by == "registry schema"
+    assert any(n.startswith("no UpdatePolicy") for n in web.notes)
+    rolling = {"AutoScalingRollingUpdate": {"MaxBatchSize": 1}}
+    with_policy = diff_templates(_asg(rolling, "1"), _asg(rolling, "2")).resource("Web")
+    assert with_policy is not None and with_policy.notes == ()
 
 
 def test_asg_policy_ignores_properties_it_does_not_govern() -> None:

@@ -20,7 +20,7 @@ from cfnops.diff._model import (
 )
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
-from cfnops.diff._policies import kept_settings, overrides, replace_note
+from cfnops.diff._policies import kept_settings, overrides, policy_note, replace_note
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._pseudo import apply_pseudo
 from cfnops.diff._resources import (
@@ -137,8 +137,8 @@ def _resources(
         if _is_custom(draft.type) and impact is Impact.WILL_UPDATE and props:
             notes = (CUSTOM_RESOURCE_NOTE,)
         kept = replace_note(new.get(rid)) if impact.replaces else None
-        if kept is not None:
-            notes = (*notes, kept)
+        caveat = policy_note(draft.type, new.get(rid), set(draft.props))
+        notes = (*notes, *(n for n in (kept, caveat) if n is not None))
         out[rid] = ResourceDiff(
             logical_id=rid,
             type=draft.type,

@@ -166,6 +166,23 @@ def kept_settings(type_name: str, old: Any, new: Any) -> dict[str, Override]:
     }
 
 
+def policy_note(type_name: str, resource: Any, changed: set[str]) -> str | None:
+    """A caveat for an Auto Scaling group whose launch settings change without an UpdatePolicy.
+
+    The registry schema's answer (conditionally create-only: MAY_REPLACE) stands, but
+    the UpdatePolicy page says the group is then updated in place and its instances
+    keep running until they are replaced by scaling.
+    """
+    if type_name != "AWS::AutoScaling::AutoScalingGroup" or _policy(resource) is not None:
+        return None
+    if not changed & _ASG_TRIGGERS:
+        return None
+    return (
+        "no UpdatePolicy: CloudFormation updates the group in place and does not replace "
+        "its instances (add AutoScalingRollingUpdate or AutoScalingReplacingUpdate to choose)"
+    )
+
+
 def replace_note(resource: Any) -> str | None:
     """What happens to the old physical resource of a replaced resource.
 
