@@ -166,6 +166,7 @@ def test_exclusive_skip_and_queue(jobs: JobService) -> None:
     assert start_queued(jobs) == ["ex-queue-1"]  # one at a time, oldest first
     started = jobs.store.get_run("ex-queue-1")
     assert started.options["monitor"]["scheduledAt"] == due + 1
+    assert started.options["schedule"] == "ex-queue" and started.source == "schedule:ex-queue"
     jobs.store.finish_run("ex-queue-1", "SUCCEEDED", {}, None, None)
     assert start_queued(jobs) == ["ex-queue-2"]
     assert jobs.store.list_schedules("queued") == []

@@ -115,7 +115,14 @@ def record_alert(jobs: JobService, run_id: str, condition: str, details: Mapping
     return True
 
 
-def _launch(jobs: JobService, row: Mapping[str, Any], run_id: str, source: str, due: float) -> bool:
+def _launch(
+    jobs: JobService,
+    row: Mapping[str, Any],
+    run_id: str,
+    source: str,
+    due: float,
+    entry: str | None = None,
+) -> bool:
     opts = json.loads(row.get("options") or "{}")
     monitor = {
         "scheduledAt": due,
@@ -125,7 +132,11 @@ def _launch(jobs: JobService, row: Mapping[str, Any], run_id: str, source: str, 
         if opts.get("deadline")
         else None,
     }
-    options = {"notify": bool(opts.get("notify")), "monitor": monitor, "schedule": row["name"]}
+    options = {
+        "notify": bool(opts.get("notify")),
+        "monitor": monitor,
+        "schedule": entry or row["name"],
+    }
     try:
         jobs.start(
             json.loads(row["definition"]),
@@ -179,7 +190,7 @@ def start_queued(jobs: JobService) -> list[str]:
             busy.add(machine)
             continue
         meta = json.loads(row["expression"])
-        _launch(jobs, row, row["name"], str(meta["source"]), float(row["next_fire"]))
+        _launch(jobs, row, row["name"], str(meta["source"]), float(row["next_fire"]), meta["entry"])
         jobs.store.remove_schedule(row["name"])  # after the start: a crash cannot lose it
         busy.add(machine)
         started.append(row["name"])

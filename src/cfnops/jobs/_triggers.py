@@ -198,8 +198,8 @@ class TriggerService:
                 continue  # another worker took this fire time
             stamp = datetime.fromtimestamp(due, UTC).strftime("%Y%m%dT%H%M%SZ")
             run_id = f"{_safe(row['name'])}-{stamp}"
-            start_entry(self.jobs, row, run_id, f"schedule:{row['name']}", due)
-            started.append(run_id)
+            if start_entry(self.jobs, row, run_id, f"schedule:{row['name']}", due) == "started":
+                started.append(run_id)
         return started
 
     def poll_events(self, wait_seconds: int = 1) -> list[str]:
