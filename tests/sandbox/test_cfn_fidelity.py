@@ -243,3 +243,29 @@ def test_change_set_leaves_an_unchanged_subscription_alone(cfnops_sandbox: Sandb
     changes = _resource_changes(cfn, stack, changed)["changes"]
     assert {lid: c["Action"] for lid, c in changes.items()} == {"Topic": "Modify"}
     assert changes["Topic"]["Replacement"] == "False"
+
+
+def test_ssm_dynamic_reference_in_a_launch_template(cfnops_sandbox: Sandbox) -> None:
+    cfn, ssm, ec2 = (cfnops_sandbox.client(s) for s in ("cloudformation", "ssm", "ec2"))
+    ssm.put_parameter(Name="/golden/dyn", Type="String", Value="ami-760aaa0f", Overwrite=True)
+    template = json.loads(json.dumps(LAUNCH_TEMPLATE))
+    template["Parameters"]["AmiParameterName"]["Default"] = "/golden/dyn"
+    data = template["Resources"]["LaunchTemplate"]["Properties"]["LaunchTemplateData"]
+    data["ImageId"] = {"Fn::Sub": "{{resolve:ssm:${AmiParameterName}}}"}
+    stack = f"dyn-{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps(template))
+
+    assert cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
+    lt_id = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="LaunchTemplate")[
+        "StackResourceDetail"
+    ]["PhysicalResourceId"]
+    versions = ec2.describe_launch_template_versions(LaunchTemplateId=lt_id)[
+        "LaunchTemplateVersions"
+    ]
+    assert {v["LaunchTemplateData"]["ImageId"] for v in versions} == {"ami-760aaa0f"}
+    # drift detection does not check properties with dynamic references (as in AWS)
+    assert wait_for_detection(cfn, stack)["StackDriftStatus"] == "IN_SYNC"
+
+    with pytest.raises(ClientError, match="/not/there"):
+        data["ImageId"] = "{{resolve:ssm:/not/there}}"
+        cfn.create_stack(StackName=f"{stack}-x", TemplateBody=json.dumps(template))

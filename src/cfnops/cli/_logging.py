@@ -34,6 +34,18 @@ class OneLineFormatter(logging.Formatter):
         return " ".join(text.splitlines())
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is when a record is emitted (never a stale one)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        pass
+
+
 def configure_logging(verbose: int) -> None:
     """Warnings by default, ``-v`` info, ``-vv`` debug with full tracebacks.
 
@@ -43,11 +55,12 @@ def configure_logging(verbose: int) -> None:
     formatter: logging.Formatter = (
         logging.Formatter(_FORMAT) if verbose >= 2 else OneLineFormatter(_FORMAT)
     )
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(formatter)
     root = logging.getLogger()
     for old in list(root.handlers):
-        root.removeHandler(old)
+        if isinstance(old, _StderrHandler):  # ours, from an earlier command in this process
+            root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
 
@@ -56,7 +69,7 @@ def configure_logging(verbose: int) -> None:
     for old in list(dbos.handlers):
         if old.name == _DBOS_HANDLER:
             dbos.removeHandler(old)
-    dbos_handler = logging.StreamHandler(sys.stderr)
+    dbos_handler = _StderrHandler()
     dbos_handler.name = _DBOS_HANDLER
     dbos_handler.setFormatter(formatter)
     dbos.addHandler(dbos_handler)

@@ -20,6 +20,7 @@ from typing import Any
 from cfnops.sandbox.extensions._cfn_deploy import ExpectedResource
 from cfnops.sandbox.extensions._moto import moto_module
 from cfnops.sandbox.extensions.cfn_compare import _covers
+from cfnops.sandbox.extensions.cfn_dynamic_refs import resolve_dynamic_references
 
 __all__ = ["WRITERS", "recreate", "write_expected"]
 
@@ -271,6 +272,8 @@ def write_expected(
     props = res.properties if properties is None else properties
     if writer is None or props is None or not res.physical_id:
         return False
+    # CloudFormation writes the value a dynamic reference stands for, not its text
+    props = resolve_dynamic_references(props, stack.account_id, stack.region_name)
     writer(stack, res, props)
     return True
 

@@ -38,6 +38,7 @@ from cfnops.sandbox.extensions._cfn_deploy import (
 from cfnops.sandbox.extensions._cfn_readers import READERS, read_actual
 from cfnops.sandbox.extensions._moto import moto_module
 from cfnops.sandbox.extensions.cfn_compare import diff_properties
+from cfnops.sandbox.extensions.cfn_dynamic_refs import without_dynamic_references
 
 __all__ = [
     "DRIFT_CHECKABLE_STATUSES",
@@ -74,6 +75,9 @@ _KEEP_WRITE_ONLY = {"AWS::EC2::LaunchTemplate": frozenset({"LaunchTemplateData"}
 
 
 def comparable_properties(resource_type: str, props: dict[str, Any]) -> dict[str, Any]:
+    # "CloudFormation doesn't support drift detection on dynamic references"
+    # (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/dynamic-references-ssm.html)
+    props = without_dynamic_references(props)
     try:
         from cfnops.schemas import load_table
 
