@@ -37,14 +37,18 @@ def drift_report(
     cloudtrail: Any = None,
     accepted: Sequence[AcceptedDrift] = (),
     region: str | None = None,
+    known: dict[str, Any] | None = None,
 ) -> StackDriftReport:
     """Detect drift on ``stack`` (and its nested stacks) and report every resource.
+
+    ``known`` (``StackName``, ``StackId``, ``StackStatus`` from a listing just
+    made) saves the DescribeStacks call.
 
     With a ``cloudtrail`` client, each drifted resource says who changed it
     (:mod:`cfnops.heal._attribution`), looking back to the stack's last deployment.
     Active ``accepted`` drift of the stack (in ``region``) is marked ``ACCEPTED``.
     """
-    info = _cfn.describe_stack(cfn, stack)
+    info = known or _cfn.describe_stack(cfn, stack)
     if info is None:
         raise StackNotFound(stack)
     name, stack_id, status = info["StackName"], info["StackId"], info["StackStatus"]

@@ -268,7 +268,7 @@ def scan(
     """Drift reports for every root stack of every (account, region), StackSets listed."""
     started = time.monotonic()
     limit = AdaptiveLimit(concurrency)
-    jobs: list[tuple[str, str, Any, str]] = []
+    jobs: list[tuple[str, str, Any, dict[str, Any]]] = []
     raw_sets: list[tuple[str, dict[str, Any]]] = []
     for account, clients in per_account.items():
         for region in regions:
@@ -276,14 +276,17 @@ def scan(
             cfn = _watch_throttling(regional, limit)
             for s in list_stacks(cfn):
                 if not s.get("ParentId"):
-                    jobs.append((account, region, cfn, s["StackName"]))
+                    jobs.append((account, region, cfn, s))
             raw_sets.extend(_stack_sets(cfn))
 
-    def one(job: tuple[str, str, Any, str]) -> ScanRow:
-        account, region, cfn, name = job
+    def one(job: tuple[str, str, Any, dict[str, Any]]) -> ScanRow:
+        account, region, cfn, listed = job
+        name = str(listed["StackName"])
         with limit:
             try:
-                report = drift_report(cfn, name, ignore=ignore, poll_seconds=poll_seconds)
+                report = drift_report(
+                    cfn, name, ignore=ignore, poll_seconds=poll_seconds, known=listed
+                )
                 row = ScanRow(account, region, report, name)
                 limit.success()
             except Exception as exc:  # one stack's failure is reported, the scan goes on
