@@ -13,7 +13,14 @@ from cfnops.cli.main import run
 from cfnops.config import DEFAULT_PROTECTED_TYPES
 from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_sample
 from cfnops.durable import AuditLog
-from cfnops.heal import ChangeView, GatePolicy, PropertyDrift, ResourceDrift, StackDriftReport
+from cfnops.heal import (
+    ChangeView,
+    GatePolicy,
+    PropertyDrift,
+    ResourceDrift,
+    StackDriftReport,
+    _steps,
+)
 from cfnops.heal import decide as gate
 from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, check_path, mark, parse_until
 from cfnops.heal.errors import BadAcceptance
@@ -149,10 +156,12 @@ def test_accepted_drift_is_never_healed_and_comes_back_after_expiry(heal_env: He
         "us-east-1", stack, "SampleParameter", "/Value", now + dt.timedelta(days=1), "ok", "t", now
     )
     store.accept(entry)
+    _steps._accepted_cache.clear()  # a run reads acceptances at most every 2 s per process
     out = heal_env.run(stack)
     assert out["outcome"] == "IN_SYNC" and out["acceptedOnly"] is True
     assert out["drifted"][0]["effectiveStatus"] == "ACCEPTED"
     assert heal_env.ssm.get_parameter(Name=param)["Parameter"]["Value"] == DRIFTED_VALUE
     assert heal_env.cfn.list_change_sets(StackName=stack)["Summaries"] == []
     store.accept(AcceptedDrift(**{**entry.__dict__, "until": now - dt.timedelta(seconds=1)}))
+    _steps._accepted_cache.clear()
     assert heal_env.run(stack)["outcome"] == "HEALED"

@@ -17,7 +17,7 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
 from cfnops.aws import error_code, error_message
 from cfnops.config import HealSettings
 from cfnops.heal import _cfn
-from cfnops.heal._accepted import AcceptedStore, mark
+from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, mark
 from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import apply_ignore
@@ -190,12 +190,25 @@ def read_drift(
     }
 
 
+_ACCEPTED_TTL = 2.0  # seconds an acceptance list is reused by a busy fleet
+_accepted_cache: dict[str, tuple[float, list[AcceptedDrift]]] = {}
+
+
 def with_accepted(report: StackDriftReport, region: str | None) -> StackDriftReport:
-    """The report with active acceptances (``cfnops drift accept``) marked."""
+    """The report with active acceptances (``cfnops drift accept``) marked.
+
+    The list is read from the run database at most every two seconds per process
+    (a fleet heal would otherwise query it for every drifted stack), so a new
+    acceptance applies to runs that read drift two seconds after it.
+    """
     settings = current_runtime().settings
-    entries = AcceptedStore(settings).list(stack=report.stack_name)
+    now = time.monotonic()
+    cached = _accepted_cache.get(settings.database_url)
+    if cached is None or now - cached[0] > _ACCEPTED_TTL:
+        cached = (now, AcceptedStore(settings).list())
+        _accepted_cache[settings.database_url] = cached
     wanted = region or settings.aws.region
-    return mark(report, entries, dt.datetime.now(dt.UTC), wanted)
+    return mark(report, cached[1], dt.datetime.now(dt.UTC), wanted)
 
 
 def create_change_set(stack_id: str, name: str, token: str, region: str | None) -> dict[str, str]:
