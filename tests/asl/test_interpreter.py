@@ -18,6 +18,7 @@ from cfnops.asl import (
     HistoryRecorder,
     Interpreter,
     LambdaError,
+    SkipState,
     StartPoint,
     TaskContext,
     ThreadBranchExecutor,
@@ -345,3 +346,47 @@ def test_caller_can_abort_a_run() -> None:
     result = Interpreter(wait).run({}, cancel=token)
     assert result.status == "ABORTED"
     assert result.events[-1].type == "ExecutionAborted"
+
+
+class _Gate:
+    """Holds the run before ``hold_before`` until ``released``; skips ``skips``."""
+
+    def __init__(self, hold_before: str, skips: dict[str, Any]) -> None:
+        self.hold_before = hold_before
+        self.skips = skips
+        self.released = threading.Event()
+        self.waited: list[str] = []
+
+    def before_state(self, state_name: str, state: Any, cancel: threading.Event) -> None:
+        if state_name == self.hold_before:
+            self.waited.append(state_name)
+            while not self.released.is_set() and not cancel.is_set():
+                cancel.wait(0.01)
+
+    def skip(self, state_name: str, state: Any) -> SkipState | None:
+        if state_name in self.skips:
+            return SkipState(self.skips[state_name], {"actor": "test"})
+        return None
+
+
+def test_state_gate_holds_between_states_and_skips_states() -> None:
+    d = {"StartAt": "A", "States": {
+        "A": {"Type": "Pass", "Result": {"x": 1}, "Next": "C"},
+        "C": {"Type": "Choice", "Default": "M",
+              "Choices": [{"Variable": "$.x", "NumericEquals": 2, "Next": "B"}]},
+        "M": {"Type": "Map", "ItemsPath": "$.items", "Next": "B",
+              "ItemProcessor": {"StartAt": "I", "States": {
+                  "I": {"Type": "Pass", "Result": "ran", "End": True}}}},
+        "B": {"Type": "Pass", "Result": "not skipped", "End": True}}}  # fmt: skip
+    gate = _Gate("C", {"C": "ignored", "I": "skipped", "B": {"passed": True}})
+    d["States"]["A"]["Result"] = {"x": 1, "items": [1, 2]}
+    threading.Timer(0.2, gate.released.set).start()
+    began = time.monotonic()
+    result = Interpreter(d).run({}, gate=gate)
+    assert time.monotonic() - began >= 0.15 and gate.waited == ["C"]  # held before C
+    assert result.status == "SUCCEEDED" and result.output == {"passed": True}
+    skipped = [e.details for e in result.events if e.type == "StateSkipped"]
+    assert [s["name"] for s in skipped] == ["I", "I", "B"]  # not the Choice
+    assert skipped[0]["actor"] == "test" and skipped[-1]["output"] == '{"passed":true}'
+    exited = [e.details["name"] for e in result.events if e.type == "PassStateExited"]
+    assert exited.count("I") == 2 and "B" in exited
