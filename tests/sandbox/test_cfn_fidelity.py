@@ -269,3 +269,27 @@ def test_ssm_dynamic_reference_in_a_launch_template(cfnops_sandbox: Sandbox) -> 
     with pytest.raises(ClientError, match="/not/there"):
         data["ImageId"] = "{{resolve:ssm:/not/there}}"
         cfn.create_stack(StackName=f"{stack}-x", TemplateBody=json.dumps(template))
+
+
+def test_cfnops_diff_change_set_keeps_the_existing_subscription(
+    cfnops_sandbox: Sandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cfnops.cli.main import run
+
+    for key, value in cfnops_sandbox.environment().items():
+        monkeypatch.setenv(key, value)
+    cfn = cfnops_sandbox.client("cloudformation")
+    stack = f"diffsub-{uuid.uuid4().hex[:8]}"
+    cfn.create_stack(StackName=stack, TemplateBody=json.dumps(SUBSCRIBED_TOPIC))
+    changed = json.loads(json.dumps(SUBSCRIBED_TOPIC))
+    changed["Resources"]["Topic"]["Properties"]["DisplayName"] = "alarms"
+    path = tmp_path / "new.json"
+    path.write_text(json.dumps(changed))
+
+    argv = ["diff", "--stack", stack, str(path), "--change-set", "-o", "json"]
+    assert run(["--endpoint-url", cfnops_sandbox.endpoint_url, *argv]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {lid: r["impact"] for lid, r in doc["resources"].items()} == {"Topic": "WILL_UPDATE"}
