@@ -228,6 +228,9 @@ class Settings(BaseSettings):
     )
 
     database_url: str = Field(default_factory=_default_database_url)
+    # What Ctrl-C / SIGTERM does to a run a command started and still waits on:
+    # "leave" it RUNNING (a worker resumes it) or "cancel" it. See docs/cli.md.
+    on_interrupt: Literal["leave", "cancel"] = "leave"
     # The operations console's token (CFNOPS_CONSOLE_TOKEN); see docs/console.md.
     console_token: SecretStr | None = None
     output: Literal["text", "json", "markdown"] = "text"

@@ -180,12 +180,27 @@ def heal(
             raise UsageError("no stack matches the filters")
     else:
         targets = [FleetTarget(s, r) for r in region_list for s in stacks or []]
+        _refuse_if_already_healing(st, targets)
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
     code = summary.exit_code
     if fail_on_unchecked and not summary.coverage.complete and code in (0, 3):
         typer.echo(f"not everything was checked: {summary.coverage.text()}", err=True)
         code = 1
     finish(code)
+
+
+def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:
+    """A named stack another run is healing: exit 2 with how to free it, before starting."""
+    from cfnops.durable._records import RunStore
+    from cfnops.heal._runs import active_heals
+    from cfnops.heal.errors import HealAlreadyRunning
+
+    with RunStore(st.settings) as store:
+        active = active_heals(store, st.settings.aws.region)
+    for target in targets:
+        running = active.get((target.region or st.settings.aws.region, target.stack))
+        if running is not None:
+            raise HealAlreadyRunning(target.stack, running)
 
 
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:

@@ -166,6 +166,10 @@ def _report(err: CfnopsError) -> int:
 
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI; return (and, as a script, exit with) the documented exit code."""
+    if argv is None:  # a real process (not a test calling run([...])): own Ctrl-C/SIGTERM
+        from cfnops.cli import _interrupt
+
+        _interrupt.install()
     try:
         result = app(args=argv, standalone_mode=False)
     except CfnopsError as err:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
+import time
 from typing import Annotated
 
 import typer
 
+from cfnops.cli._interrupt import exit_code
 from cfnops.cli._state import state
 from cfnops.durable import DEFAULT_QUEUE
 from cfnops.jobs import start_worker_services
@@ -28,8 +32,12 @@ def worker(
         typer.Option("--import", help="Import this module so its workflows can run (repeatable)."),
     ] = None,
     grace: Annotated[
-        float, typer.Option(help="Seconds to let steps finish on SIGTERM/SIGINT.")
-    ] = 5.0,
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds to let steps finish on SIGTERM/SIGINT (a second signal stops at once).",
+        ),
+    ] = 1.0,
 ) -> None:
     """Run the durable worker in the foreground.
 
@@ -49,8 +57,13 @@ def worker(
     )
     settings = base.model_copy(update={"worker": worker_cfg})
     stop = threading.Event()
+    received: list[int] = []
 
     def _on_signal(signum: int, _frame: object) -> None:
+        if stop.is_set():  # a second signal: no more waiting
+            sys.stdout.flush()
+            os._exit(exit_code(signum))
+        received.append(signum)
         stop.set()
 
     signal.signal(signal.SIGTERM, _on_signal)
@@ -62,11 +75,21 @@ def worker(
         f"{worker_cfg.concurrency}, database {settings.database_url}"
     )
     stop.wait()
-    st.console.print("stopping: waiting for steps in flight …")
+    st.console.print(
+        f"stopping: letting steps in flight finish for up to {grace:g} s; runs not done are "
+        "left RUNNING and resumed by another worker (or this one when it restarts)",
+        soft_wrap=True,
+    )
+    # Whatever happens in the shutdown, the process is gone shortly after the grace.
+    watchdog = threading.Timer(grace + 1.0, lambda: os._exit(exit_code(received[0])))
+    watchdog.daemon = True
+    watchdog.start()
+    deadline = time.monotonic() + grace  # one grace for everything, not one each
     for service in services:
-        service.join(timeout=grace)
-    engine.shutdown(grace_seconds=grace)
+        service.join(timeout=max(0.0, deadline - time.monotonic()))
+    engine.shutdown(grace_seconds=max(0.0, deadline - time.monotonic()))
     st.console.print("stopped")
+    raise typer.Exit(exit_code(received[0]) if received else 0)
 
 
 def register(app: typer.Typer) -> None:

@@ -67,6 +67,9 @@ class Engine:
         self._queues: dict[str, Any] = {}
         # runs this process executes: their completion, waited on instead of polled
         self._running: dict[str, Future[Any]] = {}
+        # Runs this process started or re-attached to (run id → workflow), newest last:
+        # what an interrupted command reports on.
+        self.started: dict[str, str] = {}
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -208,7 +211,9 @@ class Engine:
         if run_id is None:
             run_id = f"{id_prefix or workflow}-{uuid.uuid4().hex[:12]}"
         elif DBOS.get_workflow_status(run_id) is not None:
+            self.started[run_id] = workflow
             return RunHandle(run_id, workflow, existed=True)
+        self.started[run_id] = workflow
         with SetWorkflowID(run_id):
             if queue is not None:
                 self.queue(queue).enqueue(_run, workflow, event)
@@ -252,6 +257,15 @@ class Engine:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} still {status.status} after {timeout} s")
             time.sleep(0.05)
+
+    def status(self, run_id: str) -> str | None:
+        """DBOS's status of ``run_id`` (``PENDING``, ``SUCCESS``, ``ERROR``, ``CANCELLED``…)."""
+        found = DBOS.get_workflow_status(run_id)
+        return None if found is None else str(found.status)
+
+    def cancel(self, run_id: str) -> None:
+        """Cancel ``run_id``: it stops at its next step and is not recovered."""
+        DBOS.cancel_workflow(run_id)
 
     def send_callback(self, callback_id: str, result: Any = None, *, failed: bool = False) -> None:
         """Answer a ``wait_for_callback`` (callback ids are ``<run id>:<name>``)."""

@@ -119,7 +119,8 @@ class HealAlreadyRunning(HealError, UsageError):
         super().__init__(
             f"stack {stack} is already being healed by run {run_id}",
             hint=f"wait for it ('cfnops runs show {run_id}'), approve or reject it, "
-            f"or cancel it ('cfnops runs cancel {run_id}')",
+            f"cancel it ('cfnops runs cancel {run_id}'), or, if the command that started it "
+            "was interrupted, let 'cfnops worker' resume it",
         )
 
 
