@@ -191,7 +191,7 @@ def heal(
 
 def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:
     """A named stack another run is healing: exit 2 with how to free it, before starting."""
-    from cfnops.durable._records import RunStore
+    from cfnops.durable import RunStore
     from cfnops.heal._runs import active_heals
     from cfnops.heal.errors import HealAlreadyRunning
 

@@ -89,7 +89,9 @@ def worker(
         service.join(timeout=max(0.0, deadline - time.monotonic()))
     engine.shutdown(grace_seconds=max(0.0, deadline - time.monotonic()))
     st.console.print("stopped")
-    raise typer.Exit(exit_code(received[0]) if received else 0)
+    # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
+    # is an interruption (130, as every command).
+    raise typer.Exit(exit_code(received[0]) if received and received[0] != signal.SIGTERM else 0)
 
 
 def register(app: typer.Typer) -> None:
