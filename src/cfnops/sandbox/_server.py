@@ -16,6 +16,8 @@ from cfnops.sandbox._control import build_app
 
 __all__ = ["SandboxServer"]
 
+_POLL_SECONDS = 0.02
+
 
 class _QuietHandler(MotoRequestHandler):  # type: ignore[misc]
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
@@ -31,8 +33,12 @@ class SandboxServer(ThreadedMotoServer):  # type: ignore[misc]
         app = build_app(DomainDispatcherApplication(create_backend_app))
         handler = MotoRequestHandler if self._verbose else _QuietHandler
         self._server = make_server(self._ip_address, self._port, app, True, request_handler=handler)
+        # werkzeug's default poll interval (0.5 s) is how long shutdown() waits: stop at once
+        server = self._server
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="cfnops-sandbox", daemon=True
+            target=lambda: server.serve_forever(poll_interval=_POLL_SECONDS),
+            name="cfnops-sandbox",
+            daemon=True,
         )
         self._thread.start()
         self._server_ready_event.set()
