@@ -1,0 +1,390 @@
+"""Whole-process latency of ``cfnops`` commands, against a peer where one exists.
+
+Every figure is the wall time of a fresh process, from ``exec`` to exit, as a user at a
+shell sees it. Commands run interleaved (round 1: every command once, round 2: ...),
+so a burst of load on a shared machine touches all of them alike; the report gives the
+median and the range (min-max) per command.
+
+Peers:
+
+- ``cfnops diff`` — cdk's diff library ``@aws-cdk/cloudformation-diff`` in node
+  (``fullDiff`` + ``formatDifferences``), installed from the npm registry into
+  ``--cache`` (outside the repository) on first use. It is handed the templates as
+  JSON (YAML converted beforehand: node has no YAML parser built in), which only
+  favours it.
+- ``cfnops job run`` — moto's Step Functions engine (``execute_state_machine``) as
+  a whole process: import moto, create the state machine, start an execution and
+  wait for its end.
+
+After the timings, ``python -X importtime`` of each command gives its most expensive
+imports (cumulative, top level). Figures are printed, never asserted.
+
+    python benchmarks/cli_latency.py                 # everything, 7 rounds
+    python benchmarks/cli_latency.py --rounds 3 --only diff,guard
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus" / "cfn-templates"
+SMALL = (
+    "EC2/EC2InstanceWithSecurityGroupSample.yaml",
+    "EC2/EC2InstanceWithSecurityGroupSample.json",
+)
+CFNOPS = [sys.executable, "-m", "cfnops"]
+
+_CDK_SCRIPT = """
+const fs = require('fs');
+const { fullDiff, formatDifferences } = require('@aws-cdk/cloudformation-diff');
+const [oldFile, newFile] = process.argv.slice(2);
+const diff = fullDiff(JSON.parse(fs.readFileSync(oldFile, 'utf8')),
+                      JSON.parse(fs.readFileSync(newFile, 'utf8')));
+formatDifferences(process.stdout, diff);
+"""
+
+_MOTO_SCRIPT = """
+import json, sys, time
+from moto import mock_aws
+import boto3
+
+definition = open(sys.argv[1]).read()
+with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    arn = sfn.create_state_machine(
+        name="bench", definition=definition,
+        roleArn="arn:aws:iam::123456789012:role/sfn")["stateMachineArn"]
+    run = sfn.start_execution(stateMachineArn=arn, input="{}")["executionArn"]
+    while True:
+        status = sfn.describe_execution(executionArn=run)["status"]
+        if status != "RUNNING":
+            break
+        time.sleep(0.005)
+    print(status)
+"""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    argv: list[str]
+    env: dict[str, str] | None = None
+    peer_of: str | None = None  # this case is the peer of that cfnops case
+
+
+def _generated(n: int, changed: bool) -> dict[str, object]:
+    resources: dict[str, object] = {}
+    for i in range(n // 2):
+        resources[f"Queue{i}"] = {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {"QueueName": f"q-{i}{'-v2' if changed and i % 50 == 0 else ''}"},
+        }
+        resources[f"Topic{i}"] = {
+            "Type": "AWS::SNS::Topic",
+            "Properties": {
+                "DisplayName": {"Fn::GetAtt": [f"Queue{i}", "QueueName"]},
+                "Tags": [{"Key": "n", "Value": str(i + (1 if changed and i % 10 == 0 else 0))}],
+            },
+        }
+    return {"AWSTemplateFormatVersion": "2010-09-09", "Resources": resources}
+
+
+_PY_HANDLER = """import cfnresponse, uuid
+def handler(event, context):
+    cfnresponse.send(event, context, cfnresponse.SUCCESS, {}, str(uuid.uuid4()))
+"""
+_JS_HANDLER = """const response = require('cfn-response');
+exports.handler = async (event, context) => {
+  await response.send(event, context, response.SUCCESS, {}, Date.now().toString());
+};
+"""
+
+
+def _guard_template(runtime: str, code: str, handler: str) -> dict[str, object]:
+    return {
+        "Resources": {
+            "Fn": {
+                "Type": "AWS::Lambda::Function",
+                "Properties": {
+                    "Runtime": runtime,
+                    "Handler": handler,
+                    "Role": "arn:aws:iam::123456789012:role/x",
+                    "Code": {"ZipFile": code},
+                },
+            },
+            "Custom": {
+                "Type": "Custom::Thing",
+                "Properties": {"ServiceToken": {"Fn::GetAtt": ["Fn", "Arn"]}},
+            },
+        }
+    }
+
+
+_PASS = {"StartAt": "P", "States": {"P": {"Type": "Pass", "Result": {"ok": True}, "End": True}}}
+_LOOP = {
+    "StartAt": "Init",
+    "States": {
+        "Init": {"Type": "Pass", "Result": {"i": 0}, "Next": "Check"},
+        "Check": {
+            "Type": "Choice",
+            "Choices": [{"Variable": "$.i", "NumericGreaterThanEquals": 1000, "Next": "Done"}],
+            "Default": "Inc",
+        },
+        "Inc": {
+            "Type": "Pass",
+            "Parameters": {"i.$": "States.MathAdd($.i, 1)"},
+            "Next": "Check",
+        },
+        "Done": {"Type": "Succeed"},
+    },
+}
+
+
+def _ensure_cdk(cache: Path) -> Path | None:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        print("node/npm not found: no cdk peer figures")
+        return None
+    lib = cache / "node_modules" / "@aws-cdk" / "cloudformation-diff"
+    if not lib.is_dir():
+        print(f"installing @aws-cdk/cloudformation-diff into {cache} (npm registry) ...")
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--silent",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(cache),
+                "@aws-cdk/cloudformation-diff",
+            ],
+            check=True,
+        )
+    script = cache / "cdk_diff.js"
+    script.write_text(_CDK_SCRIPT, encoding="utf-8")
+    version = json.loads((lib / "package.json").read_text(encoding="utf-8"))["version"]
+    print(f"cdk peer: @aws-cdk/cloudformation-diff {version}, node {_node_version()}")
+    return script
+
+
+def _node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def _as_json(path: Path, work: Path) -> Path:
+    if path.suffix == ".json":
+        return path
+    from cfnops.templates import load_template
+
+    out = work / (path.stem + ".cdk.json")
+    out.write_text(json.dumps(load_template(path), default=str), encoding="utf-8")
+    return out
+
+
+def build_cases(work: Path, cache: Path, only: set[str]) -> list[Case]:
+    cases: list[Case] = []
+    env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{work / 'bench.sqlite'}")
+
+    def want(group: str) -> bool:
+        return not only or group in only
+
+    cdk = _ensure_cdk(cache) if want("diff") else None
+    if want("help"):
+        cases.append(Case("cfnops --help", [*CFNOPS, "--help"]))
+    if want("diff"):
+        pairs: list[tuple[str, Path, Path]] = []
+        for rel in SMALL:
+            path = CORPUS / rel
+            if path.is_file():
+                edited = work / f"edited-{path.name}.json"
+                body = json.loads(json.dumps(_load(path), default=str))
+                first = sorted(body["Resources"])[0]
+                body["Resources"][first].setdefault("Properties", {})["Tags"] = [
+                    {"Key": "bench", "Value": "1"}
+                ]
+                edited.write_text(json.dumps(body), encoding="utf-8")
+                pairs.append((f"small {path.suffix[1:]}", path, edited))
+            else:
+                print(f"corpus template missing ({path}): skipped")
+        for n in (100, 500, 2000):
+            old, new = work / f"gen{n}-old.json", work / f"gen{n}-new.json"
+            old.write_text(json.dumps(_generated(n, False)), encoding="utf-8")
+            new.write_text(json.dumps(_generated(n, True)), encoding="utf-8")
+            pairs.append((f"{n} resources", old, new))
+        for label, old, new in pairs:
+            name = f"cfnops diff ({label})"
+            cases.append(Case(name, [*CFNOPS, "diff", str(old), str(new)], env))
+            if cdk is not None:
+                argv = ["node", str(cdk), str(_as_json(old, work)), str(_as_json(new, work))]
+                cases.append(Case(f"cdk diff ({label})", argv, env, peer_of=name))
+    if want("guard"):
+        for label, runtime, code, handler in (
+            ("Python handler", "python3.12", _PY_HANDLER, "index.handler"),
+            ("Node.js handler", "nodejs20.x", _JS_HANDLER, "index.handler"),
+        ):
+            path = work / f"guard-{runtime}.yaml"
+            path.write_text(yaml.safe_dump(_guard_template(runtime, code, handler)), "utf-8")
+            cases.append(Case(f"cfnops guard ({label})", [*CFNOPS, "guard", str(path)], env))
+    if want("job"):
+        for label, definition in (("one Pass state", _PASS), ("1,000-iteration loop", _LOOP)):
+            path = work / f"job-{len(json.dumps(definition))}.asl.json"
+            path.write_text(json.dumps(definition), encoding="utf-8")
+            name = f"cfnops job run ({label})"
+            cases.append(Case(name, [*CFNOPS, "--output", "json", "job", "run", str(path)], env))
+            moto = work / "moto_sfn.py"
+            moto.write_text(_MOTO_SCRIPT, encoding="utf-8")
+            argv = [sys.executable, str(moto), str(path)]
+            cases.append(Case(f"moto Step Functions ({label})", argv, env, peer_of=name))
+    return cases
+
+
+def _load(path: Path) -> dict[str, object]:
+    from cfnops.templates import load_template
+
+    return dict(load_template(path))
+
+
+def _time(case: Case) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(case.argv, env=case.env, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - start
+    if proc.returncode not in (0, 1):  # 1: diff/guard findings are not failures here
+        raise SystemExit(f"{case.name} failed ({proc.returncode}): {proc.stderr[-800:]}")
+    return took
+
+
+def _fmt(values: list[float]) -> str:
+    med = statistics.median(values)
+    return f"{med:6.3f} s  (range {min(values):.3f}-{max(values):.3f})"
+
+
+def _import_top(case: Case, n: int) -> list[tuple[float, str]]:
+    if case.argv[:3] != CFNOPS:
+        return []
+    argv = [sys.executable, "-X", "importtime", *case.argv[1:]]
+    proc = subprocess.run(argv, env=case.env, capture_output=True, text=True, check=False)
+    rows: list[tuple[float, str]] = []
+    for line in proc.stderr.splitlines():
+        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \|( *)(\S+)", line)
+        if m and len(m.group(2)) <= 3:  # top-level imports and their direct children
+            rows.append((int(m.group(1)) / 1e6, m.group(3).strip()))
+    return sorted(rows, reverse=True)[:n]
+
+
+# -- sandbox and demo: one timed scenario each ----------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def sandbox_times(env: dict[str, str]) -> tuple[float, float]:
+    """Seconds until ``cfnops sandbox up`` answers HTTP, and from SIGINT to its exit."""
+    port = _free_port()
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [*CFNOPS, "sandbox", "up", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/moto-api/"
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=0.2).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - start > 60:
+                raise SystemExit("sandbox did not come up") from None
+            time.sleep(0.01)
+    ready = time.perf_counter() - start
+    stop_start = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    return ready, time.perf_counter() - stop_start
+
+
+def demo_time(env: dict[str, str], extra: list[str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [*CFNOPS, "demo", "heal", *extra], env=env, capture_output=True, text=True, check=False
+    )
+    took = time.perf_counter() - start
+    if proc.returncode not in (0, 3):
+        print(f"demo heal exited {proc.returncode}: {proc.stderr[-500:]}")
+    return took
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", default="", help="help,diff,guard,job,sandbox,demo")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "cfnops-bench-cache"
+    )
+    parser.add_argument("--imports", type=int, default=6, help="importtime entries per command")
+    args = parser.parse_args()
+    only = {x for x in args.only.split(",") if x}
+    with tempfile.TemporaryDirectory(prefix="cfnops-bench-") as tmp:
+        work = Path(tmp)
+        cases = build_cases(work, args.cache, only)
+        times: dict[str, list[float]] = {c.name: [] for c in cases}
+        for case in cases:  # warm-up: bytecode caches, node's compile cache, the db schema
+            _time(case)
+        for _ in range(args.rounds):
+            for case in cases:
+                times[case.name].append(_time(case))
+        print(f"\nwhole-process wall time, {args.rounds} interleaved rounds (median, range):")
+        for case in cases:
+            line = f"  {case.name:<48} {_fmt(times[case.name])}"
+            if case.peer_of:
+                ratio = statistics.median(times[case.name]) / statistics.median(times[case.peer_of])
+                line += (
+                    f"   cfnops is {ratio:.1f}x faster"
+                    if ratio >= 1
+                    else (f"   cfnops is {1 / ratio:.1f}x slower")
+                )
+            print(line)
+        env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{work / 'bench.sqlite'}")
+        if not only or "sandbox" in only:
+            runs = [sandbox_times(env) for _ in range(3)]
+            ready = [r for r, _ in runs]
+            stop = [s for _, s in runs]
+            print(f"  {'cfnops sandbox up: ready':<48} {_fmt(ready)}")
+            print(f"  {'cfnops sandbox up: stop (SIGINT to exit)':<48} {_fmt(stop)}")
+        if not only or "demo" in only:
+            for extra in (["--fast"], []):
+                label = "cfnops demo heal " + " ".join(extra)
+                print(f"  {label:<48} {_fmt([demo_time(env, extra)])}")
+        if args.imports:
+            print("\npython -X importtime, most expensive imports (cumulative, top levels):")
+            for case in cases:
+                top = _import_top(case, args.imports)
+                if top:
+                    parts = ", ".join(f"{name} {sec * 1000:.0f} ms" for sec, name in top)
+                    print(f"  {case.name}: {parts}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
