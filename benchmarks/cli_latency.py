@@ -199,16 +199,23 @@ def _as_json(path: Path, work: Path) -> Path:
     return out
 
 
-def build_cases(work: Path, cache: Path, only: set[str]) -> list[Case]:
-    cases: list[Case] = []
+def bench_env(work: Path, src: Path | None) -> dict[str, str]:
     env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{work / 'bench.sqlite'}")
+    if src is not None:  # measure another checkout (e.g. the base of a change) with this venv
+        env["PYTHONPATH"] = os.pathsep.join([str(src.resolve()), env.get("PYTHONPATH", "")])
+    return env
+
+
+def build_cases(work: Path, cache: Path, only: set[str], src: Path | None) -> list[Case]:
+    cases: list[Case] = []
+    env = bench_env(work, src)
 
     def want(group: str) -> bool:
         return not only or group in only
 
     cdk = _ensure_cdk(cache) if want("diff") else None
     if want("help"):
-        cases.append(Case("cfnops --help", [*CFNOPS, "--help"]))
+        cases.append(Case("cfnops --help", [*CFNOPS, "--help"], env))
     if want("diff"):
         pairs: list[tuple[str, Path, Path]] = []
         for rel in SMALL:
@@ -343,11 +350,14 @@ def main() -> int:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "cfnops-bench-cache"
     )
     parser.add_argument("--imports", type=int, default=6, help="importtime entries per command")
+    parser.add_argument(
+        "--src", type=Path, default=None, help="run cfnops from this src/ folder (a base checkout)"
+    )
     args = parser.parse_args()
     only = {x for x in args.only.split(",") if x}
     with tempfile.TemporaryDirectory(prefix="cfnops-bench-") as tmp:
         work = Path(tmp)
-        cases = build_cases(work, args.cache, only)
+        cases = build_cases(work, args.cache, only, args.src)
         times: dict[str, list[float]] = {c.name: [] for c in cases}
         for case in cases:  # warm-up: bytecode caches, node's compile cache, the db schema
             _time(case)
@@ -365,7 +375,7 @@ def main() -> int:
                     else (f"   cfnops is {1 / ratio:.1f}x slower")
                 )
             print(line)
-        env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{work / 'bench.sqlite'}")
+        env = bench_env(work, args.src)
         if not only or "sandbox" in only:
             runs = [sandbox_times(env) for _ in range(3)]
             ready = [r for r, _ in runs]
