@@ -124,6 +124,8 @@ def load_template(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TemplateLoadError(str(path), exc.strerror or str(exc)) from exc
+    except UnicodeDecodeError:
+        raise TemplateLoadError(str(path), "not UTF-8 text (a binary file?)") from None
     try:
         template = decode(text, str(path))
     except TemplateError as exc:
@@ -131,7 +133,20 @@ def load_template(path: Path) -> dict[str, Any]:
         raise TemplateLoadError(str(path), f"{where}{exc.reason}") from exc
     if not isinstance(template, dict):
         raise TemplateLoadError(str(path), "not a template object")
+    for section in ("Resources", "Parameters"):
+        if section in template and not isinstance(template[section], dict):
+            raise TemplateLoadError(
+                str(path),
+                f"{section} is {_kind(template[section])}, not a mapping of logical ids",
+            )
     return dict(template)
+
+
+def _kind(value: Any) -> str:
+    for kind, name in ((str, "a string"), (list, "a list"), (bool, "a boolean")):
+        if isinstance(value, kind):
+            return name
+    return "a number" if isinstance(value, (int, float)) else "null"
 
 
 def _line(node: Any) -> int | None:

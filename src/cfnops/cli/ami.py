@@ -101,6 +101,11 @@ def _read_event(path: str) -> tuple[Any, str]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read event file {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"event file {path} is not UTF-8 text (a binary file?)",
+            hint="pass the EventBridge event as JSON",
+        ) from None
     return load_event(text, path), path
 
 

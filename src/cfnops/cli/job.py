@@ -270,7 +270,9 @@ def _short(value: Any, width: int = 300) -> str:
 def history(ctx: typer.Context, run_id: RunArg) -> None:
     """Every history event, in Step Functions' vocabulary."""
     st = state(ctx)
-    events = _service(st).store.history(run_id)
+    service = _service(st)
+    service.store.get_run(run_id)  # an unknown run is a usage error (exit 2), not empty history
+    events = service.store.history(run_id)
     if st.output_format == "json":  # GetExecutionHistory's shape: details under their key
         st.emit_json([_api_event(e) for e in events])
         return

@@ -188,19 +188,25 @@ def run(argv: list[str] | None = None) -> int:
 
         return _exit(_report(SandboxNotInstalled((exc.name or "moto").partition(".")[0])), argv)
     except Exception as exc:
-        if not type(exc).__module__.startswith("botocore"):
-            raise
-        return _exit(_report(_as_cfnops(exc)), argv)
+        return _exit(_unexpected(exc, argv), argv)
     return _exit(result if isinstance(result, int) else ExitCode.OK, argv)
 
 
-def _as_cfnops(exc: Exception) -> CfnopsError:
-    from cfnops.aws import translate_error
+def _unexpected(exc: Exception, argv: list[str] | None) -> int:
+    """Every other exception, through the one mapping of :mod:`cfnops.cli._errors`."""
+    import os
+    import sys
 
-    translated = translate_error(exc)
-    if translated is not None:
-        return translated
-    return CfnopsError(str(exc))
+    from cfnops.cli._errors import as_cfnops, internal_error, wants_traceback
+
+    mapped = as_cfnops(exc)
+    if mapped is not None:
+        return _report(mapped)
+    text, code = internal_error(
+        exc, wants_traceback(sys.argv[1:] if argv is None else argv, dict(os.environ))
+    )
+    sys.stderr.write(text + "\n")
+    return code
 
 
 def _exit(code: int, argv: list[str] | None) -> int:

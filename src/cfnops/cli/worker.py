@@ -14,6 +14,7 @@ import typer
 from cfnops.cli._interrupt import exit_code
 from cfnops.cli._state import state
 from cfnops.durable import DEFAULT_QUEUE
+from cfnops.errors import UsageError
 from cfnops.jobs import start_worker_services
 
 
@@ -55,6 +56,15 @@ def worker(
             "workflow_modules": (*base.worker.workflow_modules, *(imports or [])),
         }
     )
+    if (
+        worker_cfg.global_concurrency is not None
+        and worker_cfg.global_concurrency < worker_cfg.concurrency
+    ):
+        raise UsageError(
+            f"--global-concurrency {worker_cfg.global_concurrency} is below this worker's "
+            f"concurrency {worker_cfg.concurrency} (one worker would exceed the global limit)",
+            hint=f"also pass --concurrency {worker_cfg.global_concurrency} (or less)",
+        )
     settings = base.model_copy(update={"worker": worker_cfg})
     stop = threading.Event()
     received: list[int] = []

@@ -41,6 +41,8 @@ def load_definition(path: str | Path) -> dict[str, Any]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise JobInputError("the definition", str(p), exc.strerror or str(exc)) from None
+    except UnicodeDecodeError:
+        raise JobInputError("the definition", str(p), "not UTF-8 text (a binary file?)") from None
     found = _parse(text, str(p), "the definition")
     if not isinstance(found, dict):
         raise JobInputError("the definition", str(p), "the top level is not an object")
@@ -57,6 +59,8 @@ def parse_input(text: str | None) -> Any:
             content = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise JobInputError("the input", str(path), exc.strerror or str(exc)) from None
+        except UnicodeDecodeError:
+            raise JobInputError("the input", str(path), "not UTF-8 text (a binary file?)") from None
         return _parse(content, str(path), "the input")
     try:
         return json.loads(text)

@@ -1,0 +1,135 @@
+"""Bad input, as a new user meets it: every case exits with the documented code and one
+clear ``error:`` line (plus an optional hint), never a Python traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cfnops.cli._errors import internal_error, wants_traceback
+
+REPO = Path(__file__).resolve().parents[2]
+STOP = REPO / "examples" / "jobnets" / "webapp-stop.asl.json"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("bad")
+    binary = root / "binary.bin"
+    binary.write_bytes(bytes(range(128, 256)) * 3)
+    hello = root / "hello.yaml"
+    hello.write_text('Resources: "hello"\n')
+    return {"binary": binary, "hello": hello, "root": root}
+
+
+CASES: list[tuple[str, list[str], dict[str, str], int, str]] = [
+    ("ami check binary", ["ami", "check", "{binary}"], {}, 2, "not UTF-8 text"),
+    ("ami check Resources string", ["ami", "check", "{hello}"], {}, 2, "Resources is a string"),
+    ("job validate binary", ["job", "validate", "{binary}"], {}, 2, "not UTF-8 text"),
+    ("job run binary", ["job", "run", "{binary}"], {}, 2, "not UTF-8 text"),
+    ("job graph binary", ["job", "graph", "{binary}"], {}, 2, "not UTF-8 text"),
+    ("ami rotate --event binary", ["ami", "rotate", "--event", "{binary}"], {}, 2, "not UTF-8"),
+    (
+        "--import of a missing module",
+        ["job", "run", str(STOP), "--import", "no_such_module_xyz"],
+        {},
+        2,
+        "cannot import module 'no_such_module_xyz'",
+    ),
+    (
+        "bad database URL",
+        ["runs", "list"],
+        {"CFNOPS_DATABASE_URL": "mysql://x/y"},
+        2,
+        "database_url",
+    ),
+    (
+        "SQLite folder missing",
+        ["runs", "list"],
+        {"CFNOPS_DATABASE_URL": "sqlite:////nonexistent/cfnops/x.sqlite"},
+        2,
+        "/nonexistent/cfnops does not exist",
+    ),
+    (
+        "worker --global-concurrency below concurrency",
+        ["worker", "--global-concurrency", "3", "--concurrency", "8"],
+        {},
+        2,
+        "--global-concurrency 3 is below",
+    ),
+    (
+        "workflow modules not JSON",
+        ["runs", "list"],
+        {"CFNOPS_WORKER__WORKFLOW_MODULES": "notjson"},
+        2,
+        "CFNOPS_WORKER__WORKFLOW_MODULES",
+    ),
+    ("sandbox up --port 70000", ["sandbox", "up", "--port", "70000"], {}, 2, "65535"),
+    ("sandbox up --host invalid", ["sandbox", "up", "--host", "nohost!"], {}, 2, "not an IP"),
+    ("sandbox up --host 0.0.0.0", ["sandbox", "up", "--host", "0.0.0.0"], {}, 2, "--allow-remote"),
+    ("job history of an unknown run", ["job", "history", "nope"], {}, 2, "no job run 'nope'"),
+    ("job show of an unknown run", ["job", "show", "nope"], {}, 2, "no job run 'nope'"),
+    ("runs show of an unknown run", ["runs", "show", "nope"], {}, 2, "no run with id 'nope'"),
+    (
+        "webhook over http",
+        ["runs", "list"],
+        {"CFNOPS_NOTIFY__SLACK_WEBHOOK_URL": "http://hooks.slack.com/services/T/B/x"},
+        2,
+        "https://",
+    ),
+    ("AWS_REGION unknown", ["drift", "web"], {"AWS_REGION": "mars-1"}, 2, "mars-1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "code", "needle"),
+    [pytest.param(a, e, c, n, id=name) for name, a, e, c, n in CASES],
+)
+def test_bad_input_is_one_clear_line(
+    files: dict[str, Path], args: list[str], env: dict[str, str], code: int, needle: str
+) -> None:
+    environ = {
+        **os.environ,
+        "CFNOPS_DATABASE_URL": f"sqlite:///{files['root'] / 'db.sqlite'}",
+        "COLUMNS": "200",
+        **env,
+    }
+    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "cfnops", *argv],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == code, out
+    assert "Traceback" not in out
+    assert needle in out, out
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith(("error:", "Error:"))]
+    assert len(errors) == 1, lines
+
+
+def test_verbosity_decides_the_traceback() -> None:
+    assert wants_traceback(["-vv", "diff"], {})
+    assert wants_traceback(["-v", "-v", "diff"], {})
+    assert wants_traceback(["--verbose", "--verbose"], {})
+    assert not wants_traceback(["-v", "diff"], {})
+    assert wants_traceback([], {"CFNOPS_TRACEBACK": "1"})
+
+
+def test_an_internal_error_is_one_line_unless_asked() -> None:
+    try:
+        {}["missing"]
+    except KeyError as exc:
+        short, code = internal_error(exc, False)
+        full, _ = internal_error(exc, True)
+    assert code == 1
+    assert short.startswith("error: internal error at test_bad_input.py:")
+    assert "Traceback" not in short and "-vv" in short
+    assert "Traceback" in full
