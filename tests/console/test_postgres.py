@@ -14,8 +14,7 @@ from tests.durable.pg_server import PostgresUnavailable, postgres_server
 
 from cfnops.config import load_settings
 from cfnops.console import Auth, create_app
-from cfnops.durable import AuditLog
-from cfnops.durable._records import RunStore
+from cfnops.durable import AuditLog, RunStore
 from cfnops.jobs import JobService
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
