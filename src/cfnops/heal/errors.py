@@ -144,7 +144,7 @@ class BadAcceptance(HealError, UsageError):
         )
 
 
-class BadScanTarget(UsageError):
+class BadScanTarget(HealError, UsageError):
     """``cfnops drift scan`` targets that cannot be scanned (nothing is written)."""
 
     def __init__(self, where: str, problem: str) -> None:
