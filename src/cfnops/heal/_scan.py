@@ -26,7 +26,7 @@ from typing import Any
 
 import botocore.exceptions
 
-from cfnops.aws import AwsClients
+from cfnops.aws import AwsClients, error_code
 from cfnops.config import IgnoreRule
 from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._model import StackDriftReport
@@ -178,7 +178,7 @@ def organization_accounts(clients: AwsClients) -> list[str]:
         for page in org.get_paginator("list_accounts").paginate():
             out.extend(a["Id"] for a in page["Accounts"] if a.get("Status", "ACTIVE") == "ACTIVE")
     except botocore.exceptions.ClientError as exc:
-        code = exc.response.get("Error", {}).get("Code", "")
+        code = error_code(exc)
         raise BadScanTarget("--organization", f"ListAccounts failed ({code})") from exc
     return out
 
@@ -201,7 +201,7 @@ def enter_accounts(
                 RoleArn=arn, RoleSessionName="cfnops-drift-scan"
             )["Credentials"]
         except botocore.exceptions.ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "")
+            code = error_code(exc)
             raise BadScanTarget(
                 f"account {account}", f"role {role_name} cannot be assumed ({code}): {arn}"
             ) from exc
