@@ -135,3 +135,42 @@ def test_sigkill_during_a_rerun_resumes_the_rerun(tmp_path: Path) -> None:
     assert store.lineage_of("rerun-1").origin_run_id == "origin-1"  # type: ignore[union-attr]
     entered = [e["details"]["name"] for e in store.history("rerun-1") if "Entered" in e["type"]]
     assert entered == ["T2", "W", "T3"]
+
+
+def test_hold_and_skip_survive_sigkill(tmp_path: Path) -> None:
+    """Hold and skip are asked while T1 runs, then the process dies: the worker that
+    resumes the run keeps it held, and once released passes T2 without calling it."""
+    from cfnops.jobs import JobService
+
+    db, log = tmp_path / "db.sqlite", str(tmp_path / "log")
+    definition = _definition(log, wait_seconds=0, task_sleep=0)
+    states = definition["States"]
+    assert isinstance(states, dict)
+    states["T1"]["Parameters"]["Payload"]["sleep"] = 2  # type: ignore[index]
+    path = tmp_path / "held.asl.json"
+    path.write_text(json.dumps(definition))
+    first = _cfnops(db, "-o", "json", "job", "run", str(path), "--name", "held-1")
+    _wait_for(lambda: count(log, "t1-start") == 1)
+    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs.hold("held-1", actor="ops", reason="crash test")
+    jobs.skip("held-1", "T2", {"mark": "skipped"}, actor="ops")
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=10)
+    worker = _cfnops(db, "worker")
+    try:
+        _wait_for(lambda: count(log, "t1-end") >= 1, timeout=90)
+        time.sleep(2.0)  # held: nothing after T1 starts
+        assert jobs.store.get_run("held-1").status == "RUNNING"
+        assert count(log, "t3-start") == 0
+        jobs.release("held-1", actor="ops")
+        _wait_for(lambda: jobs.store.get_run("held-1").status != "RUNNING", timeout=60)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        _out, err = worker.communicate(timeout=30)
+    assert worker.returncode == 0, err
+    run = jobs.store.get_run("held-1")
+    assert run.status == "SUCCEEDED", (run.error, run.cause)
+    assert run.output == {"mark": "t3"}
+    assert [count(log, m) for m in ("t2-start", "t3-end")] == [0, 1]
+    types = [e["type"] for e in jobs.store.history("held-1")]
+    assert {"OperatorHold", "OperatorRelease", "StateSkipped"} <= set(types)

@@ -40,6 +40,7 @@ class RunControls:
         keys: EffectKeys,
         recorder: Recorder,
         presets: Mapping[str, Mapping[str, Any]] | None = None,
+        catch_up: int = 0,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -53,6 +54,10 @@ class RunControls:
         self._lock = threading.Lock()
         self._refresh_lock = threading.Lock()
         self._refreshed = 0.0
+        # A replay (after a crash) first re-enters the states entered before: a hold
+        # stops only what comes after them (the Task in flight at the crash runs again).
+        self._catch_up = catch_up
+        self._entries = 0
 
     # -- refreshed by the run's watcher, and before states ------------------------------
     def refresh(self) -> None:
@@ -102,7 +107,10 @@ class RunControls:
         self, state_name: str, state: Mapping[str, Any], cancel: threading.Event
     ) -> None:
         self._refresh_for(state)
-        while self._held.is_set() and not cancel.is_set():
+        with self._lock:
+            self._entries += 1
+            replaying = self._entries <= self._catch_up
+        while not replaying and self._held.is_set() and not cancel.is_set():
             cancel.wait(0.1)
 
     def skip(self, state_name: str, state: Mapping[str, Any]) -> SkipState | None:

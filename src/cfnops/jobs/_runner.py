@@ -177,7 +177,11 @@ def execute_run(
     )
     if known:  # a replay (recovery): its events are written again
         store.delete_events_after(run_id, row.history_base)
-    controls = RunControls(store, run_id, keys, recorder, presets=row.options.get("skips") or None)
+    controls = RunControls(
+        store, run_id, keys, recorder,
+        presets=row.options.get("skips") or None,
+        catch_up=sum(1 for kind, _ in known.values() if kind.endswith("StateEntered")),
+    )  # fmt: skip
     controls.refresh()
 
     def record(event: str, details: dict[str, Any]) -> None:
