@@ -14,11 +14,13 @@ Nothing else in cfnops reads ``os.environ`` for its own settings.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -234,6 +236,10 @@ class Settings(BaseSettings):
     # The operations console's token (CFNOPS_CONSOLE_TOKEN); see docs/console.md.
     console_token: SecretStr | None = None
     output: Literal["text", "json", "markdown"] = "text"
+    # How often long waits poll (CFNOPS_POLL_PROFILE): "aws" keeps the [heal] and [ami]
+    # intervals sized for AWS, "fast" polls every second, "auto" is "fast" when the
+    # endpoint is on loopback (the local sandbox). Intervals set explicitly still win.
+    poll_profile: Literal["auto", "aws", "fast"] = "auto"
     aws: AwsSettings = AwsSettings()
     heal: HealSettings = HealSettings()
     notify: NotifySettings = NotifySettings()
@@ -273,6 +279,51 @@ def _in_mapping(data: Mapping[str, Any], loc: tuple[int | str, ...]) -> bool:
     return True
 
 
+FAST_POLL_SECONDS = 1
+_HEAL_POLLS = (
+    "busy_poll_seconds",
+    "drift_poll_seconds",
+    "changeset_poll_seconds",
+    "execute_poll_seconds",
+)
+
+
+def is_loopback_endpoint(url: str | None) -> bool:
+    """Whether ``url`` names this machine (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if not url:
+        return False
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def apply_poll_profile(settings: Settings) -> Settings:
+    """``settings`` with heal and AMI poll intervals of one second under the fast profile.
+
+    The profile is fast when ``poll_profile`` is ``"fast"``, or ``"auto"`` with a
+    loopback endpoint. An interval set explicitly (file, environment, argument) is kept.
+    """
+    fast = settings.poll_profile == "fast" or (
+        settings.poll_profile == "auto" and is_loopback_endpoint(settings.aws.endpoint_url)
+    )
+    if not fast:
+        return settings
+    heal = {k: FAST_POLL_SECONDS for k in _HEAL_POLLS if k not in settings.heal.model_fields_set}
+    ami: dict[str, Any] = {}
+    if "poll_seconds" not in settings.ami.model_fields_set:
+        ami["poll_seconds"] = float(FAST_POLL_SECONDS)
+    return settings.model_copy(
+        update={
+            "heal": settings.heal.model_copy(update=heal),
+            "ami": settings.ami.model_copy(update=ami),
+        }
+    )
+
+
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Resolve settings once. ``overrides`` are the caller's arguments (highest priority).
 
@@ -283,7 +334,7 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     toml_data = read_toml(path) if path is not None else {}
     token = _toml_path.set(path)
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+        return apply_poll_profile(Settings(**{k: v for k, v in overrides.items() if v is not None}))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])

@@ -73,6 +73,23 @@ def test_heal_fail_on_unchecked_exits_1_when_a_type_is_unsupported(
     assert "not everything was checked: coverage 50%: 1 of 2 resources checked" in err
 
 
+def test_heal_with_default_polls_on_the_sandbox_reports_phases_on_piped_stderr(
+    sandbox_proc: SandboxProcess, tmp_path: Path
+) -> None:
+    name, param = _stack(sandbox_proc, "cli-lines")
+    env = env_for(sandbox_proc, tmp_path / "db.sqlite")
+    for key in ("DRIFT", "CHANGESET", "EXECUTE"):
+        env.pop(f"CFNOPS_HEAL__{key}_POLL_SECONDS")  # the loopback endpoint polls every second
+    code, out, err = _run(env, "heal", name)
+    assert code == 0, err
+    assert "HEALED" in out
+    lines = [line for line in err.splitlines() if f"heal {name} " in line]
+    assert any(": RUNNING" in line for line in lines), err
+    assert any(": HEALED" in line for line in lines), err
+    assert len(lines) == len(set(lines)), "a phase reported twice"
+    assert _value(sandbox_proc, param) == INITIAL_VALUE
+
+
 @pytest.mark.parametrize("verdict", ["approve", "reject"])
 def test_held_run_exits_3_then_approve_or_reject_finishes_it(
     sandbox_proc: SandboxProcess, tmp_path: Path, verdict: str

@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.table import Table
 
 from cfnops.aws import check_region
+from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
 from cfnops.durable import AuditLog, Engine, RunStore
 from cfnops.errors import UsageError
@@ -74,9 +75,17 @@ def run_fleet(
     st: CliState, targets: list[FleetTarget], *, only: bool, concurrency: int | None
 ) -> FleetSummary:
     console = st.console
+    lines = PhaseLines()
     if st.output_format == "json":
         with engine_for(st, console=Console(stderr=True)) as engine:
-            summary = heal_fleet(engine, st.settings, targets, concurrency=concurrency, only=only)
+            summary = heal_fleet(
+                engine,
+                st.settings,
+                targets,
+                concurrency=concurrency,
+                only=only,
+                on_update=lines.fleet,
+            )
         st.emit_json(
             {
                 "counts": summary.counts,
@@ -89,6 +98,7 @@ def run_fleet(
 
         def update(rows: tuple[FleetRow, ...]) -> None:
             live.update(progress_table(rows))
+            lines.fleet(rows)
 
         with engine_for(st, console=console) as engine:
             summary = heal_fleet(

@@ -1,0 +1,51 @@
+"""Progress of long waits as plain lines: one per phase change, on a non-terminal stderr.
+
+A terminal gets Rich's live views; a pipe, a log file or CI gets nothing until the
+end from those, so commands that wait (``heal``, ``runs start``, ``job run``,
+``demo heal``, ``ami rotate --stack``) also report each phase change here.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TextIO
+
+from cfnops.heal._fleet import FleetRow
+
+
+class PhaseLines:
+    """Writes ``HH:MM:SS WHAT: PHASE`` when WHAT's phase changes (and only then)."""
+
+    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None) -> None:
+        self._stream = stream if stream is not None else sys.stderr
+        if enabled is None:
+            isatty = getattr(self._stream, "isatty", None)
+            enabled = not (callable(isatty) and isatty())
+        self.enabled = enabled
+        self._last: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def note(self, what: str, phase: str, detail: str = "") -> None:
+        """Report ``phase`` of ``what`` unless it is the phase last reported for it."""
+        if not self.enabled:
+            return
+        with self._lock:
+            if self._last.get(what) == phase:
+                return
+            self._last[what] = phase
+            now = datetime.now(UTC).strftime("%H:%M:%S")
+            tail = f" — {detail}" if detail else ""
+            self._stream.write(f"{now} {what}: {phase}{tail}\n")
+            self._stream.flush()
+
+    def fleet(self, rows: Iterable[FleetRow]) -> None:
+        """The heal fleet's rows: one line per stack whose status or phase changed."""
+        for r in rows:
+            what = f"heal {r.target.stack}" + (f" ({r.target.region})" if r.target.region else "")
+            if r.run_id:
+                what += f" run {r.run_id}"
+            phase = r.status + (f" {r.phase}" if r.phase else "")
+            self.note(what, phase, r.detail)
