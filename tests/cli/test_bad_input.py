@@ -133,3 +133,48 @@ def test_an_internal_error_is_one_line_unless_asked() -> None:
     assert short.startswith("error: internal error at test_bad_input.py:")
     assert "Traceback" not in short and "-vv" in short
     assert "Traceback" in full
+
+
+def test_heal_fails_fast_on_an_unreachable_endpoint(files: dict[str, Path]) -> None:
+    """As 'cfnops drift' does: one line, exit 2, no durable run started."""
+    environ = {
+        **os.environ,
+        "CFNOPS_DATABASE_URL": f"sqlite:///{files['root'] / 'heal.sqlite'}",
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "CFNOPS_AWS__MAX_ATTEMPTS": "2",
+    }
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "cfnops", "--endpoint-url", "http://127.0.0.1:9"),
+            *("--region", "us-east-1", "heal", "web"),
+        ],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach http://127.0.0.1:9" in done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_heal_of_an_unknown_stack_is_a_usage_error(cfnops_sandbox: object, tmp_path: Path) -> None:
+    from cfnops.sandbox import Sandbox
+
+    assert isinstance(cfnops_sandbox, Sandbox)
+    environ = {
+        **os.environ,
+        **cfnops_sandbox.environment(),
+        "CFNOPS_DATABASE_URL": f"sqlite:///{tmp_path / 'heal.sqlite'}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "cfnops", "heal", "no-such-stack"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "stack no-such-stack does not exist in us-east-1" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -191,12 +191,33 @@ def heal(
     else:
         targets = [FleetTarget(s, r) for r in region_list for s in stacks or []]
         _refuse_if_already_healing(st, targets)
+        _check_stacks_exist(st, targets)
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
     code = summary.exit_code
     if fail_on_unchecked and not summary.coverage.complete and code in (0, 3):
         typer.echo(f"not everything was checked: {summary.coverage.text()}", err=True)
         code = 1
     finish(code)
+
+
+def _check_stacks_exist(st: CliState, targets: list[FleetTarget]) -> None:
+    """Fail fast, as ``cfnops drift`` does: an unknown stack, an unreachable endpoint or
+    missing credentials are one line and exit 2 before any durable run starts."""
+    from cfnops.aws import AwsClients
+    from cfnops.heal._cfn import describe_stack
+
+    clients: dict[str | None, AwsClients] = {None: st.clients}
+    for target in targets:
+        if target.region not in clients:
+            aws = st.settings.aws.model_copy(update={"region": target.region})
+            clients[target.region] = AwsClients(aws)
+        cfn = clients[target.region].client("cloudformation")
+        if describe_stack(cfn, target.stack) is None:
+            region = target.region or clients[target.region].region
+            raise UsageError(
+                f"stack {target.stack} does not exist in {region}",
+                hint="check the name and --region ('cfnops drift --all' lists the stacks)",
+            )
 
 
 def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:
