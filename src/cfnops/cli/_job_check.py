@@ -6,9 +6,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from cfnops.asl import CheckReport, shape_text
+from cfnops.cli._table import Table
 
 __all__ = ["render_check"]
 

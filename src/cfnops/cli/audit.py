@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from cfnops.cli._state import state
+from cfnops.cli._table import Table
 from cfnops.durable import AuditLog
 from cfnops.errors import UsageError
 

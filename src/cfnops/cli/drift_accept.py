@@ -8,10 +8,10 @@ from typing import Annotated, Any
 
 import botocore.exceptions
 import typer
-from rich.table import Table
 
 from cfnops.aws import error_message
 from cfnops.cli._state import CliState, state
+from cfnops.cli._table import Table
 from cfnops.heal._accepted import (
     AcceptedDrift,
     AcceptedStore,

@@ -16,11 +16,11 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console, Group
 from rich.live import Live
-from rich.table import Table
 
 from cfnops.aws import check_region
 from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
+from cfnops.cli._table import Table
 from cfnops.durable import AuditLog, Engine, RunStore
 from cfnops.errors import UsageError
 from cfnops.heal import configure_runtime
@@ -48,7 +48,7 @@ def progress_table(rows: tuple[FleetRow, ...]) -> Table:
             r.run_id or "-",
             f"[{colour}]{r.status}[/]",
             r.phase,
-            r.detail[:100],
+            r.detail,
         )
     return table
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.live import Live
-from rich.table import Table
 from rich.tree import Tree
 
 from cfnops.asl import HistoryEvent
 from cfnops.cli._state import CliState, state
+from cfnops.cli._table import Table
 from cfnops.cli.job_control import show_lineage
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs._definition import load_definition, machine_name, parse_input

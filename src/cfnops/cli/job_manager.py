@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
-from rich.table import Table
 
 from cfnops.cli._state import CliState, state
+from cfnops.cli._table import Table
 
 if TYPE_CHECKING:  # imported where used: every `cfnops job …` command loads this module
     from cfnops.jobs._pools import Pool, PoolStore

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from cfnops.cli._state import CliState, state
+from cfnops.cli._table import Table
 from cfnops.jobs._definition import load_definition, parse_input
 
 if TYPE_CHECKING:  # imported where used: the job group loads this module for every command

@@ -6,9 +6,9 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from cfnops.cli._state import CliState, state
+from cfnops.cli._table import Table
 from cfnops.durable import DEFAULT_QUEUE, RUN_STATUSES, AuditLog, RunRecord, RunStore, StepRecord
 from cfnops.errors import UsageError
 

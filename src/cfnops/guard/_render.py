@@ -109,8 +109,8 @@ def render_text(report: GuardReport, console: Console) -> None:
         console.print(f"  fix: {finding.fix}", markup=False, soft_wrap=True)
     if report.notes:
         table = Table(title="not checked", show_edge=False)
-        table.add_column("resource")
-        table.add_column("note")
+        table.add_column("resource", overflow="fold")
+        table.add_column("note", overflow="fold")
         for note in report.notes:
             table.add_row(note.resource, note.message)
         console.print(table)

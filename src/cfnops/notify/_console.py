@@ -22,8 +22,8 @@ class ConsoleNotifier:
 
     def send(self, notification: Notification) -> None:
         body = Table.grid(padding=(0, 1))
-        body.add_column(style="bold")
-        body.add_column()
+        body.add_column(style="bold", overflow="fold")
+        body.add_column(overflow="fold")
         body.add_row("message", Text(notification.message))
         for label, value in (
             ("stack", notification.stack_id or notification.stack),
