@@ -89,12 +89,25 @@ def run(
         list[str] | None,
         typer.Option("--import", help="Import a module first (it may register local functions)."),
     ] = None,
+    reuse: Annotated[
+        bool,
+        typer.Option(
+            "--reuse",
+            help="With --name: attach to the existing run of that name even if its definition "
+            "or input differ (without it, that is refused).",
+        ),
+    ] = False,
 ) -> None:
-    """Run a job-net to its end, showing a live tree of its states."""
+    """Run a job-net to its end, showing a live tree of its states.
+
+    --name makes the run idempotent: the same name, definition and input attach to the
+    run already made; a different definition or input under that name is refused."""
     st = state(ctx)
     import_modules(imports or [])
     defn, value = load_definition(definition), parse_input(input_)
     jobs, before = _service(st), _current_engine()
+    if name is not None and not reuse:
+        _refuse_other_run(jobs, name, defn, value)
     run_id = jobs.start(
         defn,
         value,
@@ -105,6 +118,31 @@ def run(
     )
     result = watch(st, jobs, run_id, defn)
     _finish(st, result, before)
+
+
+def _refuse_other_run(jobs: JobService, name: str, defn: Any, value: Any) -> None:
+    """``--name`` of an existing run with another definition or input: exit 2, not its result."""
+    from cfnops.jobs.errors import UnknownJobRun
+
+    try:
+        existing = jobs.store.get_run(name)
+    except UnknownJobRun:
+        return
+    differs = [
+        what
+        for what, old, new in (
+            ("definition", existing.definition, defn),
+            ("input", existing.input, value),
+        )
+        if json.dumps(old, sort_keys=True) != json.dumps(new, sort_keys=True)
+    ]
+    if differs:
+        raise UsageError(
+            f"job run {name!r} already exists ({existing.status}) with another "
+            f"{' and '.join(differs)}",
+            hint=f"choose another --name, inspect it with 'cfnops job show {name}', or pass "
+            "--reuse to attach to it anyway",
+        )
 
 
 def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> JobResult:
