@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -182,18 +183,25 @@ class AcceptedStore:
     """Accepted drift in the run database."""
 
     _engines: dict[str, sa.Engine] = {}
+    _lock = threading.Lock()
 
     def __init__(self, settings: Settings) -> None:
         from cfnops.durable import make_engine, schema_lock
 
         url = settings.database_url
-        engine = self._engines.get(url)
-        if engine is None:
-            engine = make_engine(url, pool_size=2)
-            if not sa.inspect(engine).has_table(TABLE):
-                with schema_lock(engine):
-                    _metadata.create_all(engine, checkfirst=True)
-            self._engines[url] = engine
+        with self._lock:  # runs of one process share the engine and create the table once
+            engine = self._engines.get(url)
+            if engine is None:
+                engine = make_engine(url, pool_size=2)
+                if not sa.inspect(engine).has_table(TABLE):
+                    with schema_lock(engine):
+                        try:
+                            _metadata.create_all(engine, checkfirst=True)
+                        except sa.exc.OperationalError as exc:
+                            # another process created it between the check and the create
+                            if "already exists" not in str(exc):
+                                raise
+                self._engines[url] = engine
         self._engine = engine
 
     def accept(self, entry: AcceptedDrift) -> AcceptedDrift:
