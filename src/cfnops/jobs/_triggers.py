@@ -202,6 +202,11 @@ class TriggerService:
                 started.append(run_id)
         return started
 
+    def preflight(self) -> None:
+        """Fail at worker start, not every second after: event triggers need AWS (SQS)."""
+        if self.store.list_schedules("event"):
+            _ = self.jobs.clients.region  # AwsSetupError naming the fix when none is set
+
     def poll_events(self, wait_seconds: int = 1) -> list[str]:
         """Start a run for each event waiting in a trigger's queue (input: the event)."""
         from cfnops.eventpatterns import matches
@@ -260,12 +265,22 @@ def run_services(jobs: JobService, stop: threading.Event, interval: float = 1.0)
         functools.partial(start_queued, jobs),
         functools.partial(check_delays, jobs, send),
     )
+    failing: dict[str, str] = {}  # chore → its last error: one warning per new error
     while not stop.is_set():
         began = time.monotonic()
         for fire in chores:
+            what = getattr(fire, "__name__", None) or getattr(fire, "func", fire).__name__
             try:
                 fire()
-            except Exception:  # keep serving: a bad row or an unreachable queue is logged
-                what = getattr(fire, "__name__", None) or getattr(fire, "func", fire).__name__
-                _log.warning("job triggers: %s failed", what, exc_info=True)
+            except Exception as exc:  # keep serving: a bad row or an unreachable queue is logged
+                text = f"{type(exc).__name__}: {exc}"
+                if failing.get(what) != text:
+                    _log.warning(
+                        "job triggers: %s failed: %s (retrying every %g s)", what, text, interval
+                    )
+                _log.debug("job triggers: %s failed", what, exc_info=True)  # traceback with -vv
+                failing[what] = text
+            else:
+                if failing.pop(what, None) is not None:
+                    _log.warning("job triggers: %s works again", what)
         stop.wait(max(0.0, interval - (time.monotonic() - began)))

@@ -12,11 +12,13 @@ __all__ = ["start_worker_services"]
 def start_worker_services(settings: Settings, stop: threading.Event) -> list[threading.Thread]:
     """Start the job-net schedule and event-trigger loop; it ends when ``stop`` is set."""
     from cfnops.jobs._service import JobService
-    from cfnops.jobs._triggers import run_services
+    from cfnops.jobs._triggers import TriggerService, run_services
 
+    jobs = JobService(settings)
+    TriggerService(jobs).preflight()
     thread = threading.Thread(
         target=run_services,
-        args=(JobService(settings), stop),
+        args=(jobs, stop),
         name="cfnops-job-triggers",
         daemon=True,
     )
