@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from cfnops.heal._fleet import FleetRow
+if TYPE_CHECKING:
+    from cfnops.config import Settings
+    from cfnops.heal._fleet import FleetRow
 
 
 class PhaseLines:
@@ -49,3 +52,40 @@ class PhaseLines:
                 what += f" run {r.run_id}"
             phase = r.status + (f" {r.phase}" if r.phase else "")
             self.note(what, phase, r.detail)
+
+
+@contextmanager
+def watch_run(
+    settings: Settings, run_id: str, lines: PhaseLines | None = None, *, every: float = 0.5
+) -> Iterator[PhaseLines]:
+    """While the body waits for ``run_id``: a line per status or step change of the run.
+
+    Reads the run's record from the database (as ``cfnops runs show`` does) on a
+    daemon thread; nothing when ``lines`` is disabled (stderr is a terminal).
+    """
+    lines = lines if lines is not None else PhaseLines()
+    if not lines.enabled:
+        yield lines
+        return
+    from cfnops.durable import RunStore
+
+    stop = threading.Event()
+
+    def poll() -> None:
+        with RunStore(settings) as store:
+            done = False
+            while not done:
+                done = stop.wait(every)  # once more after the wait: the final status
+                with suppress(Exception):  # the run may not be recorded yet
+                    record = store.get(run_id)
+                    steps = store.steps(run_id)
+                    phase = record.status + (f" {steps[-1].name}" if steps else "")
+                    lines.note(f"run {run_id}", phase)
+
+    thread = threading.Thread(target=poll, name=f"progress-{run_id}", daemon=True)
+    thread.start()
+    try:
+        yield lines
+    finally:
+        stop.set()
+        thread.join(timeout=2 * every + 1)

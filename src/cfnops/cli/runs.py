@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cfnops.cli._progress import watch_run
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
 from cfnops.durable import DEFAULT_QUEUE, RUN_STATUSES, AuditLog, RunRecord, RunStore, StepRecord
@@ -170,7 +171,10 @@ def start(
     engine = st.engine()
     try:
         handle = engine.start(workflow, event, run_id=run_id, queue=None if wait else DEFAULT_QUEUE)
-        output = engine.result(handle.run_id) if wait else None
+        output = None
+        if wait:
+            with watch_run(st.settings, handle.run_id):
+                output = engine.result(handle.run_id)
     finally:
         engine.shutdown()
     if st.output_format == "json":
