@@ -43,3 +43,23 @@ def test_phase_lines_only_on_change_and_never_on_a_terminal() -> None:
     tty = Tty()
     PhaseLines(tty).note("run r1", "RUNNING")
     assert tty.getvalue() == ""
+
+
+def test_job_run_writes_state_changes_on_piped_stderr(tmp_path: Path) -> None:
+    definition = {
+        "StartAt": "Prepare",
+        "States": {
+            "Prepare": {"Type": "Pass", "Next": "Settle"},
+            "Settle": {"Type": "Wait", "Seconds": 1, "End": True},
+        },
+    }
+    (tmp_path / "def.asl.json").write_text(json.dumps(definition))
+    env = worker_env(tmp_path / "db.sqlite")
+    proc = cfnops(env, "-o", "json", "job", "run", str(tmp_path / "def.asl.json"))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    run_id = json.loads(out)["runId"]
+    lines = [line.split(" ", 1)[1] for line in err.splitlines() if f"job {run_id}" in line]
+    assert f"job {run_id} state Prepare: SUCCEEDED" in lines, err
+    assert f"job {run_id} state Settle: SUCCEEDED" in lines, err
+    assert lines[-1] == f"job {run_id}: SUCCEEDED", err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,6 +14,7 @@ from rich.live import Live
 from rich.tree import Tree
 
 from cfnops.asl import HistoryEvent
+from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
 from cfnops.cli.job_control import show_lineage
@@ -146,20 +148,31 @@ def _refuse_other_run(jobs: JobService, name: str, defn: Any, value: Any) -> Non
 
 
 def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> JobResult:
-    """Wait for the run; in text mode, draw its states live as a tree."""
-    if st.output_format == "json":
+    """Wait for the run; in text mode, draw its states live as a tree.
+
+    When stderr is not a terminal, each state's and the run's status changes are
+    also written there, one line each (any output mode).
+    """
+    lines = PhaseLines()
+    if st.output_format == "json" and not lines.enabled:
         return jobs.wait(run_id)
-    with Live(console=st.console, refresh_per_second=4, transient=False) as live:
+    live = Live(console=st.console, refresh_per_second=4, transient=False)
+    with live if st.output_format != "json" else nullcontext():
         while True:
             views = state_views(jobs.store.history(run_id))
             row = jobs.store.get_run(run_id)
-            live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
+            for view in views.values():
+                lines.note(f"job {run_id} state {view.name}", view.status)
+            lines.note(f"job {run_id}", row.status)
+            if st.output_format != "json":
+                live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
             if row.status != "RUNNING":
                 break
             engine = _current_engine()  # wakes when the run ends, not at the next tick
             if engine is None or engine.wait_local(run_id, 0.25) is None:
                 time.sleep(0.25)
-    st.console.print()
+    if st.output_format != "json":
+        st.console.print()
     return jobs.wait(run_id)
 
 
