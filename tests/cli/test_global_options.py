@@ -18,7 +18,7 @@ import pytest
 import typer
 
 from cfnops.cli._globals import hoist
-from cfnops.cli.main import COMMANDS, MODULES, _LazyGroup, app, run
+from cfnops.cli.main import COMMANDS, MODULES, SUMMARIES, _LazyGroup, app, run
 from cfnops.sandbox import Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +90,23 @@ def test_the_command_list_matches_what_the_modules_define() -> None:
         if hasattr(alone, "list_commands"):
             full = every.get_command(None, name)
             assert alone.list_commands(None) == full.list_commands(None), name
+
+
+def test_the_root_help_shows_what_the_commands_themselves_say(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The root help lists commands from SUMMARIES (no import): it must render exactly
+    what loading every command would render, so the table cannot go stale."""
+    assert sorted(SUMMARIES) == sorted(COMMANDS)
+    monkeypatch.setenv("COLUMNS", "100")
+    group = typer.main.get_command(app)
+    with group.make_context("cfnops", [], resilient_parsing=True) as ctx:
+        lazy = group.get_help(ctx) + capsys.readouterr().out  # Rich prints it
+        monkeypatch.setattr(_LazyGroup, "summaries_only", False)
+        full = group.get_help(ctx) + capsys.readouterr().out
+    assert lazy == full
+    for name in COMMANDS:
+        assert f"│ {name} " in lazy, name
 
 
 def _db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:

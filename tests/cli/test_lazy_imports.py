@@ -9,24 +9,26 @@ from pathlib import Path
 
 import pytest
 
+from cfnops.cli.main import MODULES
+
 HEAVY = ("dbos", "sqlalchemy", "boto3", "aws_durable_execution_sdk_python", "cfnlint", "esprima")
 TEMPLATE = "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: !Ref N}\n"
 JOB = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
 
 
-def _imported(argv: list[str]) -> list[str]:
+def _imported(argv: list[str], watched: tuple[str, ...] = HEAVY) -> list[str]:
     code = (
         "import sys\n"
         "from cfnops.cli.main import run\n"
         f"code = run({argv!r})\n"
-        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+        f"print(','.join(m for m in {watched!r} if m in sys.modules))\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
-    return [m for m in last.split(",") if m in HEAVY]
+    return [m for m in last.split(",") if m in watched]
 
 
 @pytest.mark.parametrize(
@@ -45,3 +47,11 @@ def test_no_heavy_imports(command: str, tmp_path: Path) -> None:
         "job check": ["job", "check", str(job)],
     }[command]
     assert _imported(argv) == []
+
+
+def test_root_help_imports_no_command_module() -> None:
+    assert _imported(["--help"], (*HEAVY, *MODULES)) == []
+
+
+def test_a_command_help_imports_only_that_command() -> None:
+    assert _imported(["diff", "--help"], (*HEAVY, *MODULES)) == ["cfnops.cli.diff"]

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from cfnops._version import __version__
 
@@ -58,14 +58,44 @@ _SANDBOX_ONLY = frozenset({"moto", "flask", "flask_cors", "werkzeug"})
 
 MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for ms in COMMANDS.values() for m in ms))
 
+# What ``cfnops --help`` shows for each command: the first paragraph of its own help,
+# kept here so the root help imports no command module. tests/cli check that it
+# renders exactly what the commands themselves would show.
+SUMMARIES: dict[str, str] = {
+    "runs": "Durable run records: list, show, cancel, resume.",
+    "worker": "Run the durable worker in the foreground.",
+    "sandbox": "The local AWS sandbox (moto's server plus cfnops extensions).",
+    "guard": "Find custom-resource handlers whose PhysicalResourceId is unstable (an update then\n"
+    "deletes the old resource) and Delete handlers that ignore the id.",
+    "diff": "Template diff with replacement analysis: which changes update in place, may "
+    "replace, require replacement, destroy or orphan, propagated through references.",
+    "ami": "Drift-free AMI rotation for auto-healing Auto Scaling groups.",
+    "job": "Job-nets (Amazon States Language) on the durable engine.",
+    "events": "EventBridge events.",
+    "drift": "Drift reports (`cfnops drift STACK…` = `cfnops drift report STACK…`), "
+    "accepted drift.",
+    "heal": "Heal drifted stacks with durable runs (detect → REVERT_DRIFT change set → gate "
+    "→ execute).",
+    "approve": "Approve a held change set: the run executes it and reports.",
+    "reject": "Reject a held change set: the run deletes it and ends as REJECTED.",
+    "audit": "The audit log of operator actions.",
+    "console": "Serve the console: runs, job runs, heal approvals, definitions, schedules, audit.",
+    "demo": "Demonstrations on the embedded defaults (local sandbox, SQLite).",
+}
+
 
 class _LazyGroup(TyperGroup):
-    """Imports a command's modules only when that command runs; ``--help`` loads all.
+    """Imports a command's modules only when that command runs.
+
+    The root ``--help`` lists the commands from :data:`SUMMARIES` and imports none;
+    ``cfnops CMD --help`` imports CMD's modules only.
 
     It also accepts the global options after the command (see :mod:`cfnops.cli._globals`).
     """
 
     _loaded: dict[str, Any] = {}
+    summaries_only = True  # root help from SUMMARIES (tests turn it off to compare)
+    _listing = False
 
     def _load(self, modules: tuple[str, ...]) -> Any:
         key = ",".join(modules)
@@ -77,13 +107,22 @@ class _LazyGroup(TyperGroup):
         return self._loaded[key]
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return sorted(self._load(MODULES).list_commands(ctx))
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         modules = COMMANDS.get(cmd_name)
         if modules is None:
             return None
+        if self._listing:  # a stand-in that carries the summary, for the root help only
+            return TyperCommand(name=cmd_name, help=SUMMARIES[cmd_name])
         return self._load(modules).get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = self.summaries_only
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         result: list[str] = super().parse_args(ctx, hoist(self, ctx, list(args)))
