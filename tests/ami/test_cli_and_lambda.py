@@ -119,8 +119,11 @@ def test_rotate_and_rollback_a_stack(
     deploy(cfnops_sandbox, 2, stack, ImageId=old)
     argv = [*cli, "ami", "rotate", "--image-id", new, "--stack", stack, "-o", "json"]
     assert run(argv) == 0
-    out = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
     assert out["outcome"] == "UPDATED" and out["RunId"]
+    # stderr is not a terminal here: the run's phases are reported there
+    assert f"run {out['RunId']}: SUCCEEDED" in captured.err
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == new
     assert run([*cli, "ami", "rollback", "--stack", stack]) == 0
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == old

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from cfnops.cli._progress import watch_run
 from cfnops.cli._state import CliState, state
 from cfnops.errors import UsageError
 
@@ -159,7 +161,9 @@ def rotate_command(
         elif parameter is not None:
             results = [rotator.parameter(parameter, str(image_id))]
         else:
-            results = [rotator.stack(str(stack), str(image_id))]
+            run_id = f"ami-rotate-{stack}-{uuid.uuid4().hex[:10]}"
+            with watch_run(st.settings, run_id):  # a line per phase on a non-terminal stderr
+                results = [rotator.stack(str(stack), str(image_id), run_id=run_id)]
     _render(st, fmt, results)
 
 
