@@ -33,7 +33,7 @@ def _imported(argv: list[str], watched: tuple[str, ...] = HEAVY) -> list[str]:
 
 @pytest.mark.parametrize(
     "command",
-    ["diff", "guard", "job validate", "job check"],
+    ["diff", "guard", "job validate", "job check", "ami check"],
 )
 def test_no_heavy_imports(command: str, tmp_path: Path) -> None:
     template = tmp_path / "t.yaml"
@@ -45,6 +45,7 @@ def test_no_heavy_imports(command: str, tmp_path: Path) -> None:
         "guard": ["guard", str(template)],
         "job validate": ["job", "validate", str(job)],
         "job check": ["job", "check", str(job)],
+        "ami check": ["ami", "check", str(template)],
     }[command]
     assert _imported(argv) == []
 

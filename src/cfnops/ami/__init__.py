@@ -8,30 +8,66 @@ UpdateStack that keeps every other value (the durable workflow
 ``AutoScalingInstanceRefresh`` update policy makes CloudFormation replace the
 instances at once (:func:`plan_roll` says whether a template can).
 :func:`check_template` flags the drift-prone alternatives. See ``docs/ami.md``.
+
+The names below other than the template check and the errors are imported when
+first used, so ``cfnops ami check`` starts without the durable engine (DBOS,
+SQLAlchemy) or boto3.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cfnops.ami._check import CheckReport, Finding, check_template, load_template
-from cfnops.ami._events import (
-    BACKUP_COMPLETED_PATTERN,
-    ImageEvent,
-    Skipped,
-    load_event,
-    parse_event,
-)
-from cfnops.ami._images import ImageFacts, wait_until_available
-from cfnops.ami._parameter import (
-    PREVIOUS_TAG,
-    ParameterRotation,
-    parameter_owner,
-    rollback_parameter,
-    rotate_parameter,
-)
-from cfnops.ami._roll import RollPlan, plan_roll
-from cfnops.ami._rotate import Rotation, rotate_from_event
-from cfnops.ami._service import Rotator
-from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
-from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
 from cfnops.ami.errors import InstanceRefreshFailed, NotRollable
+
+if TYPE_CHECKING:
+    from cfnops.ami._events import (
+        BACKUP_COMPLETED_PATTERN,
+        ImageEvent,
+        Skipped,
+        load_event,
+        parse_event,
+    )
+    from cfnops.ami._images import ImageFacts, wait_until_available
+    from cfnops.ami._parameter import (
+        PREVIOUS_TAG,
+        ParameterRotation,
+        parameter_owner,
+        rollback_parameter,
+        rotate_parameter,
+    )
+    from cfnops.ami._roll import RollPlan, plan_roll
+    from cfnops.ami._rotate import Rotation, rotate_from_event
+    from cfnops.ami._service import Rotator
+    from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
+    from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
+
+_WHERE = {
+    "BACKUP_COMPLETED_PATTERN": "_events",
+    "ImageEvent": "_events",
+    "Skipped": "_events",
+    "load_event": "_events",
+    "parse_event": "_events",
+    "ImageFacts": "_images",
+    "wait_until_available": "_images",
+    "PREVIOUS_TAG": "_parameter",
+    "ParameterRotation": "_parameter",
+    "parameter_owner": "_parameter",
+    "rollback_parameter": "_parameter",
+    "rotate_parameter": "_parameter",
+    "RollPlan": "_roll",
+    "plan_roll": "_roll",
+    "Rotation": "_rotate",
+    "rotate_from_event": "_rotate",
+    "Rotator": "_service",
+    "StackRotation": "_stack",
+    "build_request": "_stack",
+    "previous_stack_image": "_stack",
+    "rotate_stack": "_stack",
+    "ROTATE_STACK_WORKFLOW": "_stack_workflow",
+}
 
 __all__ = [
     "BACKUP_COMPLETED_PATTERN",
@@ -63,3 +99,16 @@ __all__ = [
     "rotate_stack",
     "wait_until_available",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cfnops.ami' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cfnops.ami.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
