@@ -86,7 +86,8 @@ def test_second_ctrl_c_exits_at_once(tmp_path: Path) -> None:
     assert proc.returncode == 130
 
 
-def test_job_run_ctrl_c_does_not_let_the_job_finish(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["leave", "cancel"])
+def test_job_run_ctrl_c_does_not_let_the_job_finish(tmp_path: Path, mode: str) -> None:
     db = tmp_path / "runs.sqlite"
     definition = tmp_path / "wait.asl.json"
     definition.write_text(
@@ -100,7 +101,7 @@ def test_job_run_ctrl_c_does_not_let_the_job_finish(tmp_path: Path) -> None:
             }
         )
     )
-    env = worker_env(db)
+    env = worker_env(db, CFNOPS_ON_INTERRUPT=mode)
     proc = cfnops(env, "job", "run", str(definition), "--name", "int-1")
 
     def running() -> bool:
@@ -114,7 +115,10 @@ def test_job_run_ctrl_c_does_not_let_the_job_finish(tmp_path: Path) -> None:
     took, out, err = interrupt(proc)
     assert took < 2.0 and proc.returncode == 130, err
     assert "Traceback" not in out + err
-    assert "left RUNNING" in err and "cfnops job stop int-1" in err
+    if mode == "leave":
+        assert "left RUNNING" in err and "cfnops job stop int-1" in err
+    else:
+        assert "job run int-1 stopped: ABORTED (on_interrupt = cancel)" in err
     time.sleep(6.0)  # past the Wait: the job must not have finished by itself
     shown = subprocess.run(
         [*cfnops_args(), "-o", "json", "job", "show", "int-1"],
@@ -124,7 +128,7 @@ def test_job_run_ctrl_c_does_not_let_the_job_finish(tmp_path: Path) -> None:
         timeout=60,
     )
     assert shown.returncode == 0, shown.stderr
-    assert json.loads(shown.stdout)["status"] == "RUNNING"
+    assert json.loads(shown.stdout)["status"] == ("RUNNING" if mode == "leave" else "ABORTED")
 
 
 def cfnops_args() -> list[str]:

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from types import FrameType
 from typing import Any
 
@@ -81,8 +82,22 @@ def _runs_report() -> list[str]:
             else f"cfnops runs cancel {run_id}"
         )
         if mode == "cancel":
-            engine.cancel(run_id)
-            lines.append(f"  run {run_id} cancelled (on_interrupt = cancel)")
+            if workflow == _JOB_WORKFLOW:  # a job-net stops through its own store (ABORTED)
+                from cfnops.jobs import JobService
+
+                jobs = JobService(engine.settings)
+                jobs.stop(run_id)
+                # This process still executes it: give the stop a moment to land.
+                deadline = time.monotonic() + 1.0
+                while jobs.store.get_run(run_id).status == "RUNNING":
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+                status = jobs.store.get_run(run_id).status
+                lines.append(f"  job run {run_id} stopped: {status} (on_interrupt = cancel)")
+            else:
+                engine.cancel(run_id)
+                lines.append(f"  run {run_id} cancelled (on_interrupt = cancel)")
         else:
             lines.append(
                 f"  run {run_id} left RUNNING: a worker ('cfnops worker') or the next "
