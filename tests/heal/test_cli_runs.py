@@ -129,6 +129,25 @@ def test_held_run_exits_3_then_approve_or_reject_finishes_it(
     assert code == 2 and "is not waiting for approval" in err
 
 
+def test_held_message_at_80_columns_keeps_the_commands_whole(
+    sandbox_proc: SandboxProcess, tmp_path: Path
+) -> None:
+    name, _param = _stack(sandbox_proc, "cli-held-wide")
+    env = env_for(
+        sandbox_proc,
+        tmp_path / "db.sqlite",
+        CFNOPS_HEAL__PROTECTED_TYPES='["AWS::SSM::Parameter"]',
+    )
+    env["COLUMNS"] = "80"
+    code, out, err = _run(env, "heal", name)
+    assert code == 3, err
+    held = [line for line in out.splitlines() if line.startswith(f"held: {name} ")]
+    assert len(held) == 1, out
+    run_id = held[0].split("'cfnops approve ", 1)[1].split("'", 1)[0]
+    assert run_id.startswith("heal-") and "…" not in out
+    assert f"'cfnops reject {run_id}'" in held[0] and f"'cfnops runs show {run_id}'" in held[0]
+
+
 def test_usage_errors_exit_2(sandbox_proc: SandboxProcess, tmp_path: Path) -> None:
     env = env_for(sandbox_proc, tmp_path / "db.sqlite")
     assert _run(env, "heal")[0] == 2

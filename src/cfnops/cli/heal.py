@@ -114,7 +114,8 @@ def run_fleet(
             console.print(
                 f"held: {row.target.stack} — approve with 'cfnops approve {row.run_id}' "
                 f"or reject with 'cfnops reject {row.run_id}' (reasons: "
-                f"'cfnops runs show {row.run_id}')"
+                f"'cfnops runs show {row.run_id}')",
+                soft_wrap=True,  # one line: the commands are copied whole
             )
     return summary
 
