@@ -34,12 +34,13 @@ def _done(proc: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str]:
 def test_heal_against_an_unreachable_endpoint(tmp_path: Path) -> None:
     env = _env(tmp_path)
     code, text = _done(cfnops(env, "--endpoint-url", UNREACHABLE, "heal", "web"))
-    assert code == 1
-    assert "Could not connect to the endpoint URL" in text
+    # heal checks the stack before starting a run, as drift does: one line, exit 2
+    assert code == 2
+    assert f"cannot reach {UNREACHABLE}" in text
     assert "Traceback" not in text
-    # the failure is one line per logged problem
-    logged = [line for line in text.splitlines() if line.startswith(("ERROR ", "WARNING "))]
-    assert logged and all("File " not in line for line in logged)
+    assert [line for line in text.splitlines() if line.startswith("error:")] == [
+        f"error: cannot reach {UNREACHABLE}/"
+    ]
 
 
 def test_job_run_with_a_failing_task(tmp_path: Path) -> None:
