@@ -29,6 +29,9 @@ DEMO_POLLS = {
 
 
 FAST_DELAY = 0.05  # seconds per emulated AWS delay with --fast
+# Drift-report polls: the sandbox's detection completes after one delay, so with
+# --fast a 0.5 s poll was pure waiting (~0.4 s per report, two reports).
+REPORT_POLL, FAST_REPORT_POLL = 0.5, 0.1
 
 
 @demo_app.command("heal")
@@ -51,6 +54,7 @@ def demo_heal(
     console = st.console
     if fast and delay is None:
         delay = FAST_DELAY
+    report_poll = FAST_REPORT_POLL if delay is not None and delay <= FAST_DELAY else REPORT_POLL
     db = Path(tempfile.mkdtemp(prefix="cfnops-demo-")) / "cfnops.sqlite"
     with Sandbox(delays=delay) as sandbox:
         clients = sandbox.clients
@@ -71,10 +75,10 @@ def demo_heal(
             "ops-alice)"
         )
         trail = clients.client("cloudtrail")
-        before = drift_report(cfn, STACK, poll_seconds=0.5, cloudtrail=trail)
+        before = drift_report(cfn, STACK, poll_seconds=report_poll, cloudtrail=trail)
         render_reports(console, [before])
         run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1)
-        after = drift_report(cfn, STACK, poll_seconds=0.5)
+        after = drift_report(cfn, STACK, poll_seconds=report_poll)
         render_reports(console, [after])
     if st.output_format != "json":
         console.print(f"stack {STACK} is {after.effective_status}; runs recorded in {db}")
