@@ -58,6 +58,7 @@ def test_runs_start_ctrl_c_leaves_the_run_running(tmp_path: Path) -> None:
     assert proc.returncode == 130
     assert "Traceback" not in out + err
     assert "interrupted (Ctrl-C)" in err
+    assert "left RUNNING" in err
     assert "run sample-int left RUNNING" in err
     assert "cfnops runs cancel sample-int" in err
     assert run_status(db, "sample-int") == "RUNNING"
@@ -185,3 +186,22 @@ def test_heal_ctrl_c_then_next_heal_says_how_to_free_the_stack(tmp_path: Path) -
         assert "Traceback" not in again.stderr
     finally:
         sandbox.stop()
+
+
+def test_demo_heal_ctrl_c_mid_wait(tmp_path: Path) -> None:
+    """The README's main job, interrupted while its heal waits: exit 130 within 2 s."""
+    env = worker_env(tmp_path / "runs.sqlite", TMPDIR=str(tmp_path))
+    proc = cfnops(env, "demo", "heal")
+    assert proc.stderr is not None and proc.stdout is not None
+    deadline = time.monotonic() + 120
+    seen = ""
+    while ": RUNNING" not in seen:  # the heal run waits (progress lines on piped stderr)
+        assert time.monotonic() < deadline, seen
+        assert proc.poll() is None, seen
+        seen += proc.stderr.readline()
+    took, out, err = interrupt(proc)
+    assert took < 2.0, err
+    assert proc.returncode == 130
+    assert "Traceback" not in seen + out + err
+    assert "interrupted (Ctrl-C)" in err
+    assert "left RUNNING" in err
