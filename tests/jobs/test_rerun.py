@@ -221,7 +221,8 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     capsys.readouterr()
     code = run(list(args))
     captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    # On success the answer is stdout (stderr may carry progress lines); a refusal is stderr.
+    return code, captured.out if code == 0 else captured.out + captured.err
 
 
 @pytest.fixture
