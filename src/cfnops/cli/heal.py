@@ -206,6 +206,8 @@ def _check_stacks_exist(st: CliState, targets: list[FleetTarget]) -> None:
     missing credentials are one line and exit 2 before any durable run starts."""
     from cfnops.aws import AwsClients
     from cfnops.heal._cfn import describe_stack
+    from cfnops.heal._workflow import root_name
+    from cfnops.heal.errors import NestedStackHeal
 
     clients: dict[str | None, AwsClients] = {None: st.clients}
     for target in targets:
@@ -213,12 +215,15 @@ def _check_stacks_exist(st: CliState, targets: list[FleetTarget]) -> None:
             aws = st.settings.aws.model_copy(update={"region": target.region})
             clients[target.region] = AwsClients(aws)
         cfn = clients[target.region].client("cloudformation")
-        if describe_stack(cfn, target.stack) is None:
+        found = describe_stack(cfn, target.stack)
+        if found is None:
             region = target.region or clients[target.region].region
             raise UsageError(
                 f"stack {target.stack} does not exist in {region}",
                 hint="check the name and --region ('cfnops drift --all' lists the stacks)",
             )
+        if found.get("RootId"):
+            raise NestedStackHeal(target.stack, root_name(str(found["RootId"])))
 
 
 def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:

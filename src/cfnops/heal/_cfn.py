@@ -39,12 +39,15 @@ def describe_stack(cfn: Any, stack: str) -> dict[str, Any] | None:
             return None
         raise
     deployed = found.get("LastUpdatedTime") or found.get("CreationTime")
-    return {
+    out = {
         "StackId": found["StackId"],
         "StackName": found["StackName"],
         "StackStatus": found["StackStatus"],
         "DeployedAt": deployed.isoformat() if hasattr(deployed, "isoformat") else None,
     }
+    if found.get("RootId"):  # a nested stack: healed through its root
+        out["RootId"] = found["RootId"]
+    return out
 
 
 def start_detection(cfn: Any, stack: str) -> str:
@@ -100,8 +103,12 @@ def nested_stack_ids(summaries: list[dict[str, Any]]) -> list[tuple[str, str]]:
     ]
 
 
-def create_revert_change_set(cfn: Any, stack: str, name: str, token: str) -> dict[str, str]:
-    """Create the REVERT_DRIFT change set; a re-run after a crash finds the one it made."""
+def create_revert_change_set(
+    cfn: Any, stack: str, name: str, token: str, nested: bool = False
+) -> dict[str, str]:
+    """Create the REVERT_DRIFT change set (``nested``: with ``IncludeNestedStacks``); a
+    re-run after a crash finds the one it made."""
+    extra = {"IncludeNestedStacks": True} if nested else {}
     try:
         made = cfn.create_change_set(
             StackName=stack,
@@ -111,6 +118,7 @@ def create_revert_change_set(cfn: Any, stack: str, name: str, token: str) -> dic
             Description=CHANGE_SET_DESCRIPTION,
             ClientToken=token,
             Capabilities=["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"],
+            **extra,
         )
     except botocore.exceptions.ClientError as exc:
         if error_code(exc) not in ("AlreadyExistsException", "AlreadyExists"):
@@ -122,7 +130,9 @@ def create_revert_change_set(cfn: Any, stack: str, name: str, token: str) -> dic
 
 def describe_change_set(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
     """The whole change set: every page's ``Changes`` merged into the first page."""
-    kwargs: dict[str, Any] = {"StackName": stack_id, "ChangeSetName": change_set_id}
+    kwargs: dict[str, Any] = {"ChangeSetName": change_set_id}
+    if stack_id:  # optional when the change set is named by its ARN
+        kwargs["StackName"] = stack_id
     first: dict[str, Any] | None = None
     while True:
         page = cfn.describe_change_set(**kwargs)

@@ -16,13 +16,13 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionDecision
 
 from cfnops.aws import error_code, error_message
 from cfnops.config import HealSettings
-from cfnops.heal import _cfn
+from cfnops.heal import _cfn, _nested
 from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, mark
 from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import StackDriftReport
-from cfnops.heal._policy import GatePolicy, decide
+from cfnops.heal._policy import GateDecision, GatePolicy, decide
 from cfnops.heal._runtime import current_runtime
 from cfnops.heal._verify import detected_from_json
 from cfnops.notify import Notification
@@ -118,10 +118,14 @@ def detect_drift(stack: str, region: str | None) -> dict[str, Any]:
     """
     info = check_stack(stack, region)
     status = info["StackStatus"]
+    if info.get("RootId"):
+        return {"stack": info}  # a nested stack: the workflow says to heal its root
     if status == "NOT_FOUND" or status.endswith("_IN_PROGRESS") or status not in _cfn.CHECKABLE:
         return {"stack": info}
-    detection_id = _cfn.start_detection(current_runtime().cfn(region), info["StackId"])
-    return {"stack": info, "detectionId": detection_id}
+    cfn = current_runtime().cfn(region)
+    detection_id = _cfn.start_detection(cfn, info["StackId"])
+    nested = _nested.start_detections(cfn, info["StackId"])
+    return {"stack": info, "detectionId": detection_id, "nested": nested}
 
 
 def poll_detection(
@@ -130,8 +134,12 @@ def poll_detection(
     region: str | None,
     heal: HealSettings,
     deployed_at: str | None = None,
+    nested: list[dict[str, Any]] | None = None,
 ) -> Callable[[dict[str, Any], Any], Any]:
     """Poll the detection; the poll that sees it complete also reads the resources.
+
+    With ``nested`` (the nested stacks' detections, :mod:`cfnops.heal._nested`),
+    the detection ends when every one of them has; their drift is merged in.
 
     Reading them in the same checkpoint saves one write per heal; the result is
     in the final poll's state under ``"drifted"``, ``"statuses"`` and
@@ -143,11 +151,23 @@ def poll_detection(
         cfn = current_runtime().cfn(region)
         status = _retrying(lambda: _cfn.detection_status(cfn, detection_id))
         out = {**status, "polls": int(state.get("polls", 0)) + 1}
-        if status["DetectionStatus"] == "DETECTION_COMPLETE":
-            stack_id = str(status["StackId"])
-            out.update(
-                _retrying(lambda: read_drift(stack_name, stack_id, region, heal, deployed_at))
+        stack_id = str(status["StackId"])
+
+        def read_root() -> dict[str, Any]:
+            return _retrying(lambda: read_drift(stack_name, stack_id, region, heal, deployed_at))
+
+        if nested:
+            return _retrying(
+                lambda: _nested.combine(
+                    out,
+                    nested,
+                    cfn,
+                    read_root,
+                    lambda name, sid: read_drift(name, sid, region, heal),
+                )
             )
+        if status["DetectionStatus"] == "DETECTION_COMPLETE":
+            out.update(read_root())
         return out
 
     return check
@@ -211,8 +231,11 @@ def with_accepted(report: StackDriftReport, region: str | None) -> StackDriftRep
     return mark(report, cached[1], dt.datetime.now(dt.UTC), wanted)
 
 
-def create_change_set(stack_id: str, name: str, token: str, region: str | None) -> dict[str, str]:
-    return _cfn.create_revert_change_set(current_runtime().cfn(region), stack_id, name, token)
+def create_change_set(
+    stack_id: str, name: str, token: str, region: str | None, nested: bool = False
+) -> dict[str, str]:
+    cfn = current_runtime().cfn(region)
+    return _cfn.create_revert_change_set(cfn, stack_id, name, token, nested)
 
 
 def poll_change_set(
@@ -248,7 +271,8 @@ def poll_created_change_set(
         whole = _retrying(lambda: _cfn.describe_change_set(cfn, stack_id, change_set_id))
         out = {**_cfn.status_of(whole), "polls": int(state.get("polls", 0)) + 1}
         if gating is not None and out["Status"] == "CREATE_COMPLETE":
-            out["gate"] = gate(stack_name, whole, gating, detection)
+            subs = _retrying(lambda: _nested.nested_change_sets(cfn, whole))
+            out["gate"] = gate(stack_name, whole, gating, detection, subs)
         return out
 
     return check
@@ -259,9 +283,43 @@ def gate(
     whole: dict[str, Any],
     heal: HealSettings,
     detection: dict[str, Any] | None = None,
+    nested: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Decide on the whole change set (every page merged): EXECUTE, HOLD or SKIP."""
-    changes = tuple(ChangeView.from_api(c) for c in whole.get("Changes", []))
+    """Decide on the whole change set (every page merged): EXECUTE, HOLD or SKIP.
+
+    ``nested`` (path → nested change set) gates each nested change set against
+    the detection of its own stack (``detection["nested"][path]``), then merges.
+    """
+    if not nested:
+        return _gate_one(stack_name, list(whole.get("Changes", [])), heal, detection)[0]
+    parts: list[tuple[str, GateDecision, list[dict[str, Any]]]] = []
+    own = [
+        c
+        for c in whole.get("Changes", [])
+        if not _nested.is_container(c)
+        or str(c.get("ResourceChange", c).get("LogicalResourceId")) not in nested
+    ]
+    if own:
+        parts.append(("", *_gate_one(stack_name, own, heal, detection)[1:]))
+    by_path = dict((detection or {}).get("nested", {}))
+    for path, sub in nested.items():
+        changes = [c for c in sub.get("Changes", []) if not _nested.is_container(c)]
+        if not changes:
+            continue
+        found = by_path.get(path)
+        sub_detection = None if detection is None else (found or {"drifted": [], "statuses": {}})
+        name = str((found or {}).get("stackName") or sub.get("StackName") or path)
+        parts.append((path, *_gate_one(name, changes, heal, sub_detection)[1:]))
+    return _nested.merge(parts)
+
+
+def _gate_one(
+    stack_name: str,
+    api_changes: list[dict[str, Any]],
+    heal: HealSettings,
+    detection: dict[str, Any] | None,
+) -> tuple[dict[str, Any], GateDecision, list[dict[str, Any]]]:
+    changes = tuple(ChangeView.from_api(c) for c in api_changes)
     accepted = accepted_paths(list((detection or {}).get("drifted", [])))
     policy = GatePolicy(heal.protected_types, heal.ignore, stack_name, accepted)
     detected = None
@@ -270,7 +328,8 @@ def gate(
             list(detection.get("drifted", [])), dict(detection.get("statuses", {}))
         )
     decision = decide(changes, policy, detected, schema_recreation(changes))
-    return {**decision.to_json(), "changes": [c.to_json() for c in changes]}
+    views = [c.to_json() for c in changes]
+    return {**decision.to_json(), "changes": views}, decision, views
 
 
 def accepted_paths(drifted: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:

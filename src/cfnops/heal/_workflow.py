@@ -26,7 +26,11 @@ its state); the change set poll that sees CREATE_COMPLETE reads the whole change
 set and runs the safety gate (``"gate"`` in its state). Folding those reads into
 checkpoints the run writes anyway keeps a heal at ten checkpoints. A held change
 set waits durably on the ``approval`` callback (``cfnops approve`` / ``cfnops
-reject``) until ``approval_expiry_hours``, then is deleted.
+reject``) until ``approval_expiry_hours``, then is deleted. Nested stacks are
+healed through their root (:mod:`cfnops.heal._nested`): detection on each, one
+change set with ``IncludeNestedStacks``, each nested change set gated against
+its own stack's drift; a nested stack given directly fails with
+:class:`NestedStackHeal`.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from cfnops.heal.errors import (
     ChangeSetFailed,
     DetectionFailed,
     ExecutionFailed,
+    NestedStackHeal,
     StackBusy,
     StackNotCheckable,
     StackNotFound,
@@ -63,6 +68,12 @@ from cfnops.notify import Notification, Severity
 
 HEAL_WORKFLOW = "cfnops.heal"
 APPROVAL = "approval"
+
+
+def root_name(stack_id: str) -> str:
+    """``arn:…:stack/NAME/UUID`` → NAME (the id itself when it is not an ARN)."""
+    parts = stack_id.split("/")
+    return parts[1] if stack_id.startswith("arn:") and len(parts) >= 3 else stack_id
 
 
 def run_identity(context: Any) -> str:
@@ -94,6 +105,8 @@ class _Run:
         self.drifted: list[dict[str, Any]] = []
         self.statuses: dict[str, str] = {}
         self.coverage: dict[str, Any] | None = None
+        self.nested: list[dict[str, Any]] = []  # nested stacks' detections (path, ids)
+        self.nested_drift: dict[str, Any] = {}  # path → that stack's drifted and statuses
 
     def out(self, outcome: str, **extra: Any) -> dict[str, Any]:
         return {
@@ -137,6 +150,9 @@ class _Run:
         )
         if got["stack"]["StackStatus"] == "NOT_FOUND":
             raise StackNotFound(stack)
+        if got["stack"].get("RootId"):
+            raise NestedStackHeal(got["stack"]["StackName"], root_name(got["stack"]["RootId"]))
+        self.nested = list(got.get("nested", []))
         return got
 
     def detect(self) -> dict[str, Any]:
@@ -166,7 +182,12 @@ class _Run:
         state = self.poll(
             "wait-drift-detection",
             _steps.poll_detection(
-                str(got["detectionId"]), self.stack, self.region, self.heal, info.get("DeployedAt")
+                str(got["detectionId"]),
+                self.stack,
+                self.region,
+                self.heal,
+                info.get("DeployedAt"),
+                self.nested,
             ),
             lambda s: s["DetectionStatus"] != "DETECTION_IN_PROGRESS",
             self.heal.drift_poll_seconds,
@@ -182,8 +203,9 @@ class _Run:
         stack_id, region = self.stack_id, self.region
         name = change_set_name(self.stack, self.run_id)
         token = request_token(self.run_id, "create")
+        nested = bool(self.nested)
         made = self.ctx.step(
-            lambda _: _steps.create_change_set(stack_id, name, token, region),
+            lambda _: _steps.create_change_set(stack_id, name, token, region, nested),
             name="create-change-set",
             config=AWS_STEP,
         )
@@ -197,7 +219,7 @@ class _Run:
                 change_set_id,
                 region,
                 gating,
-                {"drifted": self.drifted, "statuses": self.statuses},
+                {"drifted": self.drifted, "statuses": self.statuses, "nested": self.nested_drift},
             ),
             lambda s: s["Status"] in ("CREATE_COMPLETE", "FAILED"),
             self.heal.changeset_poll_seconds,
@@ -286,6 +308,7 @@ def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
     stack, stack_id = run.stack, run.stack_id
     run.drifted = list(det.get("drifted", []))
     run.statuses = dict(det.get("statuses", {}))
+    run.nested_drift = dict(det.get("nested", {}))
     if not any(d["effectiveStatus"] in ("MODIFIED", "DELETED") for d in run.drifted):
         accepted = any(d["effectiveStatus"] == "ACCEPTED" for d in run.drifted)
         context.logger.info("in sync (only ignored or accepted drift)")

@@ -13,6 +13,7 @@ UsageError
 ├── InvalidHealEvent            the workflow's input is malformed
 ├── MalformedStackArn           region cannot be read from the stack id
 ├── HealAlreadyRunning          another run heals this stack
+├── NestedStackHeal             a nested stack named: it is healed through its root
 ├── NotHeld                     approve/reject of a run that is not waiting
 ├── BadAcceptance               drift accept: malformed date, path, reason or target
 └── BadScanTarget               drift scan: malformed or unknown account, role not assumable
@@ -110,6 +111,19 @@ class MalformedStackArn(HealError, UsageError):
         super().__init__(
             f"cannot read a region from stack id {arn!r}",
             hint="expected arn:PARTITION:cloudformation:REGION:ACCOUNT:stack/NAME/ID",
+        )
+
+
+class NestedStackHeal(HealError, UsageError):
+    """A nested stack was named: its change sets are created and executed from its root."""
+
+    def __init__(self, stack: str, root: str) -> None:
+        self.stack, self.root = stack, root
+        super().__init__(
+            f"stack {stack} is a nested stack of {root}: nested stacks are healed through "
+            "their root (one REVERT_DRIFT change set on the root with IncludeNestedStacks; "
+            "AWS executes nested change sets only from the root change set)",
+            hint=f"heal the root stack: cfnops heal {root}",
         )
 
 

@@ -49,6 +49,7 @@ class PlannedChange:
     api: dict[str, Any]
     recreate: bool = False
     revert: bool = False
+    nested: str | None = None  # the nested change set this change stands for
 
 
 def _behaviour(resource_type: str) -> Any:

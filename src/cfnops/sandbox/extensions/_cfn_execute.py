@@ -87,28 +87,54 @@ def execute(rec: Any, stack: Any, token: str | None, records: dict[str, Any]) ->
         )
     if token:
         rec.tokens.add(token)
-    rec.execution_status = "EXECUTE_IN_PROGRESS"
-    stack.status = "UPDATE_IN_PROGRESS"
-    _stack_event(stack, "UPDATE_IN_PROGRESS", "User Initiated", token)
+    parts = _with_nested(rec, stack)
+    for part, part_stack in parts:
+        part.execution_status = "EXECUTE_IN_PROGRESS"
+        part_stack.status = "UPDATE_IN_PROGRESS"
+        _stack_event(part_stack, "UPDATE_IN_PROGRESS", "User Initiated", token)
 
     def finish() -> None:
-        try:
-            _apply(rec, stack, token)
-        except Exception as exc:  # moto could not apply: fail like a stack update does
-            stack.status = "UPDATE_ROLLBACK_COMPLETE"
-            rec.execution_status = "EXECUTE_FAILED"
-            rec.status_reason = f"Resource update failed: {exc}"
-            _stack_event(stack, "UPDATE_ROLLBACK_COMPLETE", str(exc), token)
-            return
-        _stack_event(stack, "UPDATE_COMPLETE", None, token)
-        stack.status = "UPDATE_COMPLETE"
-        rec.execution_status = "EXECUTE_COMPLETE"
-        for other in records.values():
-            if (
-                other is not rec
-                and other.stack_id == rec.stack_id
-                and other.execution_status == "AVAILABLE"
-            ):
-                other.execution_status = "OBSOLETE"
+        # Nested change sets first (deepest first), then the root's own changes.
+        for part, part_stack in reversed(parts):
+            if not _finish_one(part, part_stack, token, records):
+                for other, other_stack in parts:
+                    if other.execution_status == "EXECUTE_IN_PROGRESS":
+                        _fail(other, other_stack, f"nested stack {part_stack.name} failed", token)
+                return
 
     current_state().schedule(current_state().delay("change_set_execute"), finish)
+
+
+def _with_nested(rec: Any, stack: Any) -> list[tuple[Any, Any]]:
+    """``rec`` and, when it includes nested stacks, every nested change set with changes."""
+    out = [(rec, stack)]
+    for _, sub, child in rec.children:
+        if sub.status == "CREATE_COMPLETE" and sub.execution_status == "AVAILABLE":
+            out.extend(_with_nested(sub, child))
+    return out
+
+
+def _fail(rec: Any, stack: Any, reason: str, token: str | None) -> None:
+    stack.status = "UPDATE_ROLLBACK_COMPLETE"
+    rec.execution_status = "EXECUTE_FAILED"
+    rec.status_reason = f"Resource update failed: {reason}"
+    _stack_event(stack, "UPDATE_ROLLBACK_COMPLETE", reason, token)
+
+
+def _finish_one(rec: Any, stack: Any, token: str | None, records: dict[str, Any]) -> bool:
+    try:
+        _apply(rec, stack, token)
+    except Exception as exc:  # moto could not apply: fail like a stack update does
+        _fail(rec, stack, str(exc), token)
+        return False
+    _stack_event(stack, "UPDATE_COMPLETE", None, token)
+    stack.status = "UPDATE_COMPLETE"
+    rec.execution_status = "EXECUTE_COMPLETE"
+    for other in records.values():
+        if (
+            other is not rec
+            and other.stack_id == rec.stack_id
+            and other.execution_status == "AVAILABLE"
+        ):
+            other.execution_status = "OBSOLETE"
+    return True

@@ -30,6 +30,7 @@ from cfnops.sandbox._state import current_state
 from cfnops.sandbox.extensions._cfn_apply import after_create
 from cfnops.sandbox.extensions._cfn_changes import PlannedChange, plan_changes
 from cfnops.sandbox.extensions._cfn_deploy import deployment_of, record_deployment, record_of
+from cfnops.sandbox.extensions._cfn_nested_changes import attach_children, children_changes
 from cfnops.sandbox.extensions._cfn_newtemplate import (
     ParameterError,
     merge_parameters,
@@ -70,6 +71,10 @@ class ChangeSetRecord:
     execution_status: str = "UNAVAILABLE"
     changes: list[PlannedChange] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
+    include_nested: bool = False
+    parent_id: str | None = None  # nested change sets: ParentChangeSetId / RootChangeSetId
+    root_id: str | None = None
+    children: list[tuple[str, ChangeSetRecord, Any]] = field(default_factory=list)
 
 
 def _records() -> dict[str, ChangeSetRecord]:
@@ -95,6 +100,24 @@ def _find(name_or_id: str, stack_name: str | None) -> ChangeSetRecord | None:
     return None
 
 
+def _descendants(rec: ChangeSetRecord) -> list[ChangeSetRecord]:
+    out: list[ChangeSetRecord] = []
+    for _, sub, _ in rec.children:
+        out += [sub, *_descendants(sub)]
+    return out
+
+
+def _refuse_nested(rec: ChangeSetRecord, verb: str) -> None:
+    # "You must execute or delete nested change sets from the root change set"
+    # (User Guide, "Change sets for nested stacks").
+    if rec.parent_id:
+        raise _error(
+            "ValidationError",
+            f"ChangeSet [{rec.change_set_id}] is a nested change set: it can only be {verb} "
+            f"through its root change set [{rec.root_id}]",
+        )
+
+
 def _refresh(rec: ChangeSetRecord) -> None:
     record = record_of(rec.stack_id)
     current = record.deployment.at if record.deployment else None
@@ -111,6 +134,7 @@ def _plan(rec: ChangeSetRecord, stack: Any) -> None:
     changed_params = {k for k, v in rec.parameters.items() if previous.get(k) != v}
     new = resolve_template(stack, rec.template, rec.parameters, set(before.resources))
     rec.changes = plan_changes(stack, before, new, changed_params, rec.revert_drift, True)
+    rec.changes += children_changes(rec)
     if rec.changes:
         rec.status, rec.execution_status = "CREATE_COMPLETE", "AVAILABLE"
     else:
@@ -166,13 +190,18 @@ def _create_update_change_set(self: Any) -> Any:
         capabilities=list(self._get_param("Capabilities", [])),
         tags=list(self._get_param("Tags", [])),
         notification_arns=list(self._get_param("NotificationARNs", [])),
+        include_nested=self._get_bool_param("IncludeNestedStacks", False),
     )
     _records()[rec.change_set_id] = rec
+    if rec.include_nested:
+        attach_children(rec, stack, _records())
     state = current_state()
     total = state.delay("change_set_create")
 
     def start() -> None:
         rec.status = "CREATE_IN_PROGRESS"
+        for sub in _descendants(rec):
+            sub.status = "CREATE_IN_PROGRESS"
 
     state.schedule(total / 3, start)
     state.schedule(total, lambda: _plan(rec, stack))
@@ -218,8 +247,10 @@ def _describe(rec: ChangeSetRecord, with_values: bool) -> dict[str, Any]:
         "Capabilities": rec.capabilities,
         "Tags": rec.tags,
         "Changes": [_change_api(c, with_values) for c in rec.changes],
-        "IncludeNestedStacks": False,
+        "IncludeNestedStacks": rec.include_nested,
     }
+    if rec.parent_id:
+        out["ParentChangeSetId"], out["RootChangeSetId"] = rec.parent_id, rec.root_id
     if rec.description:
         out["Description"] = rec.description
     if rec.status_reason:
@@ -277,8 +308,11 @@ def _wrap_list(original: Any) -> Any:
                     "ExecutionStatus": rec.execution_status,
                     "Status": rec.status,
                     "CreationTime": rec.created,
-                    "IncludeNestedStacks": False,
+                    "IncludeNestedStacks": rec.include_nested,
                 }
+                if rec.parent_id:
+                    summary["ParentChangeSetId"] = rec.parent_id
+                    summary["RootChangeSetId"] = rec.root_id
                 if rec.status_reason:
                     summary["StatusReason"] = rec.status_reason
                 if rec.description:
@@ -302,7 +336,9 @@ def _wrap_delete(original: Any) -> Any:
                 "InvalidChangeSetStatus",
                 f"Cannot delete ChangeSet [{rec.change_set_id}] while it is being executed",
             )
-        del _records()[rec.change_set_id]
+        _refuse_nested(rec, "deleted")
+        for sub in [rec, *_descendants(rec)]:
+            _records().pop(sub.change_set_id, None)
         return EmptyResult()
 
     return delete_change_set
@@ -329,6 +365,7 @@ def _wrap_execute(original: Any) -> Any:
             else:
                 record_deployment(stack)
             return result
+        _refuse_nested(rec, "executed")
         _refresh(rec)
         stack = self.cloudformation_backend.get_stack(rec.stack_id)
         execute(rec, stack, self._get_param("ClientRequestToken"), _records())
