@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 from types import FrameType
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cfnops.cli._state import state
 from cfnops.sandbox._control import allow_remote_control
+
+if TYPE_CHECKING:
+    from cfnops.sandbox import Sandbox
 
 sandbox_app = typer.Typer(help="The local AWS sandbox (moto's server plus cfnops extensions).")
 
@@ -65,28 +69,38 @@ def up(
 
     previous = signal.signal(signal.SIGTERM, _on_signal)
     allow_remote_control(allow_remote)
+    sandbox = Sandbox(host=host, port=port, delays=delay, region=region, log_requests=log_requests)
     try:
-        with Sandbox(
-            host=host, port=port, delays=delay, region=region, log_requests=log_requests
-        ) as sandbox:
-            if cli.output_format == "json":
-                cli.emit_json({"endpoint_url": sandbox.endpoint_url, "env": sandbox.environment()})
-            else:
-                for line in sandbox.export_lines():
-                    typer.echo(line)
-                typer.echo(
-                    f"# cfnops sandbox listening on {_listening(host, sandbox.port)}; "
-                    "Ctrl-C stops it",
-                    err=True,
-                )
-            try:
-                while not stop.wait(0.5):
-                    pass
-            except KeyboardInterrupt:
-                pass
+        # Listening comes first: moto loads behind it and requests wait for it.
+        sandbox.start(wait=False)
+        if cli.output_format == "json":
+            cli.emit_json({"endpoint_url": sandbox.endpoint_url, "env": sandbox.environment()})
+        else:
+            for line in sandbox.export_lines():
+                typer.echo(line)
+            typer.echo(
+                f"# cfnops sandbox listening on {_listening(host, sandbox.port)}; Ctrl-C stops it",
+                err=True,
+            )
+        with contextlib.suppress(KeyboardInterrupt):
+            _serve(sandbox, stop)
     finally:
+        sandbox.stop()
         signal.signal(signal.SIGTERM, previous)
     typer.echo("# cfnops sandbox stopped", err=True)
+
+
+def _serve(sandbox: Sandbox, stop: threading.Event) -> None:
+    """Wait for the load (a failed one raises), then until SIGTERM or Ctrl-C."""
+    while not stop.is_set():
+        try:
+            seconds = sandbox.wait_loaded(timeout=0.1)
+        except TimeoutError:
+            continue
+        typer.echo(f"# AWS services loaded in {seconds:.2f} s", err=True)
+        break
+    while not stop.wait(0.5):
+        pass
 
 
 def _check_host(host: str, allow_remote: bool) -> None:

@@ -11,6 +11,7 @@ Example::
 
 from __future__ import annotations
 
+import importlib.util
 import socket
 import threading
 from types import TracebackType
@@ -101,17 +102,23 @@ class Sandbox:
         self._ticker: threading.Thread | None = None
 
     # lifecycle --------------------------------------------------------------
-    def start(self) -> Sandbox:
+    def start(self, wait: bool = True) -> Sandbox:
+        """Listen, and load moto and the extensions on a background thread.
+
+        ``wait`` (default) returns once they are loaded. With ``wait=False`` it
+        returns as soon as the socket listens: ``/_cfnops/health`` answers at
+        once and every other request waits until the load is done (see
+        :meth:`wait_loaded`).
+        """
         if self._server is not None:
             return self
-        # moto and Flask load here, not at import: the pytest plugin imports this module.
-        try:
-            from cfnops.sandbox._server import SandboxServer
-            from cfnops.sandbox.extensions import install_all
-        except ModuleNotFoundError as exc:
-            raise SandboxNotInstalled((exc.name or "moto").partition(".")[0]) from exc
+        # moto and Flask load on the server's loader thread, not at import: the
+        # pytest plugin imports this module. A missing one is named here already.
+        for package in ("moto", "flask", "werkzeug"):
+            if importlib.util.find_spec(package) is None:
+                raise SandboxNotInstalled(package)
+        from cfnops.sandbox._server import SandboxServer
 
-        install_all()
         register_control("config", _config_route)
         register_control("reset", _reset_route)
         if isinstance(self._delays, Delays):
@@ -136,11 +143,49 @@ class Sandbox:
         self._ticking.clear()
         self._ticker = threading.Thread(target=self._tick, name="sandbox-timers", daemon=True)
         self._ticker.start()
+        if wait:
+            try:
+                self.wait_loaded()
+            except BaseException:
+                self.stop()
+                raise
         return self
+
+    def wait_loaded(self, timeout: float | None = None) -> float:
+        """Block until moto and the extensions are loaded; the seconds loading took.
+
+        Raises :class:`SandboxNotInstalled` or :class:`SandboxError` when the load
+        failed, ``TimeoutError`` when ``timeout`` passes first.
+        """
+        if self._server is None:
+            raise SandboxError("the sandbox is not started", hint="call start() first")
+        try:
+            return self._server.wait_loaded(timeout)
+        except TimeoutError:
+            raise
+        except ModuleNotFoundError as exc:
+            package = (exc.name or "moto").partition(".")[0]
+            if package != "cfnops":  # moto or one of its server dependencies
+                raise SandboxNotInstalled(package) from exc
+            raise SandboxError(
+                f"the sandbox could not load its extension module {exc.name}",
+                hint="reinstall cfnops; check cfnops.sandbox.extensions.EXTENSIONS",
+            ) from exc
+        except Exception as exc:
+            raise SandboxError(
+                f"the sandbox could not load moto and its extensions: {exc}",
+                hint="reinstall the sandbox extra: pip install 'cfnops[sandbox]'",
+            ) from exc
+
+    @property
+    def loaded(self) -> bool:
+        """moto and the extensions are loaded (requests are answered without waiting)."""
+        return self._server is not None and self._server.loaded
 
     def _tick(self) -> None:
         while not self._ticking.wait(_TICK_SECONDS):
-            self.state.run_due()
+            if self.loaded:  # timers are registered by requests moto answers
+                self.state.run_due()
 
     def stop(self) -> None:
         self._ticking.set()

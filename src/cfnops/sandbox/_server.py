@@ -1,44 +1,188 @@
-"""moto's threaded server with the cfnops WSGI layer in front of its app (imports moto)."""
+"""The sandbox's HTTP server: it listens at once and loads moto on a background thread.
+
+Importing moto's server and installing the cfnops extensions takes most of a
+second (the extensions import moto's CloudFormation backend, which imports every
+service's models). The socket is bound and served before that: ``/_cfnops/health``
+answers at once, and any other request waits on its connection until moto and
+the extensions are loaded, then is served by them exactly as if the server had
+started late (same WSGI app, same request handler).
+"""
 
 from __future__ import annotations
 
+import json
 import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from moto.moto_server.threaded_moto_server import ThreadedMotoServer
-from moto.moto_server.werkzeug_app import (
-    DomainDispatcherApplication,
-    MotoRequestHandler,
-    create_backend_app,
-)
-from werkzeug.serving import make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
-from cfnops.sandbox._control import build_app
+from cfnops.sandbox._control import WsgiApp, build_app
+from cfnops.sandbox._regions import shared_region_lists
 
-__all__ = ["SandboxServer"]
+__all__ = ["HEALTH_PATH", "LOAD_TIMEOUT_SECONDS", "SandboxServer"]
 
+HEALTH_PATH = "/_cfnops/health"
+LOAD_TIMEOUT_SECONDS = 120.0  # a request waiting longer for the load gets HTTP 503
 _POLL_SECONDS = 0.02
 
 
-class _QuietHandler(MotoRequestHandler):  # type: ignore[misc]
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        return None
+class _Loader:
+    """Imports moto's server, installs the extensions and builds the app, once."""
+
+    def __init__(self, verbose: bool) -> None:
+        self._verbose = verbose
+        self.done = threading.Event()
+        self.app: WsgiApp | None = None
+        self.handler: type[WSGIRequestHandler] | None = None
+        self.error: BaseException | None = None
+        self.seconds = 0.0
+
+    def run(self) -> None:
+        started = time.perf_counter()
+        try:
+            with shared_region_lists():
+                from moto.moto_server.werkzeug_app import (
+                    DomainDispatcherApplication,
+                    MotoRequestHandler,
+                    create_backend_app,
+                )
+
+                from cfnops.sandbox.extensions import install_all
+
+                install_all()
+
+            class _QuietMotoHandler(MotoRequestHandler):  # type: ignore[misc]
+                def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+                    return None
+
+            self.handler = MotoRequestHandler if self._verbose else _QuietMotoHandler
+            self.app = build_app(DomainDispatcherApplication(create_backend_app))
+        except BaseException as exc:  # reported to every waiting request and to wait()
+            self.error = exc
+        finally:
+            self.seconds = time.perf_counter() - started
+            self.done.set()
 
 
-class SandboxServer(ThreadedMotoServer):  # type: ignore[misc]
-    """``ThreadedMotoServer`` serving :func:`build_app` around moto's dispatcher."""
+def _json(start_response: Callable[..., Any], status: str, body: dict[str, Any]) -> list[bytes]:
+    data = json.dumps(body).encode()
+    start_response(
+        status, [("Content-Type", "application/json"), ("Content-Length", str(len(data)))]
+    )
+    return [data]
+
+
+def _front_app(loader: _Loader) -> WsgiApp:
+    """Health at once; everything else once the load is done (HTTP 503 if it failed)."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == HEALTH_PATH:
+            loaded = loader.done.is_set() and loader.app is not None
+            body: dict[str, Any] = {"listening": True, "loaded": loaded}
+            if loader.error is not None:
+                body["error"] = f"{type(loader.error).__name__}: {loader.error}"
+            return _json(start_response, "200 OK", body)
+        if not loader.done.wait(LOAD_TIMEOUT_SECONDS):
+            return _json(
+                start_response,
+                "503 Service Unavailable",
+                {"error": f"moto is still loading after {LOAD_TIMEOUT_SECONDS:.0f} s"},
+            )
+        if loader.app is None:
+            reason = f"{type(loader.error).__name__}: {loader.error}"
+            return _json(
+                start_response,
+                "503 Service Unavailable",
+                {"error": f"the sandbox could not load moto ({reason})"},
+            )
+        return loader.app(environ, start_response)
+
+    return app
+
+
+def _early_handler(loader: _Loader, verbose: bool) -> type[WSGIRequestHandler]:
+    """werkzeug's handler until moto is loaded, then moto's on the same connection.
+
+    moto's handler keeps underscored header names (S3 metadata) in the WSGI
+    environ; a connection opened before the load switches to it on its first
+    request that is not the health check (``__class__`` assignment: both are
+    plain subclasses of werkzeug's handler with the same layout).
+    """
+
+    class _EarlyHandler(WSGIRequestHandler):
+        def make_environ(self) -> dict[str, Any]:
+            environ: dict[str, Any] = super().make_environ()
+            if environ.get("PATH_INFO") == HEALTH_PATH:
+                return environ
+            loader.done.wait(LOAD_TIMEOUT_SECONDS)
+            if loader.handler is None:
+                return environ  # the front app answers 503
+            self.__class__ = loader.handler  # type: ignore[assignment]
+            made: dict[str, Any] = self.make_environ()
+            return made
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            if verbose:
+                super().log_request(code, size)
+
+    return _EarlyHandler
+
+
+class SandboxServer:
+    """A threaded werkzeug server in front of moto, started in the caller's thread."""
+
+    def __init__(self, ip_address: str, port: int, verbose: bool = False) -> None:
+        self._ip_address = ip_address
+        self._port = port
+        self._verbose = verbose
+        self._loader = _Loader(verbose)
+        self._server: BaseWSGIServer | None = None
+        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        # Bind in the caller's thread so "address in use" raises here instead of
-        # killing the server thread while start() waits forever.
-        app = build_app(DomainDispatcherApplication(create_backend_app))
-        handler = MotoRequestHandler if self._verbose else _QuietHandler
-        self._server = make_server(self._ip_address, self._port, app, True, request_handler=handler)
+        """Bind (errors raise here), serve, and start loading moto in the background."""
+        handler = _early_handler(self._loader, self._verbose)
+        app = _front_app(self._loader)
+        self._server = server = make_server(
+            self._ip_address, self._port, app, True, request_handler=handler
+        )
         # werkzeug's default poll interval (0.5 s) is how long shutdown() waits: stop at once
-        server = self._server
         self._thread = threading.Thread(
             target=lambda: server.serve_forever(poll_interval=_POLL_SECONDS),
             name="cfnops-sandbox",
             daemon=True,
         )
         self._thread.start()
-        self._server_ready_event.set()
+        threading.Thread(target=self._loader.run, name="cfnops-sandbox-load", daemon=True).start()
+
+    @property
+    def loaded(self) -> bool:
+        return self._loader.done.is_set() and self._loader.app is not None
+
+    def wait_loaded(self, timeout: float | None = None) -> float:
+        """Block until moto is loaded; the seconds loading took. Re-raises a failed load.
+
+        ``TimeoutError`` when ``timeout`` passes first.
+        """
+        if not self._loader.done.wait(timeout):
+            raise TimeoutError(f"moto not loaded after {timeout} s")
+        if self._loader.error is not None:
+            raise self._loader.error
+        return self._loader.seconds
+
+    def get_host_and_port(self) -> tuple[str, int]:
+        if self._server is None:
+            raise RuntimeError("the sandbox server is not started")
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
