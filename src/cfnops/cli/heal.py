@@ -17,7 +17,7 @@ import typer
 from rich.console import Console, Group
 from rich.live import Live
 
-from cfnops.aws import check_region
+from cfnops.aws import AwsClients, check_region
 from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
@@ -43,7 +43,7 @@ def progress_table(rows: tuple[FleetRow, ...]) -> Table:
     for r in rows:
         colour = _COLOUR.get(r.status, "white")
         table.add_row(
-            r.target.stack,
+            f"{r.target.account}:{r.target.stack}" if r.target.account else r.target.stack,
             r.target.region or "-",
             r.run_id or "-",
             f"[{colour}]{r.status}[/]",
@@ -171,6 +171,13 @@ def heal(
             "--fail-on-unchecked", help="Exit 1 when any resource could not be checked (CI)."
         ),
     ] = False,
+    accounts: Annotated[
+        str | None,
+        typer.Option(help="Account ids, comma-separated: heal in each (default: the caller's)."),
+    ] = None,
+    role_name: Annotated[
+        str | None, typer.Option(help="Role to assume in each other account (STS AssumeRole).")
+    ] = None,
 ) -> None:
     """Heal drifted stacks with durable runs (detect → REVERT_DRIFT change set → gate → execute).
 
@@ -184,15 +191,28 @@ def heal(
     region_list: list[str | None] = list(given) or [None]
     if not all_stacks and (tag or name):
         raise UsageError("--tag and --name select stacks for --all")
+    entered = _enter(st, accounts, role_name)  # every role assumed before any run starts
     if all_stacks:
         runtime = configure_runtime(st.settings, st.clients)
-        targets = _select(runtime, region_list, tags=_parse_tags(tag or []), names=name or [])
+        targets = _select(
+            runtime,
+            region_list,
+            tags=_parse_tags(tag or []),
+            names=name or [],
+            accounts=entered,
+            role_name=role_name,
+        )
         if not targets:
             raise UsageError("no stack matches the filters")
     else:
-        targets = [FleetTarget(s, r) for r in region_list for s in stacks or []]
+        targets = [
+            FleetTarget(s, r, a, role_name if a else None)
+            for a in entered or [None]
+            for r in region_list
+            for s in stacks or []
+        ]
         _refuse_if_already_healing(st, targets)
-        _check_stacks_exist(st, targets)
+        _check_stacks_exist(st, targets, entered)
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
     code = summary.exit_code
     if fail_on_unchecked and not summary.coverage.complete and code in (0, 3):
@@ -201,25 +221,59 @@ def heal(
     finish(code)
 
 
-def _check_stacks_exist(st: CliState, targets: list[FleetTarget]) -> None:
+def _enter(
+    st: CliState, accounts: str | None, role_name: str | None
+) -> dict[str | None, AwsClients] | None:
+    """``--accounts``: each account's clients (``None``: the caller's own), every role
+    assumed now, so a role that cannot be assumed is exit 2 before any run starts."""
+    from cfnops.heal._scan import check_accounts, enter_accounts
+
+    if not accounts:
+        if role_name:
+            raise UsageError("--role-name goes with --accounts", hint=_ACCOUNTS_HINT)
+        return None
+    wanted = check_accounts(accounts, "heal")
+    entered = enter_accounts(
+        st.clients, wanted, role_name, session_name="cfnops-heal", command="heal"
+    )
+    own = st.clients.account_id()
+    return {(None if a == own else a): c for a, c in entered.items()}
+
+
+_ACCOUNTS_HINT = "cfnops heal --all --accounts 111111111111,222222222222 --role-name NAME"
+
+
+def _check_stacks_exist(
+    st: CliState,
+    targets: list[FleetTarget],
+    entered: dict[str | None, AwsClients] | None = None,
+) -> None:
     """Fail fast, as ``cfnops drift`` does: an unknown stack, an unreachable endpoint or
     missing credentials are one line and exit 2 before any durable run starts."""
-    from cfnops.aws import AwsClients
     from cfnops.heal._cfn import describe_stack
+    from cfnops.heal._scan import _in
     from cfnops.heal._workflow import root_name
     from cfnops.heal.errors import NestedStackHeal
 
-    clients: dict[str | None, AwsClients] = {None: st.clients}
+    clients: dict[tuple[str | None, str | None], AwsClients] = {}
     for target in targets:
-        if target.region not in clients:
-            aws = st.settings.aws.model_copy(update={"region": target.region})
-            clients[target.region] = AwsClients(aws)
-        cfn = clients[target.region].client("cloudformation")
+        key = (target.account, target.region)
+        if key not in clients:
+            base = (entered or {}).get(target.account) or st.clients
+            if target.region is None:
+                clients[key] = base
+            elif base is st.clients:
+                aws = st.settings.aws.model_copy(update={"region": target.region})
+                clients[key] = AwsClients(aws)
+            else:
+                clients[key] = _in(base, target.region)
+        cfn = clients[key].client("cloudformation")
         found = describe_stack(cfn, target.stack)
         if found is None:
-            region = target.region or clients[target.region].region
+            region = target.region or clients[key].region
+            where = f"account {target.account}, {region}" if target.account else region
             raise UsageError(
-                f"stack {target.stack} does not exist in {region}",
+                f"stack {target.stack} does not exist in {where}",
                 hint="check the name and --region ('cfnops drift --all' lists the stacks)",
             )
         if found.get("RootId"):
@@ -229,13 +283,14 @@ def _check_stacks_exist(st: CliState, targets: list[FleetTarget]) -> None:
 def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:
     """A named stack another run is healing: exit 2 with how to free it, before starting."""
     from cfnops.durable import RunStore
-    from cfnops.heal._runs import active_heals
+    from cfnops.heal._runs import active_heals, run_key
     from cfnops.heal.errors import HealAlreadyRunning
 
     with RunStore(st.settings) as store:
         active = active_heals(store, st.settings.aws.region)
     for target in targets:
-        running = active.get((target.region or st.settings.aws.region, target.stack))
+        key = run_key(target.account, target.region or st.settings.aws.region, target.stack)
+        running = active.get(key)
         if running is not None:
             raise HealAlreadyRunning(target.stack, running)
 

@@ -21,6 +21,8 @@ class HealEvent(BaseModel):
     ``Region``: heal a stack outside the default region (fleets across regions).
     ``Settings``: the ``[heal]`` settings this run uses (the CLI records them so a
     resumed run behaves as it started, whatever the resuming process's settings).
+    ``Account`` and ``RoleName``: heal a stack of another account, entered with STS
+    AssumeRole of ``arn:aws:iam::<Account>:role/<RoleName>`` (fleets across accounts).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -29,6 +31,8 @@ class HealEvent(BaseModel):
     CreateChangeSetOnly: bool = False
     Region: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[a-z]+)+-\d+$")
     Settings: dict[str, Any] | None = None
+    Account: str | None = Field(default=None, pattern=r"^\d{12}$")
+    RoleName: str | None = Field(default=None, pattern=r"^[A-Za-z0-9+=,.@_-]{1,64}$")
 
 
 def parse_event(event: Any) -> tuple[HealEvent, HealSettings | None]:

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
 from dbos import DBOS
 
+from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.durable import Engine, RunStore
 from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._report import list_stacks
-from cfnops.heal._runs import active_heals, start_heal
+from cfnops.heal._runs import active_heals, run_key, start_heal
 from cfnops.heal._runtime import HealRuntime
+from cfnops.heal._scan import _in
 from cfnops.heal._workflow import APPROVAL
 
 # Summary buckets, in display order.
@@ -41,6 +43,8 @@ _NOT_CHECKABLE = ("drift detection is only possible", "ended DETECTION_FAILED", 
 class FleetTarget:
     stack: str
     region: str | None = None
+    account: str | None = None  # another account than the caller's …
+    role_name: str | None = None  # … entered with STS AssumeRole of this role
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class FleetRow:
         return {
             "stack": self.target.stack,
             "region": self.target.region,
+            "account": self.target.account,
             "runId": self.run_id,
             "status": self.status,
             "bucket": self.bucket,
@@ -97,18 +102,31 @@ def select_stacks(
     *,
     tags: dict[str, str] | None = None,
     names: Sequence[str] = (),
+    accounts: Mapping[str | None, AwsClients] | None = None,
+    role_name: str | None = None,
 ) -> list[FleetTarget]:
-    """Root stacks (nested ones are healed through their parent) matching every filter."""
+    """Root stacks (nested ones are healed through their parent) matching every filter.
+
+    ``accounts``: account id (``None``: the caller's own) → its clients, entered by
+    :func:`cfnops.heal._scan.enter_accounts`; default the caller's account only.
+    """
     found: list[FleetTarget] = []
-    for region in regions or (None,):
-        for s in list_stacks(runtime.cfn(region)):
-            if s.get("ParentId"):
-                continue
-            if tags and any(s["Tags"].get(k) != v for k, v in tags.items()):
-                continue
-            if names and not any(fnmatchcase(s["StackName"], g) for g in names):
-                continue
-            found.append(FleetTarget(s["StackName"], region))
+    entered: Mapping[str | None, AwsClients | None] = accounts or {None: None}
+    for account, clients in entered.items():
+        for region in regions or (None,):
+            if clients is None or account is None:
+                cfn = runtime.cfn(region)
+            else:
+                cfn = (clients if region is None else _in(clients, region)).client("cloudformation")
+            for s in list_stacks(cfn):
+                if s.get("ParentId"):
+                    continue
+                if tags and any(s["Tags"].get(k) != v for k, v in tags.items()):
+                    continue
+                if names and not any(fnmatchcase(s["StackName"], g) for g in names):
+                    continue
+                role = role_name if account else None
+                found.append(FleetTarget(s["StackName"], region, account, role))
     return found
 
 
@@ -165,12 +183,19 @@ def heal_fleet(
             t = rows[i].target
             try:
                 run_id = start_heal(
-                    engine, settings, t.stack, only=only, region=t.region, active=active
+                    engine,
+                    settings,
+                    t.stack,
+                    only=only,
+                    region=t.region,
+                    active=active,
+                    account=t.account,
+                    role_name=t.role_name,
                 )
             except Exception as exc:  # e.g. HealAlreadyRunning: report, go on
                 rows[i] = replace(rows[i], status="FAILED", detail=str(exc))
                 continue
-            active[(t.region or settings.aws.region, t.stack)] = run_id
+            active[run_key(t.account, t.region or settings.aws.region, t.stack)] = run_id
             rows[i] = replace(rows[i], run_id=run_id, status="RUNNING")
             inflight[run_id] = i
         if on_update is not None:

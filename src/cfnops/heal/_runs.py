@@ -21,10 +21,21 @@ def run_id_prefix(stack: str) -> str:
     return f"heal-{stack[:80]}-{stamp}"
 
 
+# (account or None for the caller's own, region, stack): one heal run at a time each.
+RunKey = tuple[str | None, str | None, str]
+
+
 def heal_event(
-    settings: Settings, stack: str, *, only: bool = False, region: str | None = None
+    settings: Settings,
+    stack: str,
+    *,
+    only: bool = False,
+    region: str | None = None,
+    account: str | None = None,
+    role_name: str | None = None,
 ) -> dict[str, Any]:
-    """The workflow input: the reference keys plus the region and the [heal] settings used."""
+    """The workflow input: the reference keys plus the region, the account (another
+    than the caller's, entered through ``role_name``) and the [heal] settings used."""
     event: dict[str, Any] = {
         "StackName": stack,
         "CreateChangeSetOnly": only,
@@ -32,18 +43,24 @@ def heal_event(
     }
     if region:
         event["Region"] = region
+    if account:
+        event["Account"], event["RoleName"] = account, role_name
     return event
 
 
-def _key(event: Any, default_region: str | None) -> tuple[str | None, str] | None:
+def run_key(account: str | None, region: str | None, stack: str) -> RunKey:
+    return (account or None, region, stack)
+
+
+def _key(event: Any, default_region: str | None) -> RunKey | None:
     if not isinstance(event, dict) or "StackName" not in event:
         return None
-    return (event.get("Region") or default_region, str(event["StackName"]))
+    return run_key(event.get("Account"), event.get("Region") or default_region, event["StackName"])
 
 
-def active_heals(store: RunStore, default_region: str | None) -> dict[tuple[str | None, str], str]:
-    """``(region, stack) → run id`` of every heal run still running or queued."""
-    found: dict[tuple[str | None, str], str] = {}
+def active_heals(store: RunStore, default_region: str | None) -> dict[RunKey, str]:
+    """``(account, region, stack) → run id`` of every heal run still running or queued."""
+    found: dict[RunKey, str] = {}
     for status in ACTIVE:
         for rec in store.list_runs(status=status, workflow=HEAL_WORKFLOW, limit=100_000):
             key = _key(rec.input, default_region)
@@ -60,22 +77,25 @@ def start_heal(
     only: bool = False,
     region: str | None = None,
     run_id: str | None = None,
-    active: dict[tuple[str | None, str], str] | None = None,
+    active: dict[RunKey, str] | None = None,
+    account: str | None = None,
+    role_name: str | None = None,
 ) -> str:
     """Start a heal run; :class:`HealAlreadyRunning` when one is running for the stack.
 
-    The rule: one run per (region, stack) at a time. The second is refused, not
-    queued, so that nobody approves a change set built from stale drift.
+    The rule: one run per (account, region, stack) at a time. The second is refused,
+    not queued, so that nobody approves a change set built from stale drift.
+    ``account``: another account than the caller's, entered with ``role_name``.
     """
     if active is None:
         with RunStore(settings) as store:
             active = active_heals(store, settings.aws.region)
-    running = active.get((region or settings.aws.region, stack))
+    running = active.get(run_key(account, region or settings.aws.region, stack))
     if running is not None and running != run_id:
         raise HealAlreadyRunning(stack, running)
     handle = engine.start(
         HEAL_WORKFLOW,
-        heal_event(settings, stack, only=only, region=region),
+        heal_event(settings, stack, only=only, region=region, account=account, role_name=role_name),
         run_id=run_id,
         id_prefix=run_id_prefix(stack),
     )

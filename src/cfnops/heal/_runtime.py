@@ -8,8 +8,11 @@ runtime is built once from :func:`cfnops.config.load_settings` (environment and
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +21,25 @@ from rich.console import Console
 from cfnops.aws import AwsClients
 from cfnops.config import Settings, load_settings
 from cfnops.notify import Delivery, Notification, notify_all
+
+# The account a heal run works in (account id, role name), set for the run's whole
+# execution by the workflow (:func:`in_account`). Steps run inline in the run's
+# thread (``DBOS.run_step``), so every AWS client a step asks for is that account's.
+_account: ContextVar[tuple[str, str | None] | None] = ContextVar(
+    "cfnops_heal_account", default=None
+)
+_RENEW_BEFORE = dt.timedelta(minutes=5)  # re-assume a role this long before it expires
+
+
+@contextmanager
+def in_account(account: str | None, role_name: str | None) -> Iterator[None]:
+    """Within this block, :meth:`HealRuntime.clients_for` answers ``account``'s clients
+    (entered with STS AssumeRole of ``role_name``); ``None``: the caller's own account."""
+    token = _account.set((account, role_name) if account else None)
+    try:
+        yield
+    finally:
+        _account.reset(token)
 
 
 @dataclass
@@ -29,8 +51,13 @@ class HealRuntime:
     notify_hook: Callable[[Notification], None] | None = None
     console: Console | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # (account, role, region) → (credentials' expiry, clients)
+    _assumed: dict[tuple[str, str | None, str | None], tuple[dt.datetime, AwsClients]] = field(
+        default_factory=dict
+    )
 
-    def clients_for(self, region: str | None) -> AwsClients:
+    def home_for(self, region: str | None) -> AwsClients:
+        """The caller's own account's clients in ``region``."""
         if region is None or region == self.clients.settings.region:
             return self.clients
         with self._lock:
@@ -41,15 +68,41 @@ class HealRuntime:
                 self._regional[region] = found
             return found
 
+    def clients_for(self, region: str | None) -> AwsClients:
+        """Clients in ``region`` of the account the current run works in (:func:`in_account`).
+
+        Another account's credentials come from STS AssumeRole, cached and renewed
+        five minutes before they expire (a held run may wait for hours).
+        """
+        home = self.home_for(region)
+        target = _account.get()
+        if target is None or target[0] == home.account_id():
+            return home
+        from cfnops.heal._scan import assume_role
+
+        key = (target[0], target[1], region)
+        now = dt.datetime.now(dt.UTC)
+        with self._lock:
+            cached = self._assumed.get(key)
+        if cached is not None and cached[0] - now > _RENEW_BEFORE:
+            return cached[1]
+        creds = assume_role(home, target[0], target[1], session_name="cfnops-heal", command="heal")
+        expires = creds.get("Expiration")
+        if not isinstance(expires, dt.datetime):
+            expires = now + dt.timedelta(hours=1)
+        found = home.assumed(creds, region)
+        with self._lock:
+            self._assumed[key] = (expires, found)
+        return found
+
     def cfn(self, region: str | None) -> Any:
         return self.clients_for(region).client("cloudformation")
 
     def notify(self, notification: Notification, region: str | None) -> list[Delivery]:
         if self.notify_hook is not None:
             self.notify_hook(notification)
-        return notify_all(
-            notification, self.settings, self.clients_for(region), console=self.console
-        )
+        # Notifications go to the operator's channels, in the caller's own account.
+        return notify_all(notification, self.settings, self.home_for(region), console=self.console)
 
 
 _lock = threading.Lock()

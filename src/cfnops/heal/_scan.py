@@ -161,12 +161,12 @@ class AdaptiveLimit:
             self._cond.notify_all()
 
 
-def check_accounts(text: str) -> list[str]:
+def check_accounts(text: str, command: str = "drift scan") -> list[str]:
     accounts = [a.strip() for a in text.split(",") if a.strip()]
     bad = [a for a in accounts if not _ACCOUNT.match(a)]
     if bad or not accounts:
         shown = ", ".join(bad) or repr(text)
-        raise BadScanTarget("--accounts", f"{shown}: an account id is 12 digits")
+        raise BadScanTarget("--accounts", f"{shown}: an account id is 12 digits", command)
     return accounts
 
 
@@ -183,8 +183,37 @@ def organization_accounts(clients: AwsClients) -> list[str]:
     return out
 
 
+def assume_role(
+    clients: AwsClients,
+    account: str,
+    role_name: str | None,
+    *,
+    session_name: str = "cfnops-drift-scan",
+    command: str = "drift scan",
+) -> dict[str, Any]:
+    """STS ``Credentials`` for ``role_name`` in ``account``; :class:`BadScanTarget` if refused."""
+    if not role_name:
+        raise BadScanTarget("--role-name", f"needed to enter account {account}", command)
+    arn = f"arn:aws:iam::{account}:role/{role_name}"
+    try:
+        found: dict[str, Any] = clients.client("sts").assume_role(
+            RoleArn=arn, RoleSessionName=session_name
+        )["Credentials"]
+    except botocore.exceptions.ClientError as exc:
+        code = error_code(exc)
+        raise BadScanTarget(
+            f"account {account}", f"role {role_name} cannot be assumed ({code}): {arn}", command
+        ) from exc
+    return found
+
+
 def enter_accounts(
-    clients: AwsClients, accounts: Sequence[str], role_name: str | None
+    clients: AwsClients,
+    accounts: Sequence[str],
+    role_name: str | None,
+    *,
+    session_name: str = "cfnops-drift-scan",
+    command: str = "drift scan",
 ) -> dict[str, AwsClients]:
     """Clients per account: the caller's own as is, others through AssumeRole."""
     own = clients.account_id()
@@ -193,18 +222,7 @@ def enter_accounts(
         if account == own:
             out[account] = clients
             continue
-        if not role_name:
-            raise BadScanTarget("--role-name", f"needed to enter account {account}")
-        arn = f"arn:aws:iam::{account}:role/{role_name}"
-        try:
-            creds = clients.client("sts").assume_role(
-                RoleArn=arn, RoleSessionName="cfnops-drift-scan"
-            )["Credentials"]
-        except botocore.exceptions.ClientError as exc:
-            code = error_code(exc)
-            raise BadScanTarget(
-                f"account {account}", f"role {role_name} cannot be assumed ({code}): {arn}"
-            ) from exc
+        creds = assume_role(clients, account, role_name, session_name=session_name, command=command)
         out[account] = clients.assumed(creds)
     return out
 

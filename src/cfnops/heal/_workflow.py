@@ -51,7 +51,7 @@ from cfnops.heal._cfn import CHECKABLE
 from cfnops.heal._event import parse_event
 from cfnops.heal._explain import NO_CHANGES_MARKER, unrevertable_drift
 from cfnops.heal._names import change_set_name, request_token
-from cfnops.heal._runtime import current_runtime
+from cfnops.heal._runtime import current_runtime, in_account
 from cfnops.heal._steps import AWS_STEP, poll_until
 from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
 from cfnops.heal.errors import (
@@ -98,6 +98,7 @@ class _Run:
         self.stack = parsed.StackName
         self.only = parsed.CreateChangeSetOnly
         self.region = parsed.Region
+        self.account, self.role_name = parsed.Account, parsed.RoleName
         self.heal: HealSettings = heal or current_runtime().settings.heal
         self.run_id = run_identity(context)
         self.stack_id = ""
@@ -117,6 +118,7 @@ class _Run:
             "runId": self.run_id,
             "drifted": self.drifted,
             "coverage": self.coverage,
+            **({"account": self.account} if self.account else {}),
             **extra,
         }
 
@@ -288,8 +290,17 @@ class _Run:
 
 
 def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
-    """Detect drift and heal it with a REVERT_DRIFT change set (see the module docstring)."""
+    """Detect drift and heal it with a REVERT_DRIFT change set (see the module docstring).
+
+    With ``Account`` in the event, every AWS call of the run is made in that account
+    (STS AssumeRole of ``RoleName``); notifications stay in the caller's account.
+    """
     run = _Run(event, context)
+    with in_account(run.account, run.role_name):
+        return _heal(run, context)
+
+
+def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:
     det = run.detect()
     status, drift = det["DetectionStatus"], det["StackDriftStatus"]
     if status == "DETECTION_FAILED" or drift == "UNKNOWN":

@@ -16,7 +16,7 @@ UsageError
 ├── NestedStackHeal             a nested stack named: it is healed through its root
 ├── NotHeld                     approve/reject of a run that is not waiting
 ├── BadAcceptance               drift accept: malformed date, path, reason or target
-└── BadScanTarget               drift scan: malformed or unknown account, role not assumable
+└── BadScanTarget               drift scan / heal: malformed or unknown account, role not assumable
 """
 
 from __future__ import annotations
@@ -159,11 +159,12 @@ class BadAcceptance(HealError, UsageError):
 
 
 class BadScanTarget(HealError, UsageError):
-    """``cfnops drift scan`` targets that cannot be scanned (nothing is written)."""
+    """``cfnops drift scan`` / ``cfnops heal`` targets that cannot be reached (nothing is
+    written, no run started)."""
 
-    def __init__(self, where: str, problem: str) -> None:
+    def __init__(self, where: str, problem: str, command: str = "drift scan") -> None:
         self.where = where
         super().__init__(
-            f"drift scan: {where}: {problem}",
-            hint="cfnops drift scan --accounts 111111111111,222222222222 --role-name NAME",
+            f"{command}: {where}: {problem}",
+            hint=f"cfnops {command} --accounts 111111111111,222222222222 --role-name NAME",
         )
