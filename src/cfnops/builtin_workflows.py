@@ -15,13 +15,13 @@ __all__ = ["register_all"]
 
 
 def register_all() -> list[str]:
-    """Register heal's, ami's and jobs' workflows; return their names.
+    """Register heal's (heal, drift scan), ami's and jobs' workflows; return their names.
 
     Each name is read from its capability's public API: loading the module that
     defines it registers the workflow (the packages load their modules lazily).
     """
     from cfnops.ami import ROTATE_STACK_WORKFLOW
-    from cfnops.heal import HEAL_WORKFLOW
+    from cfnops.heal import DRIFT_SCAN_WORKFLOW, HEAL_WORKFLOW
     from cfnops.jobs import WORKFLOW as JOB_WORKFLOW
 
-    return [HEAL_WORKFLOW, ROTATE_STACK_WORKFLOW, JOB_WORKFLOW]
+    return [HEAL_WORKFLOW, DRIFT_SCAN_WORKFLOW, ROTATE_STACK_WORKFLOW, JOB_WORKFLOW]

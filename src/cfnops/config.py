@@ -219,6 +219,67 @@ class AmiSettings(_Section):
     roll: bool = False
 
 
+_SCHEDULE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
+
+
+class DriftSchedule(_Section):
+    """One scheduled fleet drift scan (``[drift_scan.schedules.NAME]``), run by the worker.
+
+    ``schedule`` is an EventBridge Scheduler expression (``cron(...)``/``rate(...)``),
+    checked when ``cfnops worker`` starts (the parser lives in :mod:`cfnops.jobs`).
+    """
+
+    schedule: str = Field(min_length=1)
+    timezone: str = "UTC"
+    accounts: tuple[str, ...] = ()  # default: the caller's account
+    organization: bool = False  # every ACTIVE account of the organization
+    role_name: str | None = None  # assumed in each other account
+    regions: tuple[str, ...] = ()  # default: aws.region
+    concurrency: int = Field(default=8, ge=1, le=256)
+    # A folder per run (<output_dir>/<run id>/drift-scan.md|json|html); unset: none kept.
+    output_dir: Path | None = None
+    # Channels of [notify] that get the appeared/cleared message; unset: every one enabled.
+    notify: tuple[Literal["console", "sns", "slack"], ...] | None = None
+    enabled: bool = True
+
+    @field_validator("accounts")
+    @classmethod
+    def _check_accounts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        bad = [a for a in value if not re.fullmatch(r"\d{12}", a)]
+        if bad:
+            raise ValueError(f"{', '.join(bad)}: an account id is 12 digits")
+        return value
+
+    @field_validator("output_dir")
+    @classmethod
+    def _check_output_dir(cls, value: Path | None) -> Path | None:
+        if value is not None and value.exists() and not value.is_dir():
+            raise ValueError(f"{value} exists and is not a folder")
+        return value
+
+
+class DriftScanSettings(_Section):
+    """Scheduled drift scans: ``[drift_scan.schedules.NIGHTLY]`` tables, keyed by name."""
+
+    schedules: dict[str, DriftSchedule] = {}
+
+    @field_validator("schedules")
+    @classmethod
+    def _check_names(cls, value: dict[str, DriftSchedule]) -> dict[str, DriftSchedule]:
+        import re
+
+        for name, entry in value.items():
+            if not re.fullmatch(_SCHEDULE_NAME, name):
+                raise ValueError(
+                    f"{name!r} is not a schedule name (letters, digits, '-', '_'; at most 40)"
+                )
+            if entry.accounts and entry.organization:
+                raise ValueError(f"{name}: give accounts or organization = true, not both")
+        return value
+
+
 class Settings(BaseSettings):
     """Every setting cfnops has, frozen once resolved."""
 
@@ -246,6 +307,7 @@ class Settings(BaseSettings):
     worker: WorkerSettings = WorkerSettings()
     sandbox: SandboxSettings = SandboxSettings()
     ami: AmiSettings = AmiSettings()
+    drift_scan: DriftScanSettings = DriftScanSettings()
 
     @field_validator("database_url")
     @classmethod

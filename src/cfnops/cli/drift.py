@@ -141,6 +141,7 @@ def register(app: typer.Typer) -> None:
     from cfnops.cli.drift_accept import register as register_accept
     from cfnops.cli.drift_adopt import register as register_adopt
     from cfnops.cli.drift_scan import register as register_scan
+    from cfnops.cli.drift_schedule import register as register_schedules
 
     drift_app = typer.Typer(
         cls=_DriftGroup,
@@ -151,4 +152,5 @@ def register(app: typer.Typer) -> None:
     register_accept(drift_app)
     register_adopt(drift_app)
     register_scan(drift_app)
+    register_schedules(drift_app)
     app.add_typer(drift_app, name="drift")

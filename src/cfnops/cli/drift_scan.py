@@ -44,13 +44,31 @@ def drift_scan(
     fail_on_unchecked: Annotated[
         bool, typer.Option("--fail-on-unchecked", help="Exit 1 unless everything was checked.")
     ] = False,
+    schedule: Annotated[
+        str | None,
+        typer.Option(
+            help="Run this [drift_scan.schedules.NAME] now: a durable run compared with the "
+            "schedule's previous scan, notified when drift appeared or cleared.",
+        ),
+    ] = None,
 ) -> None:
     """Scan the fleet for drift: root stacks (nested followed) and StackSet instances.
+
+    With --schedule NAME, the configured schedule runs once now, as `cfnops worker`
+    runs it (see `cfnops drift schedules`).
 
     Exit codes: 0 scanned (drift or not), 1 a stack could not be scanned (or, with
     --fail-on-unchecked, something was not checked), 2 bad input.
     """
     st = state(ctx)
+    if schedule is not None:
+        given = [accounts, organization, role_name, regions, markdown, json_file, html]
+        if any(given) or concurrency != 8 or fail_on_unchecked:
+            raise BadScanTarget("--schedule", "the schedule's settings say what to scan and where")
+        from cfnops.cli.drift_schedule import run_now
+
+        run_now(st, schedule)
+        return
     if accounts and organization:
         raise BadScanTarget("--accounts/--organization", "give one of them, not both")
     region_list = [check_region(r.strip()) for r in (regions or "").split(",") if r.strip()]

@@ -66,6 +66,10 @@ def worker(
             hint=f"also pass --concurrency {worker_cfg.global_concurrency} (or less)",
         )
     settings = base.model_copy(update={"worker": worker_cfg})
+    from cfnops.cli import drift_schedule
+    from cfnops.heal import configure_runtime
+
+    drift_plans = drift_schedule.plans(st, settings)  # a bad schedule: exit 2 before starting
     stop = threading.Event()
     received: list[int] = []
 
@@ -79,11 +83,16 @@ def worker(
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     engine = st.engine(settings, worker=True)
+    configure_runtime(settings, st.clients)  # heal and drift-scan runs use these flags
     services = start_worker_services(settings, stop)  # job-net schedules and event triggers
+    drift_threads, drift_lines = drift_schedule.start_service(st, engine, drift_plans, stop)
+    services += drift_threads
     st.console.print(
         f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "
         f"{worker_cfg.concurrency}, database {settings.database_url}"
     )
+    for line in drift_lines:
+        st.console.print(line, soft_wrap=True)
     stop.wait()
     st.console.print(
         f"stopping: letting steps in flight finish for up to {grace:g} s; runs not done are "

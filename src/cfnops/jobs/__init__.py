@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._integrations import register_function, register_state_machine
     from cfnops.jobs._rerun import RerunRequest
     from cfnops.jobs._runner import JobResult
+    from cfnops.jobs._schedules import Schedule, parse_schedule
     from cfnops.jobs._service import WORKFLOW, JobService
     from cfnops.jobs._store import JobStore, RunRow
     from cfnops.jobs._triggers import TriggerService
@@ -45,8 +46,10 @@ _WHERE = {
     "JobStore": "_store",
     "RerunRequest": "_rerun",
     "RunRow": "_store",
+    "Schedule": "_schedules",
     "TriggerService": "_triggers",
     "check_dataflow": "_check_samples",
+    "parse_schedule": "_schedules",
     "register_function": "_integrations",
     "register_state_machine": "_integrations",
     "set_http_transport": "_http",
@@ -65,8 +68,10 @@ __all__ = [
     "JobStore",
     "RerunRequest",
     "RunRow",
+    "Schedule",
     "TriggerService",
     "check_dataflow",
+    "parse_schedule",
     "register_function",
     "register_state_machine",
     "set_http_transport",

@@ -1,0 +1,231 @@
+"""The scheduled drift scan as a durable run: scan → compare with the previous scan → notify.
+
+Workflow :data:`DRIFT_SCAN_WORKFLOW` (``cfnops.drift-scan``), one run per scheduled fire
+(run id ``drift-scan-<schedule>-<UTC fire time>``: the idempotency key of the fire).
+Its event carries the schedule's settings as resolved when it fired, so a run
+recovered after a crash scans what it was started to scan.
+
+Steps (each checkpointed; a finished step is never run again):
+
+1. ``scan`` — the fleet scan (:func:`cfnops.heal._scan.scan`); report files written
+   in ``<output_dir>/<run id>/`` (atomically) before the step ends; its result is the
+   compact per-stack state, not the whole report;
+2. ``compare`` — reads the previous scan of the same schedule from the run database
+   (the latest SUCCEEDED run with an earlier fire time) and compares states;
+3. ``notify`` — only when drift appeared, cleared or changed: one message to the
+   schedule's channels. A crash before this step ends sends it on recovery; a crash
+   in the instant between a channel accepting it and the checkpoint sends it again
+   (channels have no idempotency key: the run id in the message identifies it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from aws_durable_execution_sdk_python import DurableContext, durable_execution
+
+from cfnops.config import DriftSchedule, Settings
+from cfnops.durable import Engine, RunStore, workflow
+from cfnops.heal._runtime import HealRuntime, current_runtime
+from cfnops.heal._scan import check_accounts, enter_accounts, organization_accounts, scan
+from cfnops.heal._scan_changes import (
+    DriftChanges,
+    StackChange,
+    changes_message,
+    changes_subject,
+    compare_states,
+    scan_state,
+)
+from cfnops.heal._scan_render import scan_html, scan_markdown
+from cfnops.heal._steps import AWS_STEP
+from cfnops.heal._workflow import run_identity
+from cfnops.heal.errors import InvalidHealEvent
+from cfnops.notify import Delivery, Notification, build_notifiers, deliver
+
+DRIFT_SCAN_WORKFLOW = "cfnops.drift-scan"
+RUN_PREFIX = "drift-scan-"
+_log = logging.getLogger("cfnops.heal")
+
+__all__ = ["DRIFT_SCAN_WORKFLOW", "drift_scan_event", "drift_scan_run_id", "previous_state"]
+
+
+def drift_scan_run_id(schedule: str, fire_time: datetime) -> str:
+    """The run id of one fire: the same fire gives the same id on every worker."""
+    return f"{RUN_PREFIX}{schedule}-{fire_time.strftime('%Y%m%dT%H%M%SZ')}"
+
+
+def drift_scan_event(
+    schedule: str, config: DriftSchedule, fire_time: datetime, *, manual: bool = False
+) -> dict[str, Any]:
+    return {
+        "schedule": schedule,
+        "fireTime": fire_time.isoformat(),
+        "manual": manual,
+        "config": config.model_dump(mode="json"),
+    }
+
+
+def _parse(event: Any) -> tuple[str, DriftSchedule, str]:
+    try:
+        return (
+            str(event["schedule"]),
+            DriftSchedule.model_validate(event["config"]),
+            str(event["fireTime"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InvalidHealEvent(f"not a drift-scan event ({type(exc).__name__}: {exc})") from None
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def _scan_step(rt: HealRuntime, config: DriftSchedule, run_id: str) -> dict[str, Any]:
+    clients = rt.clients
+    wanted = list(check_accounts(",".join(config.accounts))) if config.accounts else None
+    if config.organization:
+        wanted = organization_accounts(clients)
+    per_account = enter_accounts(clients, wanted or [clients.account_id()], config.role_name)
+    result = scan(
+        per_account,
+        list(config.regions) or [str(clients.region)],
+        ignore=rt.settings.heal.ignore,
+        concurrency=config.concurrency,
+        poll_seconds=min(5, rt.settings.heal.drift_poll_seconds),
+    )
+    folder: str | None = None
+    if config.output_dir is not None:
+        where = config.output_dir / run_id
+        where.mkdir(parents=True, exist_ok=True)
+        _write(where / "drift-scan.md", scan_markdown(result))
+        _write(where / "drift-scan.json", json.dumps(result.to_json(), indent=2) + "\n")
+        _write(where / "drift-scan.html", scan_html(result))
+        folder = str(where)
+    return {
+        "state": scan_state(result),
+        "counts": result.counts(),
+        "coverage": result.coverage.to_json(),
+        "seconds": round(result.seconds, 2),
+        "throttled": result.throttled,
+        "reportDir": folder,
+    }
+
+
+def _store_settings(rt: HealRuntime) -> Settings:
+    engine = Engine.current()
+    return engine.settings if engine is not None else rt.settings
+
+
+def previous_state(
+    settings: Settings, schedule: str, before: str
+) -> tuple[str, dict[str, Any]] | None:
+    """(run id, state) of the schedule's latest SUCCEEDED scan fired before ``before``."""
+    with RunStore(settings) as store:
+        runs = store.list_runs(status="SUCCEEDED", workflow=DRIFT_SCAN_WORKFLOW, limit=100_000)
+    best: tuple[str, str, dict[str, Any]] | None = None
+    for rec in runs:
+        event, out = rec.input, rec.output
+        if not (isinstance(event, dict) and isinstance(out, dict)):
+            continue
+        fired = str(event.get("fireTime", ""))
+        if event.get("schedule") != schedule or not fired < before or "state" not in out:
+            continue
+        if best is None or fired > best[0]:
+            best = (fired, rec.run_id, dict(out["state"]))
+    return None if best is None else (best[1], best[2])
+
+
+def _compare_step(
+    rt: HealRuntime, schedule: str, fired: str, state: dict[str, Any]
+) -> dict[str, Any]:
+    found = previous_state(_store_settings(rt), schedule, fired)
+    changes = compare_states(None if found is None else found[1], state)
+    return {**changes.to_json(), "previousRun": None if found is None else found[0]}
+
+
+def _changes(data: dict[str, Any]) -> DriftChanges:
+    def items(key: str) -> tuple[StackChange, ...]:
+        return tuple(
+            StackChange(c["stack"], tuple(c["resources"]), c["note"]) for c in data.get(key, [])
+        )
+
+    return DriftChanges(
+        items("appeared"),
+        items("cleared"),
+        items("changed"),
+        items("notChecked"),
+        data["state"],
+        bool(data["firstScan"]),
+    )
+
+
+def _notify_step(
+    rt: HealRuntime, schedule: str, config: DriftSchedule, run_id: str, data: dict[str, Any]
+) -> list[dict[str, Any]]:
+    changes = _changes(data)
+    details = [("Schedule", schedule), ("Drifted now", str(changes.drifted))]
+    if data.get("reportDir"):
+        details.append(("Reports", str(data["reportDir"])))
+    note = Notification(
+        subject=changes_subject(schedule, changes),
+        message=changes_message(schedule, run_id, changes),
+        outcome="DRIFT_APPEARED"
+        if changes.appeared
+        else "DRIFT_CHANGED"
+        if changes.changed
+        else "DRIFT_CLEARED",
+        severity="warning" if changes.appeared or changes.changed else "info",
+        run_id=run_id,
+        details=tuple(details),
+    )
+    if rt.notify_hook is not None:
+        rt.notify_hook(note)
+    try:
+        notifiers = build_notifiers(rt.settings, rt.clients, console=rt.console)
+    except Exception as exc:  # a notification never fails the run: say why none went
+        _log.warning("drift scan %s: notifications not sent: %s", schedule, type(exc).__name__)
+        return [{"channel": "setup", "ok": False, "error": type(exc).__name__}]
+    wanted = set(config.notify) if config.notify is not None else None
+    chosen = [n for n in notifiers if wanted is None or n.name in wanted]
+    return [_delivery(d) for d in deliver(note, chosen)]
+
+
+def _delivery(d: Delivery) -> dict[str, Any]:
+    return {"channel": d.channel, "ok": d.ok, "attempts": d.attempts, "error": d.error}
+
+
+@workflow(DRIFT_SCAN_WORKFLOW)
+@durable_execution
+def drift_scan_run(event: Any, context: DurableContext) -> dict[str, Any]:
+    """Scan, compare with the previous scan of the schedule, notify what changed."""
+    schedule, config, fired = _parse(event)
+    rt = current_runtime()
+    run_id = run_identity(context)
+    scanned: dict[str, Any] = context.step(
+        lambda _: _scan_step(rt, config, run_id), name="scan", config=AWS_STEP
+    )
+    state = scanned["state"]
+    compared: dict[str, Any] = context.step(
+        lambda _: _compare_step(rt, schedule, fired, state), name="compare", config=AWS_STEP
+    )
+    data = {**compared, "reportDir": scanned.get("reportDir")}
+    deliveries: list[dict[str, Any]] = []
+    if compared["appeared"] or compared["cleared"] or compared["changed"]:
+        deliveries = context.step(
+            lambda _: _notify_step(rt, schedule, config, run_id, data), name="notify"
+        )
+    return {
+        "schedule": schedule,
+        "fireTime": fired,
+        "runId": run_id,
+        **{k: v for k, v in scanned.items() if k != "state"},
+        **compared,
+        "notified": bool(deliveries),
+        "deliveries": deliveries,
+    }
