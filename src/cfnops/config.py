@@ -335,6 +335,9 @@ class Settings(BaseSettings):
 def _in_mapping(data: Mapping[str, Any], loc: tuple[int | str, ...]) -> bool:
     node: Any = data
     for part in loc:
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]  # an item of a TOML array (notify = ["pagerduty"])
+            continue
         if not isinstance(node, Mapping) or part not in node:
             return False
         node = node[part]

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
 from cfnops._version import __version__
@@ -197,7 +198,8 @@ def _global_options(
 
 def _report(err: CfnopsError) -> int:
     console = Console(stderr=True, highlight=False)
-    console.print(f"[bold red]error:[/] {err.message}", markup=True, soft_wrap=True)
+    # escaped: a message may name a settings table ("[notify]"), which is not markup
+    console.print(f"[bold red]error:[/] {escape(err.message)}", markup=True, soft_wrap=True)
     if err.hint:
         console.print(f"  hint: {err.hint}", markup=False, soft_wrap=True)
     return int(err.exit_code)
