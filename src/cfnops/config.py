@@ -90,25 +90,44 @@ class IgnoreRule(_Section):
     logical_id: str = "*"
 
 
+MIN_POLL_SECONDS = 0.1  # heal poll intervals below a second are for the local sandbox
+
+
 class HealSettings(_Section):
     """Poll intervals and attempt limits of the heal workflow, and its safety policy."""
 
     protected_types: tuple[str, ...] = DEFAULT_PROTECTED_TYPES
     ignore: tuple[IgnoreRule, ...] = ()
-    busy_poll_seconds: int = Field(default=30, ge=1)
+    # Poll intervals: whole seconds from 1 s up (AWS Lambda durable functions wait
+    # whole seconds), or a fraction from MIN_POLL_SECONDS to 1 s for the local
+    # sandbox (cfnops's engine waits the fraction; Lambda's SDK waits 1 s instead).
+    busy_poll_seconds: float = Field(default=30, ge=MIN_POLL_SECONDS)
     busy_max_attempts: int = Field(default=20, ge=1)
 
-    drift_poll_seconds: int = Field(default=30, ge=1)
+    drift_poll_seconds: float = Field(default=30, ge=MIN_POLL_SECONDS)
     drift_max_attempts: int = Field(default=10, ge=1)
-    changeset_poll_seconds: int = Field(default=30, ge=1)
+    changeset_poll_seconds: float = Field(default=30, ge=MIN_POLL_SECONDS)
     changeset_max_attempts: int = Field(default=10, ge=1)
-    execute_poll_seconds: int = Field(default=60, ge=1)
+    execute_poll_seconds: float = Field(default=60, ge=MIN_POLL_SECONDS)
     execute_max_attempts: int = Field(default=10, ge=1)
     fleet_concurrency: int = Field(default=4, ge=1, le=256)
     approval_expiry_hours: float = Field(default=72.0, gt=0)
     # CloudTrail LookupEvents for each drifted resource (who changed it): one call
     # per drifted resource; CloudTrail allows 2 per second per account and region.
     attribution: bool = True
+
+    @field_validator(
+        "busy_poll_seconds", "drift_poll_seconds", "changeset_poll_seconds", "execute_poll_seconds"
+    )
+    @classmethod
+    def _whole_seconds_from_one(cls, value: float) -> float:
+        if value > 1 and value != int(value):
+            raise ValueError(
+                f"{value:g} s: from 1 s up a poll interval is whole seconds (AWS Lambda "
+                f"durable functions wait whole seconds); use {int(value)} or {int(value) + 1}, "
+                f"or a fraction between {MIN_POLL_SECONDS:g} and 1 for the local sandbox"
+            )
+        return value
 
 
 class SlackSettings(_Section):

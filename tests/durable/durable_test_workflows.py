@@ -139,3 +139,26 @@ def slow(event: dict[str, Any], context: DurableContext) -> str:
         return str(event["n"])
 
     return str(context.step(work, name="work"))
+
+
+@workflow("test.poll-pause")
+@durable_execution
+def poll_pause(event: dict[str, Any], context: DurableContext) -> Any:
+    """Poll ``polls`` times, ``pause`` seconds apart (a Duration built with a fraction)."""
+    from aws_durable_execution_sdk_python.waits import (
+        WaitForConditionConfig,
+        WaitForConditionDecision,
+    )
+
+    polls, pause = int(event["polls"]), event["pause"]
+
+    def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        return {"n": state["n"] + 1, "t": time.time()}
+
+    def strategy(state: dict[str, Any], attempt: int) -> WaitForConditionDecision:
+        if attempt >= polls:
+            return WaitForConditionDecision.stop_polling()
+        return WaitForConditionDecision.continue_waiting(Duration(seconds=pause))
+
+    config = WaitForConditionConfig(wait_strategy=strategy, initial_state={"n": 0, "t": 0.0})
+    return context.wait_for_condition(check, config, name="poll")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
+from cfnops.config import load_settings
 from cfnops.demo.heal_sample import (
     DRIFTED_VALUE,
     INITIAL_VALUE,
@@ -19,6 +21,7 @@ from cfnops.demo.heal_sample import (
     drift_sample,
     wait_stack,
 )
+from cfnops.durable import RunStore
 
 pytestmark = pytest.mark.slow
 
@@ -185,3 +188,25 @@ def test_demo_heal_ends_in_sync(tmp_path: Path) -> None:
     assert "/Value: expected 'initial-value', actual 'updated-value'" in proc.stdout
     assert "HEALED" in proc.stdout
     assert "stack drift-test is IN_SYNC" in proc.stdout
+
+
+def test_demo_heal_fast_polls_below_a_second_and_ends_in_sync(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path), COLUMNS="400")
+    proc = subprocess.run(
+        [sys.executable, "-m", "cfnops", "demo", "heal", "--fast"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "stack drift-test is IN_SYNC" in proc.stdout
+    db = re.search(r"runs recorded in\s+(\S+\.sqlite)", proc.stdout)
+    assert db is not None, proc.stdout
+    with RunStore(load_settings(database_url=f"sqlite:///{db.group(1)}")) as store:
+        (run,) = store.list_runs()
+        settings = store.get(run.run_id).input["Settings"]
+    # Every heal poll 0.1 s apart (1 s in the realistic demo), with as long a budget.
+    polls = {k: v for k, v in settings.items() if k.endswith("_poll_seconds")}
+    assert set(polls.values()) == {0.1} and len(polls) == 4
+    assert settings["drift_max_attempts"] == settings["execute_max_attempts"] == 100

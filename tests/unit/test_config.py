@@ -67,14 +67,26 @@ def test_explicit_config_file(tmp_path: Path) -> None:
         (
             "[heal]\ndrift_poll_seconds = 0\n",
             "heal.drift_poll_seconds",
-            "greater than or equal to 1",
+            "greater than or equal to 0.1",
+        ),
+        (
+            "[heal]\nexecute_poll_seconds = 2.5\n",
+            "heal.execute_poll_seconds",
+            "whole seconds (AWS Lambda durable functions wait whole seconds); use 2 or 3",
         ),
         ("[heal]\nbogus = 1\n", "heal.bogus", "unknown setting"),
         ('database_url = "mysql://x"\n', "database_url", "sqlite:///PATH"),
         ('[notify]\nslack_webhook_ref = "vault:x"\n', "notify.slack_webhook_ref", "ssm:"),
         ("[heal\n", "(syntax)", ""),
     ],
-    ids=["too-small", "unknown-key", "bad-url", "bad-secret-ref", "toml-syntax"],
+    ids=[
+        "too-small",
+        "fraction-above-1s",
+        "unknown-key",
+        "bad-url",
+        "bad-secret-ref",
+        "toml-syntax",
+    ],
 )
 def test_invalid_file_names_file_key_and_reason(
     tmp_path: Path, text: str, key: str, reason: str

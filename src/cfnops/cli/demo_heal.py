@@ -12,8 +12,9 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli.demo import demo_app
 from cfnops.cli.drift import render_reports
 from cfnops.cli.heal import run_fleet
+from cfnops.config import HealSettings
 from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_as_user
-from cfnops.heal._fleet import FleetTarget
+from cfnops.heal._fleet import FLEET_POLL_SECONDS, FleetTarget
 from cfnops.heal._report import drift_report
 from cfnops.sandbox import Sandbox
 
@@ -29,9 +30,27 @@ DEMO_POLLS = {
 
 
 FAST_DELAY = 0.05  # seconds per emulated AWS delay with --fast
-# Drift-report polls: the sandbox's detection completes after one delay, so with
-# --fast a 0.5 s poll was pure waiting (~0.4 s per report, two reports).
-REPORT_POLL, FAST_REPORT_POLL = 0.5, 0.1
+# With --fast every wait ends after one 0.05 s delay: the heal run's polls, the
+# drift reports' and the fleet's poll of the run every 0.1 s (the lowest interval
+# [heal] allows) instead of 1 s / 0.5 s of pure waiting.
+REPORT_POLL, FAST_POLL = 0.5, 0.1
+_ATTEMPTS = (
+    "busy_max_attempts",
+    "drift_max_attempts",
+    "changeset_max_attempts",
+    "execute_max_attempts",
+)
+
+
+def _demo_polls(heal: HealSettings, quick: bool) -> dict[str, float]:
+    """The heal run's poll settings; with --fast ten times the attempts at a tenth of
+    the interval, so each wait's budget stays as long as the realistic demo's."""
+    if not quick:
+        return dict(DEMO_POLLS)
+    return {
+        **dict.fromkeys(DEMO_POLLS, FAST_POLL),
+        **{name: 10 * getattr(heal, name) for name in _ATTEMPTS},
+    }
 
 
 @demo_app.command("heal")
@@ -54,7 +73,8 @@ def demo_heal(
     console = st.console
     if fast and delay is None:
         delay = FAST_DELAY
-    report_poll = FAST_REPORT_POLL if delay is not None and delay <= FAST_DELAY else REPORT_POLL
+    quick = delay is not None and delay <= FAST_DELAY
+    report_poll = FAST_POLL if quick else REPORT_POLL
     db = Path(tempfile.mkdtemp(prefix="cfnops-demo-")) / "cfnops.sqlite"
     with Sandbox(delays=delay) as sandbox:
         clients = sandbox.clients
@@ -62,14 +82,20 @@ def demo_heal(
             update={
                 "database_url": f"sqlite:///{db}",
                 "aws": clients.settings,
-                "heal": st.settings.heal.model_copy(update=DEMO_POLLS),
+                "heal": st.settings.heal.model_copy(update=_demo_polls(st.settings.heal, quick)),
             }
         )
         demo = CliState(output=st.output_format, _settings=settings, _clients=clients)
         cfn = clients.client("cloudformation")
         console.print(f"sandbox at {sandbox.endpoint_url}; deploying stack {STACK} …")
         deploy_sample(cfn, STACK, PARAMETER)
-        drift_as_user(clients.client("iam"), sandbox.endpoint_url, sandbox.region, PARAMETER)
+        drift_as_user(
+            clients.client("iam"),
+            sandbox.endpoint_url,
+            sandbox.region,
+            PARAMETER,
+            session=clients.session,
+        )
         console.print(
             f"changed {PARAMETER} to {DRIFTED_VALUE!r} outside CloudFormation (as IAM user "
             "ops-alice)"
@@ -77,7 +103,8 @@ def demo_heal(
         trail = clients.client("cloudtrail")
         before = drift_report(cfn, STACK, poll_seconds=report_poll, cloudtrail=trail)
         render_reports(console, [before])
-        run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1)
+        fleet_poll = FAST_POLL if quick else FLEET_POLL_SECONDS
+        run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1, poll_seconds=fleet_poll)
         after = drift_report(cfn, STACK, poll_seconds=report_poll)
         render_reports(console, [after])
     if st.output_format != "json":

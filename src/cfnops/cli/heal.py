@@ -24,7 +24,14 @@ from cfnops.cli._table import Table
 from cfnops.durable import AuditLog, Engine, RunStore
 from cfnops.errors import UsageError
 from cfnops.heal import configure_runtime
-from cfnops.heal._fleet import BUCKETS, FleetRow, FleetSummary, FleetTarget, heal_fleet
+from cfnops.heal._fleet import (
+    BUCKETS,
+    FLEET_POLL_SECONDS,
+    FleetRow,
+    FleetSummary,
+    FleetTarget,
+    heal_fleet,
+)
 from cfnops.heal._fleet import select_stacks as _select
 from cfnops.heal._runs import decide, run_outcome
 
@@ -72,7 +79,12 @@ def engine_for(st: CliState, console: Console | None = None) -> Iterator[Engine]
 
 
 def run_fleet(
-    st: CliState, targets: list[FleetTarget], *, only: bool, concurrency: int | None
+    st: CliState,
+    targets: list[FleetTarget],
+    *,
+    only: bool,
+    concurrency: int | None,
+    poll_seconds: float = FLEET_POLL_SECONDS,
 ) -> FleetSummary:
     console = st.console
     lines = PhaseLines()
@@ -85,6 +97,7 @@ def run_fleet(
                 concurrency=concurrency,
                 only=only,
                 on_update=lines.fleet,
+                poll_seconds=poll_seconds,
             )
         st.emit_json(
             {
@@ -102,7 +115,13 @@ def run_fleet(
 
         with engine_for(st, console=console) as engine:
             summary = heal_fleet(
-                engine, st.settings, targets, concurrency=concurrency, only=only, on_update=update
+                engine,
+                st.settings,
+                targets,
+                concurrency=concurrency,
+                only=only,
+                on_update=update,
+                poll_seconds=poll_seconds,
             )
         live.update(Group(progress_table(summary.rows), summary_table(summary)))
     console.print()

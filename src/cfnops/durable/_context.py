@@ -190,7 +190,7 @@ class DbosDurableContext:
                 decision = config.wait_strategy(new, attempt)
                 if not decision.should_continue:
                     return {"v": new}
-                return {"v": new, "at": time.time() + max(1, decision.delay_seconds)}
+                return {"v": new, "at": time.time() + _poll_pause(decision.delay_seconds)}
 
             outcome: dict[str, Any] = DBOS.run_step({"name": label, "retries_allowed": False}, poll)
             if "e" in outcome:
@@ -306,6 +306,13 @@ class DbosDurableContext:
 def _raise_recorded(err: dict[str, Any]) -> NoReturn:
     """Raise a checkpointed failure (see :func:`_error_fields`) as the SDK's StepError."""
     raise StepError(err["message"], error_type=err["type"], stack_trace=err["trace"])
+
+
+def _poll_pause(delay: float) -> float:
+    """Seconds until the next poll: as the SDK, at least 1 s, except that a
+    positive fraction below 1 s is kept (sub-second polls of the local sandbox;
+    the SDK's ``Duration`` holds whole seconds unless built with a fraction)."""
+    return float(delay) if 0 < delay < 1 else float(max(1, delay))
 
 
 def _sleep_until(deadline: float) -> None:

@@ -38,6 +38,8 @@ _BUCKET = {
 }
 _NOT_CHECKABLE = ("drift detection is only possible", "ended DETECTION_FAILED", "ended UNKNOWN")
 
+FLEET_POLL_SECONDS = 0.5  # how often heal_fleet reads its runs' statuses
+
 
 @dataclass(frozen=True)
 class FleetTarget:
@@ -161,7 +163,7 @@ def heal_fleet(
     concurrency: int | None = None,
     only: bool = False,
     on_update: Callable[[tuple[FleetRow, ...]], None] | None = None,
-    poll_seconds: float = 0.5,
+    poll_seconds: float = FLEET_POLL_SECONDS,
     track_phase: bool = True,
 ) -> FleetSummary:
     """Heal ``targets``, at most ``concurrency`` runs at once (``[heal] fleet_concurrency``).

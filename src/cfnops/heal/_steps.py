@@ -82,15 +82,29 @@ def _retrying(call: Callable[[], _T]) -> _T:
             attempt += 1
 
 
+def poll_delay(seconds: float) -> Duration:
+    """A poll interval as the SDK's ``Duration``: whole seconds, or a fraction below 1 s.
+
+    The SDK declares whole seconds (AWS Lambda durable functions wait whole
+    seconds, and its SDK raises anything under 1 s to 1 s); cfnops's engine waits
+    a fraction below 1 s as given (``[heal]`` settings allow 0.1-1 s for the
+    local sandbox and whole seconds above).
+    """
+    if seconds >= 1:
+        return Duration.from_seconds(seconds)
+    return Duration(seconds=seconds)  # type: ignore[arg-type]
+
+
 def poll_until(
-    done: Callable[[dict[str, Any]], bool], seconds: int, max_attempts: int
+    done: Callable[[dict[str, Any]], bool], seconds: float, max_attempts: int
 ) -> Callable[[dict[str, Any], int], WaitForConditionDecision]:
     """Stop when ``done`` or after ``max_attempts`` polls; the caller raises on a timeout."""
+    delay = poll_delay(seconds)
 
     def strategy(state: dict[str, Any], attempts: int) -> WaitForConditionDecision:
         if done(state) or attempts >= max_attempts:
             return WaitForConditionDecision.stop_polling()
-        return WaitForConditionDecision.continue_waiting(Duration.from_seconds(seconds))
+        return WaitForConditionDecision.continue_waiting(delay)
 
     return strategy
 

@@ -137,7 +137,7 @@ class _Run:
         region = self.region
         self.ctx.step(lambda _: _steps.send(note, region), name=f"notify-{outcome.lower()}")
 
-    def poll(self, name: str, check: Any, done: Any, seconds: int, attempts: int) -> Any:
+    def poll(self, name: str, check: Any, done: Any, seconds: float, attempts: int) -> Any:
         config = WaitForConditionConfig(
             wait_strategy=poll_until(done, seconds, attempts), initial_state={"polls": 0}
         )
