@@ -19,7 +19,7 @@ from tests.heal._webhook import WebhookReceiver
 from cfnops.aws import AwsClients
 from cfnops.config import Settings, load_settings
 from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
-from cfnops.durable import Engine, RunStore
+from cfnops.durable import Engine, RunFailed, RunStore
 from cfnops.heal import (
     DRIFT_SCAN_WORKFLOW,
     DriftScheduler,
@@ -161,6 +161,34 @@ def test_a_manual_run_joins_the_comparison_chain(
     two = start_drift_scan(engine, plan, T0 + timedelta(seconds=1))
     out = engine.result(two, timeout=60)
     assert out["previousRun"] == one and out["firstScan"] is False
+
+
+def test_a_failing_scan_fails_the_run_and_is_notified_once_until_it_works(
+    engine: Engine, cfnops_sandbox: Sandbox, receiver: WebhookReceiver, tmp_path: Path
+) -> None:
+    name = f"broken-{uuid.uuid4().hex[:6]}"
+    base = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
+    entry = base.drift_scan.schedules[name].model_copy(
+        update={"accounts": ("999999999999",), "role_name": "Nope"}
+    )
+    settings = base.model_copy(
+        update={"drift_scan": base.drift_scan.model_copy(update={"schedules": {name: entry}})}
+    )
+    configure_runtime(settings, cfnops_sandbox.clients)
+    (plan,) = plan_drift_schedules(settings)
+    scheduler = DriftScheduler(engine, [plan], queue=None)
+    scheduler.prime(T0)
+    failed = []
+    for minutes in (5, 10):
+        (run_id,) = scheduler.fire_due(T0 + timedelta(minutes=minutes))
+        with pytest.raises(RunFailed, match="role Nope cannot be assumed"):
+            engine.result(run_id, timeout=60)
+        failed.append(run_id)
+    assert [s.name for s in _steps(settings, failed[0])] == ["scan", "notify-failure"]
+    assert len(receiver.bodies) == 1  # the second failure in a row is not told again
+    text = receiver.texts()[0]
+    assert "SCAN_FAILED" in text and "account 999999999999: role Nope cannot be assumed" in text
+    assert not (tmp_path / failed[0]).exists()  # nothing written
 
 
 def _steps(settings: Settings, run_id: str) -> list[Any]:

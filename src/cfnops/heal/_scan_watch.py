@@ -13,7 +13,9 @@ Steps (each checkpointed; a finished step is never run again):
 2. ``compare`` — reads the previous scan of the same schedule from the run database
    (the latest SUCCEEDED run with an earlier fire time) and compares states;
 3. ``notify`` — only when drift appeared, cleared or changed: one message to the
-   schedule's channels. A crash before this step ends sends it on recovery; a crash
+   schedule's channels. A scan that fails as a whole (a role that cannot be assumed)
+   fails the run after ``notify-failure``: one ``SCAN_FAILED`` message, unless the
+   schedule's previous run failed too. A crash before this step ends sends it on recovery; a crash
    in the instant between a channel accepting it and the checkpoint sends it again
    (channels have no idempotency key: the run id in the message identifies it).
 """
@@ -184,6 +186,41 @@ def _notify_step(
         run_id=run_id,
         details=tuple(details),
     )
+    return _send(rt, schedule, config, note)
+
+
+def _failed_step(
+    rt: HealRuntime, schedule: str, config: DriftSchedule, run_id: str, fired: str, reason: str
+) -> list[dict[str, Any]]:
+    """Tell the scan failed, unless the schedule's previous run failed too (told then)."""
+    with RunStore(_store_settings(rt)) as store:
+        runs = store.list_runs(workflow=DRIFT_SCAN_WORKFLOW, limit=100_000)
+    earlier = [
+        (str(r.input.get("fireTime", "")), r.status)
+        for r in runs
+        if isinstance(r.input, dict)
+        and r.input.get("schedule") == schedule
+        and str(r.input.get("fireTime", "")) < fired
+        and r.status in ("SUCCEEDED", "FAILED")
+    ]
+    if earlier and max(earlier)[1] == "FAILED":
+        return []
+    note = Notification(
+        subject=f"cfnops drift scan {schedule}: the scan failed",
+        message=f"Drift scan {schedule} could not run: {reason}\n"
+        "Drift is not being watched until a scan succeeds; the next scan is compared with "
+        f"the last successful one.\nRun: {run_id}",
+        outcome="SCAN_FAILED",
+        severity="error",
+        run_id=run_id,
+        details=(("Schedule", schedule),),
+    )
+    return _send(rt, schedule, config, note)
+
+
+def _send(
+    rt: HealRuntime, schedule: str, config: DriftSchedule, note: Notification
+) -> list[dict[str, Any]]:
     if rt.notify_hook is not None:
         rt.notify_hook(note)
     try:
@@ -207,9 +244,17 @@ def drift_scan_run(event: Any, context: DurableContext) -> dict[str, Any]:
     schedule, config, fired = _parse(event)
     rt = current_runtime()
     run_id = run_identity(context)
-    scanned: dict[str, Any] = context.step(
-        lambda _: _scan_step(rt, config, run_id), name="scan", config=AWS_STEP
-    )
+    try:
+        scanned: dict[str, Any] = context.step(
+            lambda _: _scan_step(rt, config, run_id), name="scan", config=AWS_STEP
+        )
+    except Exception as exc:  # the recorded failure, the same on every replay
+        reason = str(exc)
+        context.step(
+            lambda _: _failed_step(rt, schedule, config, run_id, fired, reason),
+            name="notify-failure",
+        )
+        raise
     state = scanned["state"]
     compared: dict[str, Any] = context.step(
         lambda _: _compare_step(rt, schedule, fired, state), name="compare", config=AWS_STEP
