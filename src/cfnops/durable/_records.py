@@ -155,13 +155,25 @@ class RunStore:
         )
 
     def list_runs(
-        self, *, status: str | None = None, workflow: str | None = None, limit: int = 50
+        self,
+        *,
+        status: str | None = None,
+        workflow: str | None = None,
+        limit: int = 50,
+        id_prefix: str | None = None,
+        load_output: bool = True,
     ) -> list[RunRecord]:
+        """Newest first. ``id_prefix`` filters in the database (run ids are often
+        ``<kind>-<name>-<time>``); without ``load_output`` outputs read ``None``."""
         if self._empty:
             return []
         dbos_status = [k for k, v in _STATUS.items() if v == status] if status else None
         found = self._client.list_workflows(
-            status=dbos_status, limit=None if workflow else limit, sort_desc=True
+            status=dbos_status,
+            limit=None if workflow and not id_prefix else limit,
+            sort_desc=True,
+            workflow_id_prefix=id_prefix,
+            load_output=load_output,
         )
         records = [self._record(wf) for wf in found]
         if workflow:

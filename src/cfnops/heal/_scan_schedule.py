@@ -27,9 +27,15 @@ from zoneinfo import ZoneInfo
 
 from cfnops.aws import check_region
 from cfnops.config import ConfigError, DriftSchedule, Settings
-from cfnops.durable import DEFAULT_QUEUE, Engine, RunStore
+from cfnops.durable import DEFAULT_QUEUE, Engine, RunRecord, RunStore
 from cfnops.errors import CfnopsError
-from cfnops.heal._scan_watch import DRIFT_SCAN_WORKFLOW, drift_scan_event, drift_scan_run_id
+from cfnops.heal._scan_watch import (
+    DRIFT_SCAN_WORKFLOW,
+    drift_scan_event,
+    drift_scan_run_id,
+    fire_time,
+    schedule_runs,
+)
 from cfnops.jobs import Schedule, parse_schedule
 
 __all__ = ["DriftPlan", "DriftScheduler", "plan_drift_schedules", "run_drift_scheduler"]
@@ -114,24 +120,14 @@ def plan_drift_schedules(settings: Settings, source: str = "configuration") -> l
     return plans
 
 
-def _runs(settings: Settings) -> list[Any]:
-    with RunStore(settings) as store:
-        return store.list_runs(workflow=DRIFT_SCAN_WORKFLOW, limit=100_000)
-
-
-def _of(rec: Any, name: str) -> bool:
-    return isinstance(rec.input, dict) and rec.input.get("schedule") == name
-
-
-def last_runs(settings: Settings) -> dict[str, Any]:
-    """Each schedule's newest run (by fire time), manual runs included."""
-    out: dict[str, Any] = {}
-    for rec in _runs(settings):
-        if isinstance(rec.input, dict):
-            name = str(rec.input.get("schedule"))
-            best = out.get(name)
-            if best is None or str(rec.input.get("fireTime")) > str(best.input.get("fireTime")):
-                out[name] = rec
+def last_runs(settings: Settings, plans: list[DriftPlan]) -> dict[str, RunRecord]:
+    """Each schedule's newest run (by fire time, manual runs included), with its output."""
+    out: dict[str, RunRecord] = {}
+    for plan in plans:
+        runs = schedule_runs(settings, plan.name, limit=50)
+        if runs:
+            with RunStore(settings) as store:
+                out[plan.name] = store.get(max(runs, key=fire_time).run_id)
     return out
 
 
@@ -154,13 +150,9 @@ class DriftScheduler:
         """Start counting from ``now``; catch up each schedule's latest missed fire."""
         now = now or datetime.now(UTC)
         started: list[str] = []
-        runs = _runs(self.engine.settings) if self.plans else []
         for plan in self.plans:
-            fired = [
-                str(r.input["fireTime"])
-                for r in runs
-                if _of(r, plan.name) and not r.input.get("manual")
-            ]
+            runs = schedule_runs(self.engine.settings, plan.name)
+            fired = [fire_time(r) for r in runs if not (r.input or {}).get("manual")]
             if fired:
                 missed = plan.latest_fire(datetime.fromisoformat(max(fired)), now)
                 if missed is not None:
@@ -193,8 +185,8 @@ class DriftScheduler:
         run_id = drift_scan_run_id(plan.name, due)
         active = [
             r.run_id
-            for r in _runs(self.engine.settings)
-            if _of(r, plan.name) and r.status in ACTIVE and r.run_id != run_id
+            for r in schedule_runs(self.engine.settings, plan.name, limit=50)
+            if r.status in ACTIVE and r.run_id != run_id
         ]
         if active:
             _log.warning(
@@ -226,7 +218,7 @@ def describe(
 ) -> list[dict[str, Any]]:
     """One row per schedule: expression, next fire, newest run and what it found."""
     now = now or datetime.now(UTC)
-    last = last_runs(settings)
+    last = last_runs(settings, plans)
     rows: list[dict[str, Any]] = []
     for plan in plans:
         rec = last.get(plan.name)

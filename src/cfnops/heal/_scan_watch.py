@@ -31,7 +31,7 @@ from typing import Any
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 
 from cfnops.config import DriftSchedule, Settings
-from cfnops.durable import Engine, RunStore, workflow
+from cfnops.durable import Engine, RunRecord, RunStore, workflow
 from cfnops.heal._runtime import HealRuntime, current_runtime
 from cfnops.heal._scan import check_accounts, enter_accounts, organization_accounts, scan
 from cfnops.heal._scan_changes import (
@@ -52,7 +52,14 @@ DRIFT_SCAN_WORKFLOW = "cfnops.drift-scan"
 RUN_PREFIX = "drift-scan-"
 _log = logging.getLogger("cfnops.heal")
 
-__all__ = ["DRIFT_SCAN_WORKFLOW", "drift_scan_event", "drift_scan_run_id", "previous_state"]
+__all__ = [
+    "DRIFT_SCAN_WORKFLOW",
+    "drift_scan_event",
+    "drift_scan_run_id",
+    "fire_time",
+    "previous_state",
+    "schedule_runs",
+]
 
 
 def drift_scan_run_id(schedule: str, fire_time: datetime) -> str:
@@ -124,23 +131,40 @@ def _store_settings(rt: HealRuntime) -> Settings:
     return engine.settings if engine is not None else rt.settings
 
 
+def schedule_runs(
+    settings: Settings, schedule: str, *, status: str | None = None, limit: int = 1000
+) -> list[RunRecord]:
+    """The schedule's newest runs (by creation), inputs only: outputs are not read."""
+    with RunStore(settings) as store:
+        runs = store.list_runs(
+            status=status,
+            workflow=DRIFT_SCAN_WORKFLOW,
+            limit=limit,
+            id_prefix=f"{RUN_PREFIX}{schedule}-",
+            load_output=False,
+        )
+    return [r for r in runs if isinstance(r.input, dict) and r.input.get("schedule") == schedule]
+
+
+def fire_time(rec: RunRecord) -> str:
+    return str((rec.input or {}).get("fireTime", ""))
+
+
 def previous_state(
     settings: Settings, schedule: str, before: str
 ) -> tuple[str, dict[str, Any]] | None:
     """(run id, state) of the schedule's latest SUCCEEDED scan fired before ``before``."""
+    earlier = [
+        r for r in schedule_runs(settings, schedule, status="SUCCEEDED") if fire_time(r) < before
+    ]
+    if not earlier:
+        return None
+    best = max(earlier, key=fire_time)
     with RunStore(settings) as store:
-        runs = store.list_runs(status="SUCCEEDED", workflow=DRIFT_SCAN_WORKFLOW, limit=100_000)
-    best: tuple[str, str, dict[str, Any]] | None = None
-    for rec in runs:
-        event, out = rec.input, rec.output
-        if not (isinstance(event, dict) and isinstance(out, dict)):
-            continue
-        fired = str(event.get("fireTime", ""))
-        if event.get("schedule") != schedule or not fired < before or "state" not in out:
-            continue
-        if best is None or fired > best[0]:
-            best = (fired, rec.run_id, dict(out["state"]))
-    return None if best is None else (best[1], best[2])
+        out = store.get(best.run_id).output
+    if not isinstance(out, dict) or "state" not in out:
+        return None
+    return best.run_id, dict(out["state"])
 
 
 def _compare_step(
@@ -193,15 +217,10 @@ def _failed_step(
     rt: HealRuntime, schedule: str, config: DriftSchedule, run_id: str, fired: str, reason: str
 ) -> list[dict[str, Any]]:
     """Tell the scan failed, unless the schedule's previous run failed too (told then)."""
-    with RunStore(_store_settings(rt)) as store:
-        runs = store.list_runs(workflow=DRIFT_SCAN_WORKFLOW, limit=100_000)
     earlier = [
-        (str(r.input.get("fireTime", "")), r.status)
-        for r in runs
-        if isinstance(r.input, dict)
-        and r.input.get("schedule") == schedule
-        and str(r.input.get("fireTime", "")) < fired
-        and r.status in ("SUCCEEDED", "FAILED")
+        (fire_time(r), r.status)
+        for r in schedule_runs(_store_settings(rt), schedule)
+        if fire_time(r) < fired and r.status in ("SUCCEEDED", "FAILED")
     ]
     if earlier and max(earlier)[1] == "FAILED":
         return []
