@@ -54,6 +54,13 @@ def test_a_stack_not_checked_keeps_its_previous_state(status: str) -> None:
     assert [c.key for c in again.cleared] == [A]
 
 
+def test_a_stack_set_instance_without_known_drift_is_kept_quietly() -> None:
+    key = "stackset:ss/222222222222/eu-west-1"
+    got = compare_states({key: _s("DRIFTED")}, {key: _s("NOT_CHECKED")})
+    assert not got.any and got.not_checked == () and got.state[key]["status"] == "DRIFTED"
+    assert [c.key for c in compare_states(None, {key: _s("DRIFTED")}).appeared] == [key]
+
+
 def test_message_lists_each_stack_in_a_code_block() -> None:
     got = compare_states({B: _s("DRIFTED", "Queue")}, {A: _s("DRIFTED", "Param"), B: _s("IN_SYNC")})
     text = changes_message("nightly", "drift-scan-nightly-1", got)

@@ -79,8 +79,8 @@ def run_now(st: CliState, name: str) -> None:
         st.emit_json(out)
     else:
         st.console.print(_summary(out), soft_wrap=True)
-    if out.get("notChecked"):
-        raise typer.Exit(1)
+    if any(c["note"] == "ERROR" for c in out.get("notChecked", [])):
+        raise typer.Exit(1)  # as `drift scan`: a stack could not be scanned
 
 
 def _summary(out: dict[str, Any]) -> str:

@@ -7,7 +7,8 @@ not before — on the first scan, every drifted stack), **cleared** (drifted bef
 sync now, or gone from the fleet) and **changed** (drifted both times, other
 resources). A stack that could not be checked this time (an error, no supported
 resource) keeps its previous state, so its drift neither appears nor clears because
-of a failed call; it is listed as not checked.
+of a failed call; it is listed as not checked. A StackSet instance whose drift is not
+known (the API's ``NOT_CHECKED``) keeps its previous state without being listed.
 """
 
 from __future__ import annotations
@@ -100,7 +101,10 @@ def compare_states(
         old = before.get(key)
         was = old is not None and old["status"] == "DRIFTED"
         if now["status"] not in KNOWN:
-            unchecked.append(StackChange(key, note=str(now["status"])))
+            # A StackSet instance's NOT_CHECKED (no stack set drift detection ran, its
+            # account not scanned) is normal: kept quietly, not listed as not checked.
+            if not key.startswith("stackset:"):
+                unchecked.append(StackChange(key, note=str(now["status"])))
             if old is not None:  # keep the last known state, so the next scan compares to it
                 state[key] = {**dict(old), "carried": True}
             continue
