@@ -109,3 +109,19 @@ def test_schedules_listing_shows_the_next_fire_in_the_schedule_time_zone(
     (row,) = json.loads(capsys.readouterr().out)["schedules"]
     assert row["name"] == "nightly" and row["nextFire"].endswith("T03:00:00+09:00")
     assert row["lastRun"] is None and row["notify"] == "all"
+
+
+def test_the_example_in_heal_md_is_a_valid_schedule(tmp_path: Path) -> None:
+    from cfnops.config import load_settings
+    from cfnops.heal import plan_drift_schedules
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "heal.md").read_text()
+    start = page.index("```toml\n[drift_scan.schedules.nightly]")
+    block = page[start + len("```toml\n") : page.index("```", start + 7)]
+    block = block.replace("/var/lib/cfnops/drift", str(tmp_path / "drift"))
+    path = tmp_path / "cfnops.toml"
+    notify = '[notify]\nsns_topic_arn = "arn:aws:sns:us-east-1:123456789012:ops"\n'
+    path.write_text(notify + 'slack_webhook_ref = "ssm:/ops/slack"\n' + block)
+    (plan,) = plan_drift_schedules(load_settings(path), str(path))
+    assert plan.name == "nightly" and plan.config.role_name == "DriftScan"
+    assert plan.config.notify == ("slack", "sns") and plan.schedule.timezone == "Asia/Tokyo"
