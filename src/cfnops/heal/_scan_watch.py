@@ -209,6 +209,7 @@ def _notify_step(
         severity="warning" if changes.appeared or changes.changed else "info",
         run_id=run_id,
         details=tuple(details),
+        idempotency_key=f"{run_id}:notify",
     )
     return _send(rt, schedule, config, note)
 
@@ -233,6 +234,7 @@ def _failed_step(
         severity="error",
         run_id=run_id,
         details=(("Schedule", schedule),),
+        idempotency_key=f"{run_id}:notify-failure",
     )
     return _send(rt, schedule, config, note)
 

@@ -37,6 +37,10 @@ class Notification:
     run_id: str | None = None
     drifted: tuple[DriftRow, ...] = ()
     details: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    # The same key is delivered once by channels that can deduplicate: SNS FIFO topics
+    # (MessageDeduplicationId). A durable step sets it from its run, so a message sent
+    # again after a crash is dropped there. Others (Slack, standard SNS) send it again.
+    idempotency_key: str | None = None
 
 
 @runtime_checkable
