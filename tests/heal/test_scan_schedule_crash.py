@@ -98,3 +98,44 @@ def test_worker_killed_between_scan_and_notify_sends_exactly_one_after_recovery(
     assert len(receiver.bodies) == 1
     assert "APPEARED" in receiver.texts()[0] and stack in receiver.texts()[0]
     assert (reports / run.run_id / "drift-scan.md").is_file()
+
+
+def test_two_workers_start_and_run_each_fire_once(
+    sandbox_proc: SandboxProcess, tmp_path: Path
+) -> None:
+    sp = sandbox_proc
+    receiver = WebhookReceiver()
+    stack = f"twice-{int(time.time() * 1000) % 100000}"
+    deploy_sample(sp.client("cloudformation"), stack, f"/{stack}/p")
+    drift_sample(sp.client("ssm"), f"/{stack}/p")
+    db = tmp_path / "db.sqlite"
+    config = tmp_path / "cfnops.toml"
+    config.write_text(
+        f'[notify]\nslack_webhook_url = "{receiver.url}"\n'
+        '[drift_scan.schedules.pair]\nschedule = "rate(1 minute)"\nnotify = ["slack"]\n'
+    )
+    env = env_for(sp, db)
+    workers = [cfnops(env, "--config", str(config), "worker") for _ in range(2)]
+    try:
+        wait_for(
+            lambda: any(r.status == "SUCCEEDED" for r in _runs(db)),
+            timeout=90,
+            what="the first fire's run",
+        )
+        time.sleep(2.0)  # a second run or message for the same fire would show by now
+        done = [r for r in _runs(db) if r.status == "SUCCEEDED"]
+        first = min(done, key=lambda r: r.run_id)
+        steps = [s.name for s in _steps(db, first.run_id)]
+    finally:
+        outs, errs = [], []
+        for w in workers:
+            w.send_signal(signal.SIGTERM)
+            out, err = w.communicate(timeout=30)
+            outs.append(out)
+            errs.append(err)
+        receiver.close()
+    assert all("drift scan schedule pair: rate(1 minute) (UTC)" in out for out in outs)
+    assert not any("drift scan schedules:" in err for err in errs), errs  # no failed start
+    assert steps == ["scan", "compare", "notify"]  # executed by one worker, once
+    appeared = [t for t in receiver.texts() if "APPEARED" in t]
+    assert len(appeared) == 1 and stack in appeared[0]
