@@ -191,6 +191,41 @@ def test_a_failing_scan_fails_the_run_and_is_notified_once_until_it_works(
     assert not (tmp_path / failed[0]).exists()  # nothing written
 
 
+def test_accepted_drift_is_quiet_until_it_expires_then_appears(
+    engine: Engine, cfnops_sandbox: Sandbox, receiver: WebhookReceiver, tmp_path: Path
+) -> None:
+    import time
+
+    from cfnops.heal._accepted import AcceptedDrift, AcceptedStore
+
+    name = f"accept-{uuid.uuid4().hex[:6]}"
+    settings = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
+    configure_runtime(settings, cfnops_sandbox.clients)
+    regional = _clients(cfnops_sandbox)
+    stack = f"{name}-web"
+    deploy_sample(regional.client("cloudformation"), stack, f"/{stack}/p")
+    drift_sample(regional.client("ssm"), f"/{stack}/p")
+    now = datetime.now(UTC)
+    until = now + timedelta(seconds=3)
+    entry = AcceptedDrift(REGION, stack, "SampleParameter", "", until, "vendor fix", "ops", now)
+    AcceptedStore(settings).accept(entry)
+    (plan,) = plan_drift_schedules(settings)
+    scheduler = DriftScheduler(engine, [plan], queue=None)
+    scheduler.prime(T0)
+    (first,) = scheduler.fire_due(T0 + timedelta(minutes=5))
+    out = engine.result(first, timeout=60)
+    key = f"123456789012/{REGION}/{stack}"
+    assert out["state"][key] == {"status": "IN_SYNC", "drifted": []}  # accepted: not drift
+    assert not any(stack in t for t in receiver.texts())
+    time.sleep(max(0.0, (until - datetime.now(UTC)).total_seconds()) + 0.2)
+    (second,) = scheduler.fire_due(T0 + timedelta(minutes=10))
+    out = engine.result(second, timeout=60)
+    ssm = regional.client("ssm")
+    ssm.put_parameter(Name=f"/{stack}/p", Value=INITIAL_VALUE, Overwrite=True)  # the fleet clean
+    assert [c["stack"] for c in out["appeared"]] == [key]  # expired: drift again, told once
+    assert sum(stack in t for t in receiver.texts()) == 1
+
+
 def _steps(settings: Settings, run_id: str) -> list[Any]:
     with RunStore(settings) as store:
         return store.steps(run_id)
