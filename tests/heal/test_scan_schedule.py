@@ -27,6 +27,7 @@ from cfnops.heal import (
     plan_drift_schedules,
     start_drift_scan,
 )
+from cfnops.heal._scan_schedule import describe
 from cfnops.sandbox import Sandbox
 
 REGION = "ca-central-1"  # no other test deploys here: the fleet is this test's alone
@@ -126,6 +127,10 @@ def test_appear_notifies_unchanged_does_not_clear_notifies(
     engine.result(third, timeout=60)
     assert len(receiver.bodies) == 2
     assert _runs_of(settings, name) == sorted([first, second, third])
+    (row,) = describe([plan], settings, T0 + timedelta(minutes=16))
+    assert row["lastRun"] == third and row["lastStatus"] == "SUCCEEDED"
+    assert (row["appeared"], row["cleared"], row["drifted"]) == (0, 1, 0)
+    assert row["nextFire"] == "2031-03-01T00:20:00+00:00"
 
 
 def test_a_worker_that_was_down_catches_up_the_latest_missed_fire_only(
