@@ -11,6 +11,7 @@ one function, :func:`translate_error`, into :class:`AwsSetupError` (exit 2).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 
 import boto3
 import botocore.exceptions as bex
+import botocore.session
 from botocore.config import Config
 
 from cfnops._version import __version__
@@ -43,13 +45,19 @@ class AwsSetupError(UsageError):
     """Credentials, region, endpoint or permissions stop cfnops from calling AWS."""
 
 
+@functools.cache
 def known_regions() -> frozenset[str]:
-    """Every region botocore's endpoint data knows, across partitions."""
-    session = boto3.session.Session()
+    """Every region botocore's endpoint data knows, across partitions (read once).
+
+    From the endpoint resolver alone: a session's ``get_available_regions`` also
+    loads the service's whole model (EC2's is 4 MB of JSON) to find its endpoint
+    prefix, which for CloudFormation and EC2 is the service name.
+    """
+    resolver = botocore.session.get_session().get_component("endpoint_resolver")
     regions: set[str] = set()
-    for partition in session.get_available_partitions():
+    for partition in resolver.get_available_partitions():
         for service in ("cloudformation", "ec2"):
-            regions.update(session.get_available_regions(service, partition_name=partition))
+            regions.update(resolver.get_available_endpoints(service, partition))
     return frozenset(regions)
 
 
