@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import http.client
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -112,5 +114,27 @@ def test_a_failed_load_is_a_clear_error_and_requests_get_503(
         assert "no_such_extension" in health["error"]
         with pytest.raises(SandboxError, match="no_such_extension"):
             sandbox.wait_loaded(5)
+        assert gc.isenabled(), "a failed load left the garbage collector off"
+    finally:
+        sandbox.stop()
+
+
+def test_the_load_pauses_the_collector_then_freezes_what_it_loaded(
+    cfnops_sandbox: Sandbox,
+) -> None:
+    assert gc.isenabled()
+    before = gc.get_freeze_count()
+    sandbox = Sandbox(delays=0)
+    try:
+        with _load_held():
+            sandbox.start(wait=False)
+            # the loader pauses the collector, then waits at install_all
+            deadline = time.monotonic() + 10
+            while gc.isenabled() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not gc.isenabled()
+        sandbox.wait_loaded(30)
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > before
     finally:
         sandbox.stop()

@@ -10,6 +10,7 @@ started late (same WSGI app, same request handler).
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -41,7 +42,12 @@ class _Loader:
 
     def run(self) -> None:
         started = time.perf_counter()
+        collecting = gc.isenabled()
         try:
+            # moto's import builds ~1 million objects and little garbage; the cyclic
+            # collector would walk the growing heap again and again meanwhile
+            # (demo heal --fast: 2.4 -> 2.0 s of CPU).
+            gc.disable()
             with shared_region_lists():
                 from moto.moto_server.werkzeug_app import (
                     DomainDispatcherApplication,
@@ -59,9 +65,16 @@ class _Loader:
 
             self.handler = MotoRequestHandler if self._verbose else _QuietMotoHandler
             self.app = build_app(DomainDispatcherApplication(create_backend_app))
+            # What is alive now lives as long as the process (moto's modules and
+            # backends): freezing it spares every later full collection re-walking
+            # it (demo heal --fast: 2.0 -> 1.5 s of CPU). Refcounting still frees
+            # frozen objects; only cyclic garbage alive at this instant is kept.
+            gc.freeze()
         except BaseException as exc:  # reported to every waiting request and to wait()
             self.error = exc
         finally:
+            if collecting:
+                gc.enable()
             self.seconds = time.perf_counter() - started
             self.done.set()
 
