@@ -11,6 +11,7 @@ one function, :func:`translate_error`, into :class:`AwsSetupError` (exit 2).
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import os
 import re
@@ -20,6 +21,7 @@ from typing import Any
 import boto3
 import botocore.exceptions as bex
 import botocore.session
+import botocore.utils
 from botocore.config import Config
 
 from cfnops._version import __version__
@@ -142,6 +144,34 @@ def _configured_region(settings: AwsSettings) -> str | None:
     return check_region(found) if found else None
 
 
+def parse_timestamp(value: Any) -> dt.datetime:
+    """botocore's response timestamp parser, with ISO 8601 text read by the standard library.
+
+    botocore hands every timestamp of an XML (query protocol) answer, such as
+    CloudFormation's, to ``dateutil``, about half a millisecond each; ISO 8601
+    text with a zone (``2026-11-24T21:57:21.123Z``) is read by
+    ``datetime.fromisoformat`` in a microsecond, to the same instant. Anything else
+    (epoch numbers, RFC 822 dates, text without a zone) goes to botocore's.
+    """
+    if isinstance(value, str):
+        try:
+            found = dt.datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            if found.tzinfo is not None:  # naive text: botocore's rules (local time)
+                return found
+    parsed: dt.datetime = botocore.utils.parse_timestamp(value)
+    return parsed
+
+
+def tuned(session: boto3.session.Session) -> boto3.session.Session:
+    """``session`` with :func:`parse_timestamp` for the clients it makes from now on."""
+    factory = session._session.get_component("response_parser_factory")
+    factory.set_parser_defaults(timestamp_parser=parse_timestamp)
+    return session
+
+
 class AwsClients:
     """Builds and caches boto3 clients for one set of :class:`AwsSettings`.
 
@@ -203,7 +233,8 @@ class AwsClients:
                 kwargs: dict[str, Any] = {"config": self.botocore_config()}
                 if self.settings.endpoint_url:
                     kwargs["endpoint_url"] = self.settings.endpoint_url
-                found = self.session.client(service, **kwargs)  # type: ignore[call-overload]
+                session = tuned(self.session)  # injected sessions too
+                found = session.client(service, **kwargs)  # type: ignore[call-overload]
                 self._clients[service] = found
             return found
 

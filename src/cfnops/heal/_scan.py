@@ -30,7 +30,7 @@ from cfnops.aws import AwsClients, error_code
 from cfnops.config import IgnoreRule
 from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._model import StackDriftReport
-from cfnops.heal._report import drift_report, list_stacks
+from cfnops.heal._report import DetectionPacer, drift_report, list_stacks
 from cfnops.heal.errors import BadScanTarget
 
 _ACCOUNT = re.compile(r"^\d{12}$")
@@ -286,6 +286,7 @@ def scan(
     """Drift reports for every root stack of every (account, region), StackSets listed."""
     started = time.monotonic()
     limit = AdaptiveLimit(concurrency)
+    pacer = DetectionPacer()
     jobs: list[tuple[str, str, Any, dict[str, Any]]] = []
     raw_sets: list[tuple[str, dict[str, Any]]] = []
     for account, clients in per_account.items():
@@ -303,7 +304,7 @@ def scan(
         with limit:
             try:
                 report = drift_report(
-                    cfn, name, ignore=ignore, poll_seconds=poll_seconds, known=listed
+                    cfn, name, ignore=ignore, poll_seconds=poll_seconds, known=listed, pacer=pacer
                 )
                 row = ScanRow(account, region, report, name)
                 limit.success()

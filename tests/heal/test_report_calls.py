@@ -1,0 +1,129 @@
+"""The calls a drift report makes (botocore Stubber: shapes checked against the model):
+the first detection poll paced by earlier detections, DescribeStackResourceDrifts
+skipped when ListStackResources already says every resource is IN_SYNC."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from cfnops.heal._report import DetectionPacer, drift_report
+
+STACK_ID = "arn:aws:cloudformation:us-east-1:123456789012:stack/web/0a1b2c3d"
+NOW = dt.datetime(2026, 11, 24, 22, 0, tzinfo=dt.UTC)
+KNOWN = {"StackName": "web", "StackId": STACK_ID, "StackStatus": "CREATE_COMPLETE"}
+
+
+def _cfn() -> Any:
+    return boto3.session.Session(
+        aws_access_key_id="k", aws_secret_access_key="s", region_name="us-east-1"
+    ).client("cloudformation")
+
+
+def _status(stub: Stubber, detection: str, drift: str | None) -> None:
+    answer: dict[str, Any] = {
+        "StackId": STACK_ID,
+        "StackDriftDetectionId": "d-1",
+        "DetectionStatus": detection,
+        "Timestamp": NOW,
+    }
+    if drift is not None:
+        answer.update(StackDriftStatus=drift, DriftedStackResourceCount=0)
+    stub.add_response(
+        "describe_stack_drift_detection_status", answer, {"StackDriftDetectionId": "d-1"}
+    )
+
+
+def _resources(stub: Stubber, drift_status: str) -> None:
+    stub.add_response(
+        "list_stack_resources",
+        {
+            "StackResourceSummaries": [
+                {
+                    "LogicalResourceId": "P",
+                    "PhysicalResourceId": "/web/p",
+                    "ResourceType": "AWS::SSM::Parameter",
+                    "LastUpdatedTimestamp": NOW,
+                    "ResourceStatus": "CREATE_COMPLETE",
+                    "DriftInformation": {
+                        "StackResourceDriftStatus": drift_status,
+                        "LastCheckTimestamp": NOW,
+                    },
+                }
+            ]
+        },
+        {"StackName": STACK_ID},
+    )
+
+
+def test_first_poll_waits_for_when_detections_ended_and_in_sync_needs_no_drift_read() -> None:
+    cfn, slept = _cfn(), []
+    pacer = DetectionPacer()
+    pacer.record(2.0)
+    pacer.record(2.4)
+    with Stubber(cfn) as stub:
+        stub.add_response(
+            "detect_stack_drift", {"StackDriftDetectionId": "d-1"}, {"StackName": STACK_ID}
+        )
+        _status(stub, "DETECTION_COMPLETE", "IN_SYNC")  # one poll: no second status call
+        _resources(stub, "IN_SYNC")  # and no DescribeStackResourceDrifts
+        report = drift_report(cfn, "web", known=KNOWN, pacer=pacer, sleep=slept.append)
+        stub.assert_no_pending_responses()
+    assert slept == [pytest.approx(0.95 * 2.4, abs=0.05)]  # 95 % of the upper quartile
+    assert report.effective_status == "IN_SYNC"
+    assert [(r.logical_id, r.status) for r in report.resources] == [("P", "IN_SYNC")]
+    assert report.coverage.checked == 1 and report.coverage.complete
+
+
+def test_without_history_it_polls_at_once_and_a_not_checked_resource_reads_the_drifts() -> None:
+    cfn, slept = _cfn(), []
+    pacer = DetectionPacer()
+    with Stubber(cfn) as stub:
+        stub.add_response(
+            "detect_stack_drift", {"StackDriftDetectionId": "d-1"}, {"StackName": STACK_ID}
+        )
+        _status(stub, "DETECTION_IN_PROGRESS", None)
+        _status(stub, "DETECTION_COMPLETE", "IN_SYNC")
+        _resources(stub, "NOT_CHECKED")  # why? only DescribeStackResourceDrifts says
+        stub.add_response(
+            "describe_stack_resource_drifts",
+            {
+                "StackResourceDrifts": [
+                    {
+                        "StackId": STACK_ID,
+                        "LogicalResourceId": "P",
+                        "PhysicalResourceId": "/web/p",
+                        "ResourceType": "AWS::SSM::Parameter",
+                        "StackResourceDriftStatus": "NOT_CHECKED",
+                        "DriftStatusReason": "the value is a secure string",
+                        "Timestamp": NOW,
+                    }
+                ]
+            },
+            {"StackName": STACK_ID},
+        )
+        report = drift_report(cfn, "web", known=KNOWN, pacer=pacer, sleep=slept.append)
+        stub.assert_no_pending_responses()
+    assert slept == [2.0]  # poll_seconds between the two polls, nothing before the first
+    assert pacer.first_wait() > 0  # this detection taught the pacer
+    assert report.coverage.not_checked == 1 and report.coverage.checked == 0
+
+
+def test_until_a_detection_has_ended_the_others_wait_for_the_first() -> None:
+    pacer = DetectionPacer()
+    started = time.monotonic()
+    assert pacer.before_first_poll(started, poll_seconds=5) == 0.0  # the first one polls
+    waits: list[float] = []
+    other = threading.Thread(target=lambda: waits.append(pacer.before_first_poll(started, 5)))
+    other.start()
+    time.sleep(0.2)
+    assert waits == []  # blocked until the first detection is seen to end
+    pacer.record(3.0)
+    other.join(timeout=5)
+    assert waits == [pytest.approx(0.95 * 3.0 - (time.monotonic() - started), abs=0.2)]
