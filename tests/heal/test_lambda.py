@@ -100,12 +100,16 @@ def test_translated_template_has_the_schedule_alias_and_least_privilege(
         if t == "AWS::IAM::Role" and "lambda.amazonaws.com" in json.dumps(out["Resources"][n])
     ]
     actions = sorted(
-        a
-        for policy in role["Properties"]["Policies"]
-        for statement in policy["PolicyDocument"]["Statement"]
-        for a in (
-            [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
-        )
+        {
+            a
+            for policy in role["Properties"]["Policies"]
+            for statement in policy["PolicyDocument"]["Statement"]
+            for a in (
+                [statement["Action"]]
+                if isinstance(statement["Action"], str)
+                else statement["Action"]
+            )
+        }
     )
     # Exactly the APIs the workflow calls (plus the durable-execution checkpoint API).
     assert actions == [
@@ -117,6 +121,7 @@ def test_translated_template_has_the_schedule_alias_and_least_privilege(
         "cloudformation:DescribeStacks",
         "cloudformation:DetectStackDrift",
         "cloudformation:ExecuteChangeSet",
+        "cloudformation:ListStackResources",
         "lambda:CheckpointDurableExecution",
         "lambda:GetDurableExecutionState",
         "sns:Publish",

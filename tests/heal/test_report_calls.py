@@ -127,3 +127,31 @@ def test_until_a_detection_has_ended_the_others_wait_for_the_first() -> None:
     pacer.record(3.0)
     other.join(timeout=5)
     assert waits == [pytest.approx(0.95 * 3.0 - (time.monotonic() - started), abs=0.2)]
+
+
+def test_repeated_scans_leave_no_throttling_handler_behind() -> None:
+    from cfnops.aws import AwsClients
+    from cfnops.config import AwsSettings
+    from cfnops.heal._scan import scan
+
+    cfn = _cfn()
+    clients = AwsClients(AwsSettings(region="us-east-1"), clients={"cloudformation": cfn})
+
+    def handlers() -> int:
+        return len(
+            list(
+                cfn.meta.events._emitter._handlers.prefix_search(
+                    "needs-retry.cloudformation.DescribeStacks"
+                )
+            )
+        )
+
+    before = handlers()
+    with Stubber(cfn) as stub:
+        for _ in range(3):  # as a schedule would, in one process
+            stub.add_response("describe_stacks", {"Stacks": []}, {})
+            stub.add_response("list_stack_sets", {"Summaries": []}, {"Status": "ACTIVE"})
+            result = scan({"123456789012": clients}, ["us-east-1"])
+            assert result.rows == ()
+            assert handlers() == before
+        stub.assert_no_pending_responses()

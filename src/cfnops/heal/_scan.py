@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -227,7 +228,15 @@ def enter_accounts(
     return out
 
 
-def _watch_throttling(clients: AwsClients, limit: AdaptiveLimit) -> Any:
+def _watch_throttling(
+    clients: AwsClients, limit: AdaptiveLimit, watching: list[Callable[[], None]]
+) -> Any:
+    """The region's CloudFormation client, its throttling answers fed to ``limit``.
+
+    Clients are cached (per account and region) and outlive the scan: the handler's
+    removal is appended to ``watching``, for the scan to call when it ends, so
+    repeated scans in one process (a schedule) do not pile handlers up.
+    """
     cfn = clients.client("cloudformation")
 
     def on_retry(response: Any = None, **_: Any) -> None:
@@ -237,6 +246,7 @@ def _watch_throttling(clients: AwsClients, limit: AdaptiveLimit) -> Any:
                 limit.throttle()
 
     cfn.meta.events.register("needs-retry.cloudformation", on_retry)
+    watching.append(lambda: cfn.meta.events.unregister("needs-retry.cloudformation", on_retry))
     return cfn
 
 
@@ -284,6 +294,23 @@ def scan(
     on_row: Callable[[ScanRow], None] | None = None,
 ) -> ScanResult:
     """Drift reports for every root stack of every (account, region), StackSets listed."""
+    watching: list[Callable[[], None]] = []
+    try:
+        return _scan(per_account, regions, ignore, concurrency, poll_seconds, on_row, watching)
+    finally:
+        for stop in watching:
+            stop()
+
+
+def _scan(
+    per_account: dict[str, AwsClients],
+    regions: Sequence[str],
+    ignore: tuple[IgnoreRule, ...],
+    concurrency: int,
+    poll_seconds: float,
+    on_row: Callable[[ScanRow], None] | None,
+    watching: list[Callable[[], None]],
+) -> ScanResult:
     started = time.monotonic()
     limit = AdaptiveLimit(concurrency)
     pacer = DetectionPacer()
@@ -292,7 +319,7 @@ def scan(
     for account, clients in per_account.items():
         for region in regions:
             regional = clients if region == clients.settings.region else _in(clients, region)
-            cfn = _watch_throttling(regional, limit)
+            cfn = _watch_throttling(regional, limit, watching)
             for s in list_stacks(cfn):
                 if not s.get("ParentId"):
                     jobs.append((account, region, cfn, s))
@@ -336,16 +363,20 @@ def scan(
     )
 
 
-_regional_cache: dict[tuple[int, str], AwsClients] = {}
+# Regional clients of an account's clients, kept as long as those are (weakly keyed:
+# an id() key could hand a later account, or expired credentials, another's clients).
+_regional_cache: weakref.WeakKeyDictionary[AwsClients, dict[str, AwsClients]] = (
+    weakref.WeakKeyDictionary()
+)
 _regional_lock = threading.Lock()
 
 
 def _in(clients: AwsClients, region: str) -> AwsClients:
     with _regional_lock:
-        key = (id(clients), region)
-        found = _regional_cache.get(key)
+        mine = _regional_cache.setdefault(clients, {})
+        found = mine.get(region)
         if found is None:
             aws = clients.settings.model_copy(update={"region": region})
             found = AwsClients(aws, session=clients.session)
-            _regional_cache[key] = found
+            mine[region] = found
         return found
