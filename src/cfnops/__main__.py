@@ -1,6 +1,6 @@
 """``python -m cfnops`` is the ``cfnops`` command."""
 
-from cfnops.cli.main import run
+from cfnops.cli._entry import main
 
 if __name__ == "__main__":
-    run()
+    main()

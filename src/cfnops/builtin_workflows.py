@@ -7,21 +7,31 @@ CLI: the places that start engines (CLI commands, the worker, benchmarks) call
 :func:`register_all` first, so a worker recovering a heal run finds heal's
 workflow. Demo workflows are not here: only demo commands register them (a
 worker resumes a killed demo run with ``--import cfnops.demo.workflows``).
+
+They are registered by name (:func:`cfnops.durable.register_lazily`): a workflow's
+package is imported when a run of it starts or is recovered, not by every command
+that starts an engine (heal's and ami's bring boto3 and the Durable Execution SDK:
+~0.2 s of a ``cfnops job run``). ``tests/test_builtin_workflows.py`` checks that each
+name below is the one its capability's public API gives.
 """
 
 from __future__ import annotations
 
-__all__ = ["register_all"]
+__all__ = ["BUILTIN", "register_all"]
+
+# workflow name → (public module, attribute holding that name; importing registers it)
+BUILTIN: dict[str, tuple[str, str]] = {
+    "cfnops.heal": ("cfnops.heal", "HEAL_WORKFLOW"),
+    "cfnops.drift-scan": ("cfnops.heal", "DRIFT_SCAN_WORKFLOW"),
+    "cfnops.ami.rotate-stack": ("cfnops.ami", "ROTATE_STACK_WORKFLOW"),
+    "cfnops.jobs.execution": ("cfnops.jobs", "WORKFLOW"),
+}
 
 
 def register_all() -> list[str]:
-    """Register heal's (heal, drift scan), ami's and jobs' workflows; return their names.
+    """Register heal's (heal, drift scan), ami's and jobs' workflows by name; return them."""
+    from cfnops.durable import register_lazily
 
-    Each name is read from its capability's public API: loading the module that
-    defines it registers the workflow (the packages load their modules lazily).
-    """
-    from cfnops.ami import ROTATE_STACK_WORKFLOW
-    from cfnops.heal import DRIFT_SCAN_WORKFLOW, HEAL_WORKFLOW
-    from cfnops.jobs import WORKFLOW as JOB_WORKFLOW
-
-    return [HEAL_WORKFLOW, DRIFT_SCAN_WORKFLOW, ROTATE_STACK_WORKFLOW, JOB_WORKFLOW]
+    for name, (module, attribute) in BUILTIN.items():
+        register_lazily(name, module, attribute)
+    return list(BUILTIN)

@@ -34,6 +34,7 @@ def test_durable_public_names_are_pinned() -> None:
         "UnknownRun",
         "UnknownWorkflow",
         "make_engine",
+        "register_lazily",
         "register_workflow",
         "registered",
         "schema_lock",

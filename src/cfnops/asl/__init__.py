@@ -6,9 +6,10 @@
 1
 """
 
+from typing import TYPE_CHECKING, Any
+
 from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
 from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
-from cfnops.asl._flowcheck import check_dataflow
 from cfnops.asl._flowcheck_model import (
     CheckFinding,
     CheckReport,
@@ -86,3 +87,16 @@ __all__ = [
     "shape_text",
     "validate",
 ]
+
+if TYPE_CHECKING:
+    from cfnops.asl._flowcheck import check_dataflow
+
+
+def __getattr__(name: str) -> Any:
+    # The data-flow check (`cfnops job check`) is the largest part of the package:
+    # running a job-net does not load it.
+    if name == "check_dataflow":
+        from cfnops.asl._flowcheck import check_dataflow
+
+        return check_dataflow
+    raise AttributeError(f"module 'cfnops.asl' has no attribute {name!r}")

@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from cfnops.asl.errors import DefinitionLoadError
 
 __all__ = ["load_definition"]
@@ -33,6 +31,8 @@ def load_definition(source: str | Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as json_error:
+        import yaml  # JSON definitions (the usual case) start without it
+
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:

@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - older Typer on real Click
 
 from cfnops.cli._globals import hoist
 from cfnops.cli._logging import configure_logging
+from cfnops.cli._root_help import ROOT_HELP, SUMMARIES
 from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
 
@@ -59,36 +60,12 @@ _SANDBOX_ONLY = frozenset({"moto", "flask", "flask_cors", "werkzeug"})
 
 MODULES: tuple[str, ...] = tuple(dict.fromkeys(m for ms in COMMANDS.values() for m in ms))
 
-# What ``cfnops --help`` shows for each command: the first paragraph of its own help,
-# kept here so the root help imports no command module. tests/cli check that it
-# renders exactly what the commands themselves would show.
-SUMMARIES: dict[str, str] = {
-    "runs": "Durable run records: list, show, cancel, resume.",
-    "worker": "Run the durable worker in the foreground.",
-    "sandbox": "The local AWS sandbox (moto's server plus cfnops extensions).",
-    "guard": "Find custom-resource handlers whose PhysicalResourceId is unstable (an update then\n"
-    "deletes the old resource) and Delete handlers that ignore the id.",
-    "diff": "Template diff with replacement analysis: which changes update in place, may "
-    "replace, require replacement, destroy or orphan, propagated through references.",
-    "ami": "Drift-free AMI rotation for auto-healing Auto Scaling groups.",
-    "job": "Job-nets (Amazon States Language) on the durable engine.",
-    "events": "EventBridge events.",
-    "drift": "Drift reports (`cfnops drift STACK…` = `cfnops drift report STACK…`), "
-    "accepted drift.",
-    "heal": "Heal drifted stacks with durable runs (detect → REVERT_DRIFT change set → gate "
-    "→ execute).",
-    "approve": "Approve a held change set: the run executes it and reports.",
-    "reject": "Reject a held change set: the run deletes it and ends as REJECTED.",
-    "audit": "The audit log of operator actions.",
-    "console": "Serve the console: runs, job runs, heal approvals, definitions, schedules, audit.",
-    "demo": "Demonstrations on the embedded defaults (local sandbox, SQLite).",
-}
-
 
 class _LazyGroup(TyperGroup):
     """Imports a command's modules only when that command runs.
 
-    The root ``--help`` lists the commands from :data:`SUMMARIES` and imports none;
+    The root ``--help`` lists the commands from :data:`SUMMARIES` and imports none (a
+    real ``cfnops --help`` does not even import Typer: :mod:`cfnops.cli._root_help`);
     ``cfnops CMD --help`` imports CMD's modules only.
 
     It also accepts the global options after the command (see :mod:`cfnops.cli._globals`).
@@ -133,10 +110,7 @@ class _LazyGroup(TyperGroup):
 app = typer.Typer(
     cls=_LazyGroup,
     name="cfnops",
-    help="Keep CloudFormation-managed AWS systems in their declared state and run "
-    "their operations as durable workflows.\n\n"
-    "Exit codes: 0 success, 1 operation failed, 2 usage or input error, "
-    "3 held by policy (needs approval).",
+    help=ROOT_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -18,13 +18,18 @@ AWS Lambda durable functions::
     engine.result(run.run_id)
 """
 
+from typing import TYPE_CHECKING, Any
+
+# First: DBOS, imported without its PostgreSQL driver (see _dbos_port), before the
+# modules below import it.
+from cfnops.durable import _dbos_port as _dbos_port  # isort: split
+
 from cfnops.durable._audit import AuditEntry, AuditLog
-from cfnops.durable._context import DbosDurableContext
 from cfnops.durable._dbos_setup import make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
-from cfnops.durable._registry import register_workflow, registered, workflow
+from cfnops.durable._registry import register_lazily, register_workflow, registered, workflow
 from cfnops.durable.errors import (
     BadAuditEntry,
     DurableError,
@@ -56,8 +61,22 @@ __all__ = [
     "UnknownRun",
     "UnknownWorkflow",
     "make_engine",
+    "register_lazily",
     "register_workflow",
     "registered",
     "schema_lock",
     "workflow",
 ]
+
+if TYPE_CHECKING:
+    from cfnops.durable._context import DbosDurableContext
+
+
+def __getattr__(name: str) -> Any:
+    # The SDK-compatible context loads the Durable Execution SDK (and boto3 with it):
+    # only workflows written against it need it (job-nets do not).
+    if name == "DbosDurableContext":
+        from cfnops.durable._context import DbosDurableContext
+
+        return DbosDurableContext
+    raise AttributeError(f"module 'cfnops.durable' has no attribute {name!r}")

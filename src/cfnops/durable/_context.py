@@ -64,7 +64,7 @@ from aws_durable_execution_sdk_python.types import (
 from aws_durable_execution_sdk_python.waits import WaitForConditionConfig
 from dbos import DBOS
 
-from cfnops.durable.errors import StepResultNotJson
+from cfnops.durable._inputs import check_json
 
 _log = logging.getLogger("cfnops.workflow")
 
@@ -73,13 +73,6 @@ def _step_name(name: str | None, func: Callable[..., Any]) -> str:
     if name:
         return name
     return str(getattr(func, "_original_name", None) or getattr(func, "__name__", "step"))
-
-
-def check_json(step: str, value: Any) -> None:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise StepResultNotJson(step, type(value).__name__, str(exc)) from exc
 
 
 def _error_fields(exc: BaseException) -> dict[str, Any]:

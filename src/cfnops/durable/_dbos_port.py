@@ -10,6 +10,18 @@ else. Two things it needs have no public form in DBOS 3.4:
 - the portable JSON serializer (``dbos._serialization.DBOSPortableJSONSerializer``),
   so that step results are plain JSON any process (and ``runs show``) can read.
 
+It also imports DBOS itself (:func:`import_dbos`, first thing ``cfnops.durable`` does)
+without its PostgreSQL driver: DBOS 3.4 imports ``psycopg`` at module level
+(``dbos/_utils.py``: ``import psycopg``; ``dbos/_sys_db.py``: ``from psycopg import
+errors``) although it only reads exception classes from it, and only when an error
+from PostgreSQL is classified. On SQLite that is ~60 ms of every command's start-up
+(``psycopg`` with its C extension) for a driver never used. While DBOS is imported, two
+stand-in modules answer those two imports; every attribute read on them imports the
+real ``psycopg`` and forwards to it, and they leave ``sys.modules`` as soon as DBOS is
+loaded, so any later ``import psycopg`` (SQLAlchemy's PostgreSQL dialect on a
+``postgresql://`` URL, user code) gets the real driver. ``tests/durable/test_dbos_port.py``
+checks both halves (no driver on SQLite; the same classes as the driver's once used).
+
 A DBOS upgrade that moves or changes them must fail loudly, not silently stop
 recovering runs: :func:`check_dbos` says exactly what changed, and
 ``tests/durable/test_dbos_port.py`` calls it. ``pyproject.toml`` pins DBOS to the
@@ -20,6 +32,11 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
+import threading
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 __all__ = [
@@ -27,6 +44,7 @@ __all__ = [
     "DbosIncompatible",
     "active_workflows",
     "check_dbos",
+    "import_dbos",
     "portable_serializer",
     "reenqueue",
 ]
@@ -39,6 +57,54 @@ _REENQUEUE_PARAMS = ["self", "workflow_id", "executor_ids", "recovery_queue_name
 
 class DbosIncompatible(RuntimeError):
     """The installed DBOS no longer offers what cfnops relies on (a programming error)."""
+
+
+# The modules DBOS imports at load time only to read exception classes from them.
+_DEFERRED = ("psycopg", "psycopg.errors")
+_lock = threading.Lock()
+
+
+class _Deferred(types.ModuleType):
+    """Stands in for a module until one of its attributes is read, then forwards."""
+
+    def __getattr__(self, name: str) -> Any:  # only names the stand-in does not hold
+        if name.startswith("__"):  # import-system probes (__path__, __file__, ...)
+            raise AttributeError(name)
+        _release()  # if still installed: the real module must come from the importer
+        return getattr(importlib.import_module(self.__name__), name)
+
+
+def _release() -> None:
+    with _lock:
+        for name in _DEFERRED:
+            if isinstance(sys.modules.get(name), _Deferred):
+                del sys.modules[name]
+
+
+@contextmanager
+def _driver_deferred() -> Iterator[None]:
+    if any(name in sys.modules for name in _DEFERRED):  # already loaded: nothing to save
+        yield
+        return
+    package, errors = (_Deferred(name) for name in _DEFERRED)
+    package.errors = errors  # type: ignore[attr-defined]  # `from psycopg import errors`
+    with _lock:
+        sys.modules.update({"psycopg": package, "psycopg.errors": errors})
+    try:
+        yield
+    finally:
+        _release()
+
+
+def import_dbos() -> None:
+    """Import DBOS without loading its PostgreSQL driver (see the module docstring)."""
+    if "dbos" in sys.modules:
+        return
+    with _driver_deferred():
+        importlib.import_module("dbos")
+
+
+import_dbos()  # on import: ``cfnops.durable`` imports this module before any other
 
 
 def portable_serializer() -> Any:

@@ -2,7 +2,8 @@
 
 One :class:`Engine` per process (DBOS is a process-wide singleton). Every run is
 the DBOS workflow ``cfnops.run(workflow_name, event)``, which looks the workflow
-up in the registry and calls it with a :class:`DbosDurableContext`.
+up in the registry and calls it with a :class:`DbosDurableContext` (or ``None``, for
+a workflow registered with ``context=False``).
 """
 
 from __future__ import annotations
@@ -20,12 +21,18 @@ from dbos import DBOS, SetWorkflowID
 
 from cfnops._version import __version__
 from cfnops.config import Settings
-from cfnops.durable._context import DbosDurableContext, check_json
 from cfnops.durable._dbos_port import active_workflows, reenqueue
-from cfnops.durable._dbos_setup import dbos_config, is_sqlite, make_engine, schema_lock
-from cfnops.durable._inputs import run_args
+from cfnops.durable._dbos_setup import (
+    COMMAND_LISTENER_POLL_SECONDS,
+    LISTENER_POLL_SECONDS,
+    dbos_config,
+    is_sqlite,
+    make_engine,
+    schema_lock,
+)
+from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
-from cfnops.durable._registry import get_workflow, import_modules, registered
+from cfnops.durable._registry import get_workflow, import_modules, registered, takes_context
 from cfnops.durable.errors import RunCancelled, RunFailed, UnknownRun
 
 _log = logging.getLogger("cfnops.durable")
@@ -37,8 +44,11 @@ DEFAULT_QUEUE = "cfnops"
 @DBOS.workflow(name=RUN_WORKFLOW)
 def _run(workflow: str, event: Any) -> Any:
     fn = get_workflow(workflow)
-    run_id = DBOS.workflow_id or ""
-    return fn(event, DbosDurableContext(run_id))
+    if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
+        return fn(event, None)
+    from cfnops.durable._context import DbosDurableContext
+
+    return fn(event, DbosDurableContext(DBOS.workflow_id or ""))
 
 
 @dataclass(frozen=True)
@@ -105,7 +115,8 @@ class Engine:
         with schema_lock(lease_engine):
             self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
             self._leases.register(self.executor_id, __version__)
-            DBOS(config=dbos_config(url, self.executor_id, sys_engine))
+            poll = LISTENER_POLL_SECONDS if self.worker else COMMAND_LISTENER_POLL_SECONDS
+            DBOS(config=dbos_config(url, self.executor_id, sys_engine, listener_poll_seconds=poll))
             if not self.worker:
                 # Plain commands execute their own runs and recovered ones, but leave
                 # queued work to `cfnops worker`.

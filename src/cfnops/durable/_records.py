@@ -15,11 +15,10 @@ from dbos import DBOSClient
 
 from cfnops._version import __version__
 from cfnops.config import Settings
-from cfnops.durable._context import check_json
 from cfnops.durable._dbos_port import portable_serializer
 from cfnops.durable._dbos_setup import is_sqlite, make_engine
 from cfnops.durable._engine import DEFAULT_QUEUE, RUN_WORKFLOW
-from cfnops.durable._inputs import run_args
+from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable.errors import UnknownRun
 
 # DBOS status names → the names cfnops shows.

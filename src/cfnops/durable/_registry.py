@@ -4,6 +4,11 @@ A workflow is any callable ``(event, context) -> result`` written against the AW
 Durable Execution SDK's ``DurableContext`` API. Functions decorated with the SDK's
 ``@durable_execution`` are accepted as they are: the Lambda wrapper keeps the
 original function in ``__wrapped__`` and cfnops runs that one.
+
+A workflow can also be registered by name ahead of its code
+(:func:`register_lazily`): the module that defines it is imported when a run of it
+starts or is recovered, so a command that never runs it does not pay for importing it
+(heal's and ami's workflows bring boto3 and the Durable Execution SDK).
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ WorkflowFn = Callable[[Any, Any], Any]
 
 _lock = threading.Lock()
 _workflows: dict[str, WorkflowFn] = {}
+_without_context: set[str] = set()  # called with None instead of a DurableContext
+# name → (module, attribute): importing the module and reading the attribute (the
+# workflow's name) registers the workflow.
+_deferred: dict[str, tuple[str, str]] = {}
 
 
 def unwrap(handler: Callable[..., Any]) -> WorkflowFn:
@@ -26,11 +35,15 @@ def unwrap(handler: Callable[..., Any]) -> WorkflowFn:
     return getattr(handler, "__wrapped__", handler)
 
 
-def register_workflow(name: str, handler: Callable[..., Any]) -> Callable[..., Any]:
+def register_workflow(
+    name: str, handler: Callable[..., Any], *, context: bool = True
+) -> Callable[..., Any]:
     """Register ``handler`` under ``name``; returns ``handler`` unchanged.
 
     Registering the same function twice is harmless; a different function under
-    a taken name is a programming error.
+    a taken name is a programming error. ``context=False``: the workflow uses no
+    ``DurableContext`` and gets ``None`` (its runs then never load the Durable
+    Execution SDK, which imports boto3).
     """
     fn = unwrap(handler)
     with _lock:
@@ -40,6 +53,10 @@ def register_workflow(name: str, handler: Callable[..., Any]) -> Callable[..., A
                 f"workflow name {name!r} is already registered to {_qualname(existing)}"
             )
         _workflows[name] = fn
+        if context:
+            _without_context.discard(name)
+        else:
+            _without_context.add(name)
     return handler
 
 
@@ -52,17 +69,45 @@ def workflow(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return deco
 
 
+def register_lazily(name: str, module: str, attribute: str) -> None:
+    """Know workflow ``name`` before its code: ``module.attribute`` (which must be
+    ``name``) is read, registering it, when a run of it first needs the function."""
+    with _lock:
+        if name not in _workflows:
+            _deferred[name] = (module, attribute)
+
+
+def _load(name: str) -> None:
+    with _lock:
+        where = _deferred.get(name)
+    if where is None:
+        return
+    found = getattr(importlib.import_module(where[0]), where[1])  # registers on import
+    if found != name:
+        raise ValueError(f"{where[0]}.{where[1]} is {found!r}, registered lazily as {name!r}")
+    with _lock:
+        _deferred.pop(name, None)
+
+
 def get_workflow(name: str) -> WorkflowFn:
+    if name not in _workflows:
+        _load(name)  # outside the lock: the import registers through it
     with _lock:
         found = _workflows.get(name)
         if found is None:
-            raise UnknownWorkflow(name, list(_workflows))
+            raise UnknownWorkflow(name, sorted({*_workflows, *_deferred}))
         return found
 
 
-def registered() -> list[str]:
+def takes_context(name: str) -> bool:
     with _lock:
-        return sorted(_workflows)
+        return name not in _without_context
+
+
+def registered() -> list[str]:
+    """Every workflow name this process can run (registered or registered lazily)."""
+    with _lock:
+        return sorted({*_workflows, *_deferred})
 
 
 def import_modules(modules: Iterable[str]) -> None:

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from typing import Any
 
-from dbos import DBOS
-
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.durable import Engine, RunStore
@@ -134,6 +132,8 @@ def select_stacks(
 
 def _phase(run_id: str) -> tuple[str, bool]:
     """The run's latest step name, and whether it waits for approval now."""
+    from dbos import DBOS  # loaded by cfnops.durable (without its PostgreSQL driver)
+
     steps = DBOS.list_workflow_steps(run_id, load_output=False)
     if not steps:
         return "", False
@@ -171,6 +171,8 @@ def heal_fleet(
     A held run frees its slot (it waits durably for ``cfnops approve``); a stack
     already being healed by another run is reported failed with that run's id.
     """
+    from dbos import DBOS  # loaded by cfnops.durable (without its PostgreSQL driver)
+
     limit = concurrency or settings.heal.fleet_concurrency
     rows = [FleetRow(t) for t in targets]
     with RunStore(settings) as store:

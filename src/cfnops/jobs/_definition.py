@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from cfnops.jobs.errors import JobInputError
 
 __all__ = ["load_definition", "machine_name", "parse_input"]
@@ -28,6 +26,8 @@ def _parse(text: str, where: str, what: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as json_error:
+        import yaml  # JSON (the usual case) starts without it
+
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError:

@@ -267,11 +267,12 @@ class JobService(RunOperations):
 
 
 def _workflow(event: Any, context: Any) -> Any:
-    """The DBOS workflow body: replay the run to its end (context: unused, see module doc)."""
+    """The DBOS workflow body: replay the run to its end (``context`` is None: registered
+    with ``context=False``, a job-net checkpoints through its job store)."""
     engine = Engine.current()
     if engine is None:  # pragma: no cover - DBOS runs workflows only in a launched engine
         raise RuntimeError("cfnops.jobs.execution needs a launched cfnops.durable.Engine")
     return JobService(engine.settings).execute(str(event["runId"])).to_json()
 
 
-register_workflow(WORKFLOW, _workflow)
+register_workflow(WORKFLOW, _workflow, context=False)

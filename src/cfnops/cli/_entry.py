@@ -1,0 +1,24 @@
+"""The ``cfnops`` process entry point (``[project.scripts]`` and ``python -m cfnops``).
+
+``cfnops --help`` / ``cfnops -h`` is answered from tables before Typer is imported
+(:mod:`cfnops.cli._root_help`); everything else goes to :func:`cfnops.cli.main.run`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        from cfnops.cli._root_help import print_root_help
+
+        if print_root_help():
+            from cfnops.cli._exit import exit_process
+
+            exit_process(0)
+    from cfnops.cli.main import run
+
+    run()
