@@ -47,3 +47,68 @@ def test_a_changed_dbos_fails_loudly_naming_what(monkeypatch: pytest.MonkeyPatch
     assert "reenqueue_for_recovery takes" in message
     assert "INTERNAL_QUEUE_NAME is gone" in message
     assert "_dbos_port.py" in message and version("dbos") in message
+
+
+_NO_DRIVER_PROBE = """
+import json, sys, tempfile, pathlib
+from cfnops.config import Settings
+from cfnops.builtin_workflows import register_all
+from cfnops.durable import Engine
+from cfnops.jobs import JobService
+register_all()
+db = pathlib.Path(tempfile.mkdtemp()) / "db.sqlite"
+settings = Settings(database_url=f"sqlite:///{db}")
+jobs = JobService(settings)
+definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
+run_id = jobs.start(definition, {"a": 1}, machine_name="m")
+engine = Engine.current()
+import time
+deadline = time.time() + 60
+while jobs.store.get_run(run_id).status == "RUNNING" and time.time() < deadline:
+    time.sleep(0.02)
+status = jobs.store.get_run(run_id).status
+engine.shutdown()
+driver = sorted(m for m in sys.modules if m.split(".")[0] == "psycopg")
+sdk = "aws_durable_execution_sdk_python" in sys.modules
+print(json.dumps({"status": status, "driver": driver, "sdk": sdk}))
+"""
+
+
+def test_on_sqlite_a_job_run_loads_no_postgresql_driver_nor_the_sdk() -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_DRIVER_PROBE],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out == {"status": "SUCCEEDED", "driver": [], "sdk": False}
+
+
+def test_dbos_reads_the_real_driver_classes_once_it_is_loaded() -> None:
+    import sys
+
+    import psycopg
+    import sqlalchemy.exc
+    from dbos import _sys_db, _utils
+
+    assert _utils.psycopg.OperationalError is psycopg.OperationalError
+    assert _utils.psycopg.errors.ConnectionTimeout is psycopg.errors.ConnectionTimeout
+    assert _sys_db.pg_errors.LockNotAvailable is psycopg.errors.LockNotAvailable
+    lost = sqlalchemy.exc.OperationalError(
+        "SELECT 1", {}, psycopg.OperationalError("connection failed: server gone")
+    )
+    assert _utils.retriable_postgres_exception(lost) is True
+    assert not [m for m in list(sys.modules.values()) if isinstance(m, _dbos_port._Deferred)]
+
+
+def test_a_stand_in_answers_import_probes_without_loading_the_driver() -> None:
+    stand_in = _dbos_port._Deferred("psycopg_not_installed_here")
+    assert not hasattr(stand_in, "__path__")  # the import system's probe: no load
+    with pytest.raises(ModuleNotFoundError):
+        stand_in.connect  # noqa: B018  # any other name loads the real module
