@@ -202,6 +202,9 @@ def _as_json(path: Path, work: Path) -> Path:
 
 def bench_env(work: Path, src: Path | None) -> dict[str, str]:
     env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{work / 'bench.sqlite'}")
+    # An installed cfnops has compiled bytecode (pip compiles on install): let the warm-up
+    # round write it for a source checkout too, or every timed run compiles ~150 modules.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if src is not None:  # measure another checkout (e.g. the base of a change) with this venv
         env["PYTHONPATH"] = os.pathsep.join([str(src.resolve()), env.get("PYTHONPATH", "")])
     return env

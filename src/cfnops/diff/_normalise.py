@@ -96,7 +96,16 @@ def same(a: Any, b: Any) -> bool:
             return False
         return bool(a == b)
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if a.keys() != b.keys():
+            return False
+        for key, sub in a.items():
+            other = b[key]
+            if type(sub) is str and type(other) is str:  # the usual leaf: no call
+                if sub != other:
+                    return False
+            elif not same(sub, other):
+                return False
+        return True
     if isinstance(a, list):
         return len(a) == len(b) and all(map(same, a, b))
     return bool(a == b)

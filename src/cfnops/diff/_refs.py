@@ -47,7 +47,8 @@ def _walk(value: Any, path: SchemaPath, grow: bool) -> Iterator[tuple[str, Schem
         name = intrinsic_name(value)
         if name is None:
             for key, sub in value.items():
-                yield from _walk(sub, (*path, str(key)) if grow else path, grow)
+                if isinstance(sub, dict | list):  # a scalar refers to nothing
+                    yield from _walk(sub, (*path, str(key)) if grow else path, grow)
             return
         arg = value[name]
         if name == "Ref":
@@ -73,7 +74,8 @@ def _walk(value: Any, path: SchemaPath, grow: bool) -> Iterator[tuple[str, Schem
             yield from _walk(arg, path, False)
     elif isinstance(value, list):
         for item in value:
-            yield from _walk(item, (*path, "*") if grow else path, grow)
+            if isinstance(item, dict | list):
+                yield from _walk(item, (*path, "*") if grow else path, grow)
 
 
 def _sub(arg: Any, path: SchemaPath) -> Iterator[tuple[str, SchemaPath]]:

@@ -57,6 +57,8 @@ class Draft:
     def impact(self) -> Impact:
         if self.type_changed:
             return Impact.WILL_REPLACE
+        if not self.props and not self.other:  # most resources of a large template
+            return Impact.NO_CHANGE
         found = worst(*(p.impact for p in self.props.values()))
         if self.other and found.rank < Impact.WILL_UPDATE.rank:
             return Impact.WILL_UPDATE
@@ -65,18 +67,18 @@ class Draft:
 
 def properties_of(resource: Any) -> dict[str, Any]:
     """``Properties`` as a mapping; a non-mapping value becomes one pseudo-property."""
-    if not isinstance(resource, Mapping):
+    if type(resource) is not dict and not isinstance(resource, Mapping):  # dict: no ABC check
         return {}
     props = resource.get("Properties")
     if props is None:
         return {}
-    if isinstance(props, Mapping):
+    if type(props) is dict or isinstance(props, Mapping):
         return {str(k): v for k, v in props.items()}
     return {"Properties": props}
 
 
 def type_of(resource: Any) -> str:
-    if isinstance(resource, Mapping):
+    if type(resource) is dict or isinstance(resource, Mapping):
         value = resource.get("Type")
         return value if isinstance(value, str) else str(value)
     return "?"
