@@ -16,17 +16,15 @@ import functools
 import os
 import re
 import threading
-from typing import Any
-
-import boto3
-import botocore.exceptions as bex
-import botocore.session
-import botocore.utils
-from botocore.config import Config
+from typing import TYPE_CHECKING, Any
 
 from cfnops._version import __version__
 from cfnops.config import AwsSettings
 from cfnops.errors import CfnopsError, UsageError
+
+if TYPE_CHECKING:  # boto3 and botocore load on first use (see _nothing_configured)
+    import boto3
+    from botocore.config import Config
 
 _REGION_SHAPE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _ACCESS_DENIED = frozenset(
@@ -55,6 +53,8 @@ def known_regions() -> frozenset[str]:
     loads the service's whole model (EC2's is 4 MB of JSON) to find its endpoint
     prefix, which for CloudFormation and EC2 is the service name.
     """
+    import botocore.session
+
     resolver = botocore.session.get_session().get_component("endpoint_resolver")
     regions: set[str] = set()
     for partition in resolver.get_available_partitions():
@@ -100,6 +100,8 @@ def translate_error(exc: Exception) -> CfnopsError | None:
     Returns ``None`` for errors that are not about setup (a stack that does not
     exist, a throttle): those belong to the caller, which knows the domain.
     """
+    import botocore.exceptions as bex
+
     if isinstance(exc, bex.NoCredentialsError | bex.PartialCredentialsError):
         return AwsSetupError(
             "no AWS credentials found",
@@ -128,6 +130,28 @@ def translate_error(exc: Exception) -> CfnopsError | None:
                 hint=f"grant the caller permission for the {action} action",
             )
     return None
+
+
+def _nothing_configured(settings: AwsSettings) -> bool:
+    """Whether botocore could find no region at all, told without importing it.
+
+    botocore's region comes from ``AWS_DEFAULT_REGION`` or the profile in the config or
+    credentials file (``region_name`` = the ``region`` configuration variable); cfnops
+    reads ``AWS_REGION`` first. With none of them and no profile named, there is
+    nothing to find: a job-net that calls no AWS service runs without importing boto3
+    (~0.1 s). Anything configured goes to botocore, which reads it as always.
+    """
+    env = os.environ
+    if settings.profile or any(
+        env.get(name)
+        for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_DEFAULT_PROFILE")
+    ):
+        return False
+    files = (
+        env.get("AWS_CONFIG_FILE") or "~/.aws/config",
+        env.get("AWS_SHARED_CREDENTIALS_FILE") or "~/.aws/credentials",
+    )
+    return not any(os.path.exists(os.path.expanduser(f)) for f in files)
 
 
 def _configured_region(settings: AwsSettings) -> str | None:
@@ -161,6 +185,8 @@ def parse_timestamp(value: Any) -> dt.datetime:
         else:
             if found.tzinfo is not None:  # naive text: botocore's rules (local time)
                 return found
+    import botocore.utils
+
     parsed: dt.datetime = botocore.utils.parse_timestamp(value)
     return parsed
 
@@ -197,6 +223,9 @@ class AwsClients:
     @property
     def session(self) -> boto3.session.Session:
         if self._session is None:
+            import boto3
+            import botocore.exceptions as bex
+
             try:
                 self._session = boto3.session.Session(
                     profile_name=self.settings.profile,
@@ -208,14 +237,19 @@ class AwsClients:
 
     @property
     def region(self) -> str:
-        region = self.settings.region or self.session.region_name
+        region = self.settings.region or None
+        if region is None and (self._session is not None or not _nothing_configured(self.settings)):
+            region = self.session.region_name
         if not region:
             raise AwsSetupError("no AWS region configured", hint="pass --region or set AWS_REGION")
         return region
 
     def botocore_config(self) -> Config:
+        region = self.region  # first: no region, no botocore import
+        from botocore.config import Config
+
         return Config(
-            region_name=self.region,
+            region_name=region,
             retries={
                 "mode": self.settings.retry_mode,
                 "total_max_attempts": self.settings.max_attempts,
@@ -246,8 +280,11 @@ class AwsClients:
         """
         if self._account_id is None:
             if quick:
+                config = self.botocore_config()
+                from botocore.config import Config
+
                 kwargs: dict[str, Any] = {
-                    "config": self.botocore_config().merge(
+                    "config": config.merge(
                         Config(connect_timeout=3, read_timeout=5, retries={"total_max_attempts": 1})
                     )
                 }
@@ -261,6 +298,8 @@ class AwsClients:
 
     def assumed(self, credentials: dict[str, Any], region: str | None = None) -> AwsClients:
         """Clients with STS ``Credentials`` (AssumeRole's answer), same settings otherwise."""
+        import boto3
+
         aws = self.settings.model_copy(update={"region": region or self.settings.region})
         session = boto3.session.Session(
             aws_access_key_id=credentials["AccessKeyId"],

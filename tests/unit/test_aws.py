@@ -146,3 +146,74 @@ def test_no_module_reads_the_error_shape_itself() -> None:
         if pattern.search(line)
     ]
     assert found == [], f"use cfnops.aws.error_code/error_message in {found}"
+
+
+def _no_aws_configuration(monkeypatch: pytest.MonkeyPatch, home: object) -> None:
+    for name in (
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_CONFIG_FILE",
+        "AWS_SHARED_CREDENTIALS_FILE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+
+
+def test_no_region_anywhere_is_told_without_botocore(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    """With no region, profile or AWS file, botocore would find nothing: cfnops says so
+    without importing it (a job-net calling no AWS service starts without boto3)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    _no_aws_configuration(monkeypatch, tmp_path)
+    probe = (
+        "import json, sys\n"
+        "from cfnops.aws import AwsClients, AwsSetupError\n"
+        "clients = AwsClients()\n"
+        "try:\n"
+        "    clients.region\n"
+        "    said = None\n"
+        "except AwsSetupError as exc:\n"
+        "    said = exc.message\n"
+        "print(json.dumps({'said': said, 'botocore': 'botocore' in sys.modules}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=dict(os.environ), capture_output=True, text=True
+    )
+    assert json.loads(done.stdout) == {"said": "no AWS region configured", "botocore": False}
+    with pytest.raises(AwsSetupError):  # botocore, asked, agrees
+        _ = AwsClients(session=boto3.session.Session()).region
+
+
+@pytest.mark.parametrize(
+    ("where", "body"),
+    [
+        ("config", "[default]\nregion = eu-north-1\n"),
+        ("credentials", "[default]\naws_access_key_id = k\naws_secret_access_key = s\n"),
+    ],
+)
+def test_any_aws_file_goes_to_botocore(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object, where: str, body: str
+) -> None:
+    from pathlib import Path
+
+    home = Path(str(tmp_path))
+    _no_aws_configuration(monkeypatch, home)
+    (home / ".aws").mkdir()
+    (home / ".aws" / where).write_text(body)
+    if where == "config":
+        assert AwsClients().region == "eu-north-1"
+    else:
+        with pytest.raises(AwsSetupError, match="no AWS region"):
+            _ = AwsClients().region
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-south-1")
+    assert AwsClients().region == "ap-south-1"  # botocore: the variable before the file
+    monkeypatch.delenv("AWS_DEFAULT_REGION")
+    monkeypatch.setenv("AWS_REGION", "sa-east-1")
+    assert AwsClients().region == "sa-east-1"

@@ -26,7 +26,6 @@ from cfnops.asl import TaskContext
 from cfnops.asl.errors import TaskFailure
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
-from cfnops.jobs._aws_sdk import call_aws_sdk
 from cfnops.jobs._functions import LocalFunction, call_local, functions
 from cfnops.jobs._http import SLACK_ALIAS, call_http
 from cfnops.jobs._runner import JobResult
@@ -50,6 +49,13 @@ def register_state_machine(name: str, definition: Mapping[str, Any]) -> None:
     """Make ``startExecution`` tasks for a state machine named ``name`` run ``definition``."""
     with _lock:
         _machines[name] = definition
+
+
+def call_aws_sdk(clients: AwsClients, service: str, action: str, payload: Any) -> Any:
+    """:func:`cfnops.jobs._aws_sdk.call_aws_sdk`, loaded (with botocore) by the first AWS task."""
+    from cfnops.jobs._aws_sdk import call_aws_sdk as call
+
+    return call(clients, service, action, payload)
 
 
 class JobInvoker:
