@@ -15,9 +15,6 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import jsonata
-from jsonata.utils import Utils
-
 from cfnops.asl.errors import StatesFailure
 
 __all__ = ["UNDEFINED", "JsonataError", "evaluate", "expression_of", "is_expression"]
@@ -100,6 +97,18 @@ _SFN_FUNCTIONS = {
 }
 
 _local = threading.local()
+_loaded: dict[str, Any] = {}
+
+
+def _utils() -> Any:
+    """jsonata-python's ``Utils``: the library loads with the first JSONata expression
+    (~10 ms of every job run otherwise, JSONPath job-nets included)."""
+    found = _loaded.get("Utils")
+    if found is None:
+        from jsonata.utils import Utils
+
+        found = _loaded["Utils"] = Utils
+    return found
 
 
 def _compile(expr: str) -> Any:
@@ -108,6 +117,8 @@ def _compile(expr: str) -> Any:
         cache = _local.cache = {}
     compiled = cache.get(expr)
     if compiled is None:
+        import jsonata
+
         try:
             compiled = jsonata.Jsonata(expr)
         except Exception as exc:  # jsonata-python raises several types on syntax errors
@@ -132,7 +143,7 @@ def check_syntax(expr: str) -> str | None:
 
 def from_json(value: Any) -> Any:
     """JSON null at the top level becomes JSONata null (nested nulls are understood)."""
-    return Utils.NULL_VALUE if value is None else value
+    return _utils().NULL_VALUE if value is None else value
 
 
 def to_json(value: Any) -> Any:
@@ -142,7 +153,7 @@ def to_json(value: Any) -> Any:
 
 
 def _convert(value: Any) -> Any:
-    if value is None or value is Utils.NULL_VALUE:
+    if value is None or value is _utils().NULL_VALUE:
         return None
     if isinstance(value, bool | str | int):
         return value
@@ -180,4 +191,5 @@ def evaluate(expr: str, bindings: Mapping[str, Any], data: Any = None) -> Any:
 
 
 def _is_function(value: Any) -> bool:
-    return bool(Utils.is_function(value)) if hasattr(Utils, "is_function") else False
+    utils = _utils()
+    return bool(utils.is_function(value)) if hasattr(utils, "is_function") else False
