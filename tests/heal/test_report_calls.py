@@ -75,7 +75,7 @@ def test_first_poll_waits_for_when_detections_ended_and_in_sync_needs_no_drift_r
         _resources(stub, "IN_SYNC")  # and no DescribeStackResourceDrifts
         report = drift_report(cfn, "web", known=KNOWN, pacer=pacer, sleep=slept.append)
         stub.assert_no_pending_responses()
-    assert slept == [pytest.approx(0.95 * 2.4, abs=0.05)]  # 95 % of the upper quartile
+    assert slept == [pytest.approx(0.98 * 2.4, abs=0.05)]  # 98 % of the 90th percentile
     assert report.effective_status == "IN_SYNC"
     assert [(r.logical_id, r.status) for r in report.resources] == [("P", "IN_SYNC")]
     assert report.coverage.checked == 1 and report.coverage.complete
@@ -126,7 +126,7 @@ def test_until_a_detection_has_ended_the_others_wait_for_the_first() -> None:
     assert waits == []  # blocked until the first detection is seen to end
     pacer.record(3.0)
     other.join(timeout=5)
-    assert waits == [pytest.approx(0.95 * 3.0 - (time.monotonic() - started), abs=0.2)]
+    assert waits == [pytest.approx(0.98 * 3.0 - (time.monotonic() - started), abs=0.2)]
 
 
 def test_repeated_scans_leave_no_throttling_handler_behind() -> None:
@@ -155,3 +155,38 @@ def test_repeated_scans_leave_no_throttling_handler_behind() -> None:
             assert result.rows == ()
             assert handlers() == before
         stub.assert_no_pending_responses()
+
+
+def test_a_paced_poll_that_is_too_early_is_followed_soon_and_does_not_inflate_the_pace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from cfnops.heal import _report
+
+    clock = [1000.0]
+
+    class FakeTime:
+        @staticmethod
+        def monotonic() -> float:
+            return clock[0]
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock[0] += seconds
+
+    monkeypatch.setattr(_report, "time", FakeTime)
+    cfn, slept = _cfn(), []
+    pacer = DetectionPacer()
+    pacer.record(2.0)
+    with Stubber(cfn) as stub:
+        stub.add_response(
+            "detect_stack_drift", {"StackDriftDetectionId": "d-1"}, {"StackName": STACK_ID}
+        )
+        _status(stub, "DETECTION_IN_PROGRESS", None)  # at 1.96 s
+        _status(stub, "DETECTION_IN_PROGRESS", None)  # at 2.156 s: this one takes long
+        _status(stub, "DETECTION_COMPLETE", "IN_SYNC")  # at 7.156 s
+        _resources(stub, "IN_SYNC")
+        drift_report(cfn, "web", known=KNOWN, pacer=pacer, sleep=sleep, poll_seconds=5)
+        stub.assert_no_pending_responses()
+    assert slept == [pytest.approx(1.96), pytest.approx(0.196), 5]  # soon after, then every 5 s
+    # 7.156 s is recorded as 1.2 x 1.96 = 2.352 s: the 5 s grid does not move the pace to 7 s.
+    assert pacer.first_wait() == pytest.approx(0.98 * 2.352)

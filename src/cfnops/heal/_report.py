@@ -32,21 +32,25 @@ class DetectionPacer:
 
     Polling ``DescribeStackDriftDetectionStatus`` from the first second costs a call
     per poll while nothing can have changed (a detection takes seconds on the
-    sandbox, often tens of seconds on AWS). Each report records when the poll that
-    saw its detection end was sent; later ones wait until 95 % of the upper
-    quartile of the last 64 has passed since their own DetectStackDrift, then poll
-    every ``poll_seconds`` as before. The quartile makes most first polls find the
-    detection ended; the 5 % keeps probing downwards, so a fleet whose detections
-    get faster is followed (simulated: about 1.05 polls per detection for
-    durations varying by 15 %, against 3 when polling every second from the
-    start). Until one has ended, the first report polls as usual and the others
-    wait for it (at most three poll intervals, then they poll as usual too).
-    Thread-safe: one pacer per scan.
+    sandbox, often tens of seconds on AWS). Each report records how long its
+    detection took (the send time of the poll that saw it end); later reports wait
+    98 % of the 90th percentile of the last 16 before their first poll. A first
+    poll that finds the detection still running is followed by one 10 % of that
+    wait later (then every ``poll_seconds``) and records at most 1.2 times the
+    wait, so the coarse poll grid never inflates the estimate; a first poll that
+    finds it ended records the wait itself, and the 2 % keeps probing downwards.
+    Simulated (2 s detections varying by 0.3-0.6 s, 1-2 s polls): about 1.03 polls
+    and 2.4-2.7 s per detection, against 2-3 polls when polling from the first
+    second; 30 s detections varying by 10 s: 1.1-1.2 polls. Until one has ended,
+    the first report polls as usual and the others wait for it (at most three poll
+    intervals, then they poll as usual too). Thread-safe: one pacer per scan.
     """
 
-    def __init__(self, window: int = 64, quantile: float = 0.75, factor: float = 0.95) -> None:
+    def __init__(
+        self, window: int = 16, quantile: float = 0.9, factor: float = 0.98, up: float = 1.2
+    ) -> None:
         self._seen: deque[float] = deque(maxlen=window)
-        self._quantile, self._factor = quantile, factor
+        self._quantile, self._factor, self._up = quantile, factor, up
         self._cond = threading.Condition()
         self._scouting = False
 
@@ -69,7 +73,15 @@ class DetectionPacer:
                 self._cond.wait_for(lambda: bool(self._seen), timeout=3 * poll_seconds)
         return max(0.0, self.first_wait() - (time.monotonic() - started))
 
-    def record(self, seconds: float) -> None:
+    def after_first_poll(self, paced: float, poll_seconds: float) -> float:
+        """The pause after a paced first poll (at ``paced`` s) found the detection running."""
+        return min(poll_seconds, max(0.1, 0.1 * paced))
+
+    def record(self, seconds: float, paced_miss: float | None = None) -> None:
+        """A detection ended ``seconds`` after it started; ``paced_miss``: when the paced
+        first poll was sent, if it found the detection still running."""
+        if paced_miss is not None:
+            seconds = min(seconds, self._up * paced_miss)
         with self._cond:
             self._seen.append(seconds)
             self._cond.notify_all()
@@ -114,19 +126,24 @@ def drift_report(
         )
     detection_id = _cfn.start_detection(cfn, stack_id)
     started = time.monotonic()
-    if pacer is not None and (wait := pacer.before_first_poll(started, poll_seconds)) > 0:
+    wait = pacer.before_first_poll(started, poll_seconds) if pacer is not None else 0.0
+    paced = wait > 0
+    if paced:
         sleep(wait)
     state: dict[str, Any] = {}
+    first = 0.0  # when the first poll was sent (at least the wait: ``sleep`` may be a fake)
     for attempt in range(1, max_attempts + 1):
-        sent = time.monotonic()
+        sent = time.monotonic() - started
+        first = first or max(sent, wait)
         state = _cfn.detection_status(cfn, detection_id)
         if state["DetectionStatus"] != "DETECTION_IN_PROGRESS":
             if pacer is not None:
-                pacer.record(sent - started)
+                pacer.record(sent, first if paced and attempt > 1 else None)
             break
         if attempt == max_attempts:
             raise WaitTimedOut(name, "DescribeStackDriftDetectionStatus", attempt, state)
-        sleep(poll_seconds)
+        early = pacer is not None and paced and attempt == 1
+        sleep(pacer.after_first_poll(first, poll_seconds) if early and pacer else poll_seconds)
     summaries = _cfn.stack_resources(cfn, stack_id)
     resources = None
     if state.get("StackDriftStatus") == "IN_SYNC":
