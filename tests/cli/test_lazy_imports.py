@@ -56,3 +56,35 @@ def test_root_help_imports_no_command_module() -> None:
 
 def test_a_command_help_imports_only_that_command() -> None:
     assert _imported(["diff", "--help"], (*HEAVY, *MODULES)) == ["cfnops.cli.diff"]
+
+
+def test_an_offline_job_run_imports_no_aws_sdk_nor_postgresql_driver(tmp_path: Path) -> None:
+    """A Pass-only job-net, no AWS configuration anywhere, SQLite: no boto3/botocore,
+    no Durable Execution SDK, no heal/ami, no psycopg, no jsonata (docs/cli.md)."""
+    import os
+
+    job = tmp_path / "j.asl.json"
+    job.write_text(json.dumps(JOB), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(HOME=str(tmp_path), CFNOPS_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}")
+    watched = (
+        "boto3",
+        "botocore",
+        "aws_durable_execution_sdk_python",
+        "cfnops.heal",
+        "cfnops.ami._stack_workflow",
+        "psycopg",
+        "jsonata",
+    )
+    code = (
+        "import sys\n"
+        "from cfnops.cli.main import run\n"
+        f"code = run(['--output', 'json', 'job', 'run', {str(job)!r}])\n"
+        f"print(code, [m for m in {watched!r} if m in sys.modules])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert '"status": "SUCCEEDED"' in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == "0 []"
