@@ -37,8 +37,8 @@ SUMMARIES: dict[str, str] = {
     "runs": "Durable run records: list, show, cancel, resume.",
     "worker": "Run the durable worker in the foreground.",
     "sandbox": "The local AWS sandbox (moto's server plus cfnops extensions).",
-    "guard": "Find custom-resource handlers whose PhysicalResourceId is unstable (an update then\n"
-    "deletes the old resource) and Delete handlers that ignore the id.",
+    "guard": "Find custom-resource handlers with an unstable PhysicalResourceId or a Delete "
+    "ignoring it.",
     "diff": "Template diff with replacement analysis: which changes update in place, may "
     "replace, require replacement, destroy or orphan, propagated through references.",
     "ami": "Drift-free AMI rotation for auto-healing Auto Scaling groups.",

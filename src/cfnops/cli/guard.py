@@ -36,8 +36,10 @@ def guard_command(
         typer.Option("--fail-on-unchecked", help="Exit 1 when any handler could not be analysed."),
     ] = False,
 ) -> None:
-    """Find custom-resource handlers whose PhysicalResourceId is unstable (an update then
-    deletes the old resource) and Delete handlers that ignore the id.
+    """Find custom-resource handlers with an unstable PhysicalResourceId or a Delete ignoring it.
+
+    An id that changes on update makes CloudFormation delete the old resource.
+    A Delete handler that ignores the id may delete what another resource still uses.
 
     Exit codes: 0 no error-severity finding, 1 error-severity findings (or, with
     --fail-on-unchecked, a handler not analysed), 2 bad input."""
