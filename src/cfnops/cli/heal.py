@@ -270,7 +270,7 @@ def _check_stacks_exist(
     """Fail fast, as ``cfnops drift`` does: an unknown stack, an unreachable endpoint or
     missing credentials are one line and exit 2 before any durable run starts."""
     from cfnops.heal._cfn import describe_stack
-    from cfnops.heal._scan import _in
+    from cfnops.heal._scan import in_region
     from cfnops.heal._workflow import root_name
     from cfnops.heal.errors import NestedStackHeal
 
@@ -285,7 +285,7 @@ def _check_stacks_exist(
                 aws = st.settings.aws.model_copy(update={"region": target.region})
                 clients[key] = AwsClients(aws)
             else:
-                clients[key] = _in(base, target.region)
+                clients[key] = in_region(base, target.region)
         cfn = clients[key].client("cloudformation")
         found = describe_stack(cfn, target.stack)
         if found is None:

@@ -22,7 +22,7 @@ from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._report import list_stacks
 from cfnops.heal._runs import active_heals, run_key, start_heal
 from cfnops.heal._runtime import HealRuntime
-from cfnops.heal._scan import _in
+from cfnops.heal._scan import in_region
 from cfnops.heal._workflow import APPROVAL
 
 # Summary buckets, in display order.
@@ -117,7 +117,9 @@ def select_stacks(
             if clients is None or account is None:
                 cfn = runtime.cfn(region)
             else:
-                cfn = (clients if region is None else _in(clients, region)).client("cloudformation")
+                cfn = (clients if region is None else in_region(clients, region)).client(
+                    "cloudformation"
+                )
             for s in list_stacks(cfn):
                 if s.get("ParentId"):
                     continue

@@ -318,7 +318,7 @@ def _scan(
     raw_sets: list[tuple[str, dict[str, Any]]] = []
     for account, clients in per_account.items():
         for region in regions:
-            regional = clients if region == clients.settings.region else _in(clients, region)
+            regional = clients if region == clients.settings.region else in_region(clients, region)
             cfn = _watch_throttling(regional, limit, watching)
             for s in list_stacks(cfn):
                 if not s.get("ParentId"):
@@ -371,7 +371,8 @@ _regional_cache: weakref.WeakKeyDictionary[AwsClients, dict[str, AwsClients]] = 
 _regional_lock = threading.Lock()
 
 
-def _in(clients: AwsClients, region: str) -> AwsClients:
+def in_region(clients: AwsClients, region: str) -> AwsClients:
+    """``clients``' account in ``region`` (same session: same credentials), cached."""
     with _regional_lock:
         mine = _regional_cache.setdefault(clients, {})
         found = mine.get(region)
