@@ -71,8 +71,8 @@ GLOBAL_OPTIONS: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("--output", "-o", "<str>", "text | json | markdown (where the command has it).", None),
     ("--config", "", "<path>", "Settings file (default: ./cfnops.toml when present).", None),
     ("--verbose", "-v", "<int>", "More logging (-vv for debug).", "0"),
-    ("--version", "", "<bool>", "Print the version.", None),
-    ("--help", "-h", "<bool>", "Show this message and exit.", None),
+    ("--version", "", "", "Print the version.", None),
+    ("--help", "-h", "", "Show this message and exit.", None),
 )
 
 _USAGE_ARGS = "[OPTIONS] COMMAND [ARGS]..."
