@@ -33,6 +33,7 @@ def test_durable_public_names_are_pinned() -> None:
         "StepResultNotJson",
         "UnknownRun",
         "UnknownWorkflow",
+        "create_tables",
         "make_engine",
         "register_lazily",
         "register_workflow",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
 from cfnops.durable._audit import AuditEntry, AuditLog
-from cfnops.durable._dbos_setup import make_engine, schema_lock
+from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
@@ -60,6 +60,7 @@ __all__ = [
     "StepResultNotJson",
     "UnknownRun",
     "UnknownWorkflow",
+    "create_tables",
     "make_engine",
     "register_lazily",
     "register_workflow",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import sqlalchemy as sa
@@ -83,6 +83,23 @@ def schema_lock(engine: sa.Engine) -> Iterator[None]:
             yield
         finally:
             conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": _SCHEMA_LOCK_KEY})
+
+
+def create_tables(engine: sa.Engine, metadata: sa.MetaData, *, lock: bool = True) -> None:
+    """Create ``metadata``'s tables and indexes that do not exist yet, safe at once.
+
+    ``metadata.create_all`` checks and then creates: two processes starting together on a
+    fresh database (two workers, or a worker and a command) both see no table and one
+    fails with "table already exists". ``IF NOT EXISTS`` makes the create itself the
+    check on SQLite; on PostgreSQL the schema lock serialises the creators (``lock=False``
+    when the caller already holds it: the lock is per connection, taking it again waits
+    forever).
+    """
+    with schema_lock(engine) if lock else nullcontext(), engine.begin() as conn:
+        for table in metadata.sorted_tables:
+            conn.execute(sa.schema.CreateTable(table, if_not_exists=True))
+            for index in table.indexes:
+                conn.execute(sa.schema.CreateIndex(index, if_not_exists=True))
 
 
 # How often DBOS's notification listener looks at SQLite (PostgreSQL pushes). Shutting

@@ -28,6 +28,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from cfnops.durable._dbos_setup import create_tables
+
 _metadata = sa.MetaData()
 executors = sa.Table(
     "cfnops_executors",
@@ -87,7 +89,7 @@ class LeaseTable:
         self.engine = engine
         self.lease_seconds = lease_seconds
         self.hostname = socket.gethostname()
-        _metadata.create_all(engine, checkfirst=True)
+        create_tables(engine, _metadata, lock=False)  # the engine holds the schema lock
 
     def register(self, executor_id: str, version: str) -> None:
         now = time.time()

@@ -186,7 +186,7 @@ class AcceptedStore:
     _lock = threading.Lock()
 
     def __init__(self, settings: Settings) -> None:
-        from cfnops.durable import make_engine, schema_lock
+        from cfnops.durable import create_tables, make_engine
 
         url = settings.database_url
         with self._lock:  # runs of one process share the engine and create the table once
@@ -194,13 +194,7 @@ class AcceptedStore:
             if engine is None:
                 engine = make_engine(url, pool_size=2)
                 if not sa.inspect(engine).has_table(TABLE):
-                    with schema_lock(engine):
-                        try:
-                            _metadata.create_all(engine, checkfirst=True)
-                        except sa.exc.OperationalError as exc:
-                            # another process created it between the check and the create
-                            if "already exists" not in str(exc):
-                                raise
+                    create_tables(engine, _metadata)
                 self._engines[url] = engine
         self._engine = engine
 

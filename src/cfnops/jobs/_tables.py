@@ -8,7 +8,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.durable import make_engine
+from cfnops.durable import create_tables, make_engine
 
 __all__ = [
     "alerts",
@@ -132,7 +132,7 @@ def engine_for(url: str) -> sa.Engine:
         found = _engines.get(url)
         if found is None:
             found = make_engine(url, pool_size=8)
-            _md.create_all(found)
+            create_tables(found, _md)
             _engines[url] = found
         return found
 
