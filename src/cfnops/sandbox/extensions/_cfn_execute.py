@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from cfnops.sandbox._state import current_state
-from cfnops.sandbox.extensions._cfn_apply import after_update
+from cfnops.sandbox.extensions._cfn_apply import add_resource_event, after_update
 from cfnops.sandbox.extensions._cfn_deploy import deployment_of, record_deployment
 from cfnops.sandbox.extensions._moto import moto_module
 
@@ -19,20 +19,9 @@ def _error(code: str, message: str) -> Exception:
 
 
 def _stack_event(stack: Any, status: str, reason: str | None, token: str | None) -> None:
-    Event = moto_module("moto.cloudformation.models").Event
-
-    event = Event(
-        stack_id=stack.stack_id,
-        stack_name=stack.name,
-        logical_resource_id=stack.name,
-        physical_resource_id=stack.stack_id,
-        resource_type="AWS::CloudFormation::Stack",
-        resource_status=status,
-        resource_status_reason=reason,
-        resource_properties=None,
+    add_resource_event(
+        stack, stack.name, stack.stack_id, "AWS::CloudFormation::Stack", status, reason, token
     )
-    event.client_request_token = token
-    stack.events.append(event)
 
 
 def _apply(rec: Any, stack: Any, token: str | None) -> None:

@@ -43,7 +43,9 @@ from typing import Any
 
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import current_state
+from cfnops.sandbox.extensions._cfn_apply import add_resource_event
 from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._paging import page
 
 __all__ = ["FailRule", "clear", "fail_next_refresh", "install", "refreshes"]
 
@@ -283,23 +285,11 @@ def _launch_state(group: Any) -> tuple[str | None, str | None]:
 
 
 def _event(stack: Any, logical: str, kind: str, status: str, reason: str | None) -> None:
-    Event = moto_module("moto.cloudformation.models").Event
     physical = stack.stack_id
     if logical != stack.name:
         res = _group_of(stack, logical)
         physical = getattr(res, "physical_resource_id", "") if res is not None else ""
-    stack.events.append(
-        Event(
-            stack_id=stack.stack_id,
-            stack_name=stack.name,
-            logical_resource_id=logical,
-            physical_resource_id=physical,
-            resource_type=kind,
-            resource_status=status,
-            resource_status_reason=reason,
-            resource_properties=None,
-        )
-    )
+    add_resource_event(stack, logical, physical, kind, status, reason)
 
 
 def _hold_stack(stack: Any, backend: Any, snapshot: dict[str, Any], started: list[Any]) -> None:
@@ -437,13 +427,8 @@ def _describe_instance_refreshes(self: Any) -> Any:
         for r in refreshes(self.current_account, self.region, name)
         if not wanted or r["InstanceRefreshId"] in wanted
     ]
-    start = int(self._get_param("NextToken") or 0)
     size = int(self._get_param("MaxRecords") or 50)
-    page = found[start : start + size]
-    result: dict[str, Any] = {"InstanceRefreshes": page}
-    if start + size < len(found):
-        result["NextToken"] = str(start + size)
-    return ActionResult(result)
+    return ActionResult(page(found, "InstanceRefreshes", self._get_param("NextToken"), size))
 
 
 def _cancel_instance_refresh(self: Any) -> Any:

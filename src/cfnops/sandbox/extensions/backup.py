@@ -39,6 +39,7 @@ from typing import Any
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import current_state
 from cfnops.sandbox.extensions import events
+from cfnops.sandbox.extensions._paging import page
 from cfnops.sandbox.extensions._patching import replace
 
 __all__ = ["BackupJob", "install", "jobs"]
@@ -372,12 +373,8 @@ def _list_backup_jobs(self: Any) -> Any:
             bound = _query_time(query[param])
             rows = [row for row in rows if (row["CreationDate"] >= bound) == after]
     rows.sort(key=lambda row: row["CreationDate"], reverse=True)
-    start = int(query.get("nextToken") or 0)
     size = int(query.get("maxResults") or 1000)
-    result: dict[str, Any] = {"BackupJobs": rows[start : start + size]}
-    if start + size < len(rows):
-        result["NextToken"] = str(start + size)
-    return ActionResult(result)
+    return ActionResult(page(rows, "BackupJobs", query.get("nextToken"), size))
 
 
 def _control(request: dict[str, Any]) -> dict[str, Any]:

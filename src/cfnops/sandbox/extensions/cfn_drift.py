@@ -37,6 +37,7 @@ from cfnops.sandbox.extensions._cfn_deploy import (
 )
 from cfnops.sandbox.extensions._cfn_readers import READERS, read_actual
 from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._paging import page
 from cfnops.sandbox.extensions.cfn_compare import diff_properties
 from cfnops.sandbox.extensions.cfn_dynamic_refs import without_dynamic_references
 
@@ -311,13 +312,8 @@ def _describe_stack_resource_drifts(self: Any) -> Any:
         for d in record_of(stack.stack_id).resource_drifts.values()
         if not wanted or d["StackResourceDriftStatus"] in wanted
     ]
-    start = int(self._get_param("NextToken") or 0)
     size = int(self._get_param("MaxResults") or 100)
-    page = drifts[start : start + size]
-    result: dict[str, Any] = {"StackResourceDrifts": page}
-    if start + size < len(drifts):
-        result["NextToken"] = str(start + size)
-    return ActionResult(result)
+    return ActionResult(page(drifts, "StackResourceDrifts", self._get_param("NextToken"), size))
 
 
 def _detect_stack_resource_drift(self: Any) -> Any:

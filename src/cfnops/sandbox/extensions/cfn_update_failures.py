@@ -30,6 +30,7 @@ from typing import Any
 
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import current_state
+from cfnops.sandbox.extensions._cfn_apply import add_resource_event
 from cfnops.sandbox.extensions._moto import moto_module
 
 __all__ = ["FailureRule", "clear", "fail_next_update", "install", "rules"]
@@ -77,24 +78,12 @@ def _take(stack: Any) -> FailureRule | None:
 
 
 def _event(stack: Any, logical: str, kind: str, status: str, reason: str | None) -> None:
-    Event = moto_module("moto.cloudformation.models").Event
     physical = stack.stack_id
     if logical != stack.name:
         for res in stack.stack_resources:
             if getattr(res, "logical_resource_id", None) == logical:
                 physical = getattr(res, "physical_resource_id", "") or ""
-    stack.events.append(
-        Event(
-            stack_id=stack.stack_id,
-            stack_name=stack.name,
-            logical_resource_id=logical,
-            physical_resource_id=physical,
-            resource_type=kind,
-            resource_status=status,
-            resource_status_reason=reason,
-            resource_properties=None,
-        )
-    )
+    add_resource_event(stack, logical, physical, kind, status, reason)
 
 
 def _resource_type(stack: Any, logical: str) -> str:
