@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import statistics
@@ -43,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from _cdk import install_cdk
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "cfn-templates"
@@ -159,35 +159,13 @@ _LOOP = {
 
 
 def _ensure_cdk(cache: Path) -> Path | None:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        print("node/npm not found: no cdk peer figures")
+    found = install_cdk(cache)
+    if found is None:
         return None
-    lib = cache / "node_modules" / "@aws-cdk" / "cloudformation-diff"
-    if not lib.is_dir():
-        print(f"installing @aws-cdk/cloudformation-diff into {cache} (npm registry) ...")
-        cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--silent",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(cache),
-                "@aws-cdk/cloudformation-diff",
-            ],
-            check=True,
-        )
     script = cache / "cdk_diff.js"
     script.write_text(_CDK_SCRIPT, encoding="utf-8")
-    version = json.loads((lib / "package.json").read_text(encoding="utf-8"))["version"]
-    print(f"cdk peer: @aws-cdk/cloudformation-diff {version}, node {_node_version()}")
+    print(f"cdk peer: {found}")
     return script
-
-
-def _node_version() -> str:
-    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
 
 
 def _as_json(path: Path, work: Path) -> Path:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from _cdk import install_cdk
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "benchmarks" / "data" / "diff_accuracy" / "cases.yaml"
 CORPUS = ROOT.parent / "shared" / "corpus" / "cfn-templates"
-CDK_PACKAGE = "@aws-cdk/cloudformation-diff"
 NODE_SCRIPT = """
 const fs = require('fs');
 const { fullDiff } = require('@aws-cdk/cloudformation-diff');
@@ -84,34 +83,12 @@ def _cfnops(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
 
 
 def _install_cdk(folder: Path | None) -> Path | None:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if not node or not npm:
-        print("node/npm not found: the cdk column is skipped")
-        return None
     target = folder or Path(tempfile.mkdtemp(prefix="cfnops-cdk-diff-"))
-    if not (target / "node_modules" / CDK_PACKAGE).is_dir():
-        print(f"installing {CDK_PACKAGE} into {target} ...", flush=True)
-        proc = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(target),
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                CDK_PACKAGE,
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            print(f"npm install failed: the cdk column is skipped\n{proc.stderr[-800:]}")
-            return None
+    found = install_cdk(target)
+    if found is None:
+        return None
     (target / "accuracy.js").write_text(NODE_SCRIPT, encoding="utf-8")
-    version = json.loads((target / "node_modules" / CDK_PACKAGE / "package.json").read_text())
-    print(f"peer: {CDK_PACKAGE} {version['version']}")
+    print(f"peer: {found}")
     return target
 
 

@@ -34,7 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-CDK_PACKAGE = "@aws-cdk/cloudformation-diff"
+from _cdk import install_cdk
+
 NODE_SCRIPT = """
 const { fullDiff } = require('@aws-cdk/cloudformation-diff');
 const fs = require('fs');
@@ -200,39 +201,13 @@ def _cell(run: tuple[float, str] | None, digits: int = 2) -> str:
 
 
 def _install_cdk(folder: Path | None) -> Path | None:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if not node or not npm:
-        print("node/npm not found: cdk comparison skipped")
-        return None
     target = folder or Path(tempfile.mkdtemp(prefix="cfnops-cdk-diff-"))
-    if not (target / "node_modules" / CDK_PACKAGE).is_dir():
-        print(f"installing {CDK_PACKAGE} into {target} ...", flush=True)
-        proc = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(target),
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                CDK_PACKAGE,
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            print(f"npm install failed: cdk comparison skipped\n{proc.stderr[-800:]}")
-            return None
+    found = install_cdk(target)
+    if found is None:
+        return None
     (target / "bench.js").write_text(NODE_SCRIPT, encoding="utf-8")
-    version = json.loads((target / "node_modules" / CDK_PACKAGE / "package.json").read_text())
-    print(f"{CDK_PACKAGE} {version['version']}, node {_node_version(node)}")
+    print(found)
     return target
-
-
-def _node_version(node: str) -> str:
-    return subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
 
 
 def _in_process(old: Path, new: Path, repeat: int) -> tuple[float, int]:
