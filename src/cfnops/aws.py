@@ -257,6 +257,7 @@ class AwsClients:
             user_agent_extra=f"cfnops/{__version__}",
             connect_timeout=self.settings.connect_timeout,
             read_timeout=self.settings.read_timeout,
+            max_pool_connections=self.settings.max_pool_connections,
         )
 
     def client(self, service: str) -> Any:

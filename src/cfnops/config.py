@@ -62,6 +62,10 @@ class AwsSettings(_Section):
     retry_mode: Literal["adaptive", "standard", "legacy"] = "adaptive"
     connect_timeout: float = Field(default=5.0, gt=0)
     read_timeout: float = Field(default=60.0, gt=0)
+    # Connections each client keeps open (botocore's default is 10). Fleet scans and
+    # heals call one client from up to --concurrency threads; past the pool, every
+    # call opens (and TLS-negotiates) a connection of its own and drops it.
+    max_pool_connections: int = Field(default=64, ge=1, le=1000)
 
 
 DEFAULT_PROTECTED_TYPES: tuple[str, ...] = (

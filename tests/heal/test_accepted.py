@@ -145,6 +145,35 @@ def test_accept_through_the_cli_reported_listed_exported_and_audited(
     assert entry.reason == "vendor hotfix until the next release"
 
 
+def test_a_fleet_scan_reports_accepted_drift_as_accepted(
+    cfnops_sandbox: Sandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    region = "sa-east-1"  # no other test deploys here: the scan sees these stacks only
+    db = tmp_path / "runs.sqlite"
+    clients = cfnops_sandbox.clients
+    regional = type(clients)(
+        clients.settings.model_copy(update={"region": region}), session=clients.session
+    )
+    accepted, drifted = unique("acc-scan"), unique("drift-scan")
+    for stack in (accepted, drifted):
+        deploy_sample(regional.client("cloudformation"), stack, f"/{stack}/p")
+        drift_sample(regional.client("ssm"), f"/{stack}/p")
+    accept = ["drift", "accept", accepted, "SampleParameter", "--until", "2099-12-31"]
+    assert _cli(cfnops_sandbox, monkeypatch, db, "--region", region, *accept, "--reason", "x") == 0
+    capsys.readouterr()
+    scan = ("-o", "json", "drift", "scan", "--regions", region)
+    assert _cli(cfnops_sandbox, monkeypatch, db, *scan) == 0
+    data = json.loads(capsys.readouterr().out)
+    rows = {r["stack"]: r for r in data["stacks"]}
+    assert rows[accepted]["status"] == "IN_SYNC" and rows[drifted]["status"] == "DRIFTED"
+    (res,) = rows[accepted]["report"]["resources"]
+    assert res["status"] == "MODIFIED" and res["effectiveStatus"] == "ACCEPTED"
+    assert data["counts"] == {"DRIFTED": 1, "IN_SYNC": 1}
+
+
 def test_accepted_drift_is_never_healed_and_comes_back_after_expiry(heal_env: Heal) -> None:
     stack = unique()
     param = f"/{stack}/p"

@@ -171,3 +171,28 @@ def test_adaptive_limit_halves_on_throttling_and_grows_back() -> None:
     for _ in range(40):
         limit.success()
     assert limit.limit == 8 and limit.seen_high == 8  # never above the start
+
+
+def test_a_scan_freezes_the_process_heap_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import threading
+
+    from cfnops.heal import _scan
+
+    monkeypatch.setattr(_scan, "_heap_settled", threading.Event())
+    frozen: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    first = _scan.scan({}, ["us-east-1"])
+    _scan.scan({}, ["us-east-1"])  # a worker's next scheduled scan: its leftovers stay collectable
+    assert frozen == [1] and first.rows == ()
+
+
+def test_clients_keep_a_connection_per_concurrent_call() -> None:
+    from cfnops.config import AwsSettings
+
+    default = AwsClients(AwsSettings(region="us-east-1", endpoint_url="http://127.0.0.1:9"))
+    assert default.client("cloudformation").meta.config.max_pool_connections == 64
+    small = AwsClients(
+        AwsSettings(region="us-east-1", endpoint_url="http://127.0.0.1:9", max_pool_connections=4)
+    )
+    assert small.client("cloudformation").meta.config.max_pool_connections == 4

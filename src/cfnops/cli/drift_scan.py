@@ -10,7 +10,14 @@ import typer
 
 from cfnops.aws import check_region
 from cfnops.cli._state import state
-from cfnops.heal._scan import check_accounts, enter_accounts, organization_accounts, scan
+from cfnops.heal._accepted import AcceptedStore
+from cfnops.heal._scan import (
+    check_accounts,
+    enter_accounts,
+    organization_accounts,
+    scan,
+    with_accepted,
+)
 from cfnops.heal._scan_render import scan_html, scan_markdown
 from cfnops.heal.errors import BadScanTarget
 
@@ -84,6 +91,7 @@ def drift_scan(
         concurrency=concurrency,
         poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
     )
+    result = with_accepted(result, AcceptedStore(st.settings).list())
     data = result.to_json()
     if markdown is not None:
         _write(markdown, scan_markdown(result))

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +33,14 @@ from aws_durable_execution_sdk_python import DurableContext, durable_execution
 
 from cfnops.config import DriftSchedule, Settings
 from cfnops.durable import Engine, RunRecord, RunStore, workflow
-from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, mark
+from cfnops.heal._accepted import AcceptedStore
 from cfnops.heal._runtime import HealRuntime, current_runtime
 from cfnops.heal._scan import (
-    ScanResult,
     check_accounts,
     enter_accounts,
     organization_accounts,
     scan,
+    with_accepted,
 )
 from cfnops.heal._scan_changes import (
     DriftChanges,
@@ -117,7 +116,7 @@ def _scan_step(rt: HealRuntime, config: DriftSchedule, run_id: str) -> dict[str,
         concurrency=config.concurrency,
         poll_seconds=min(5, rt.settings.heal.drift_poll_seconds),
     )
-    result = _with_accepted(result, AcceptedStore(_store_settings(rt)).list())
+    result = with_accepted(result, AcceptedStore(_store_settings(rt)).list())
     folder: str | None = None
     if config.output_dir is not None:
         where = config.output_dir / run_id
@@ -134,18 +133,6 @@ def _scan_step(rt: HealRuntime, config: DriftSchedule, run_id: str) -> dict[str,
         "throttled": result.throttled,
         "reportDir": folder,
     }
-
-
-def _with_accepted(result: ScanResult, entries: list[AcceptedDrift]) -> ScanResult:
-    """Accepted drift (``drift accept``) marked ACCEPTED: not drift until it expires."""
-    if not entries:
-        return result
-    now = datetime.now(UTC)
-    rows = tuple(
-        replace(r, report=mark(r.report, entries, now, r.region)) if r.report else r
-        for r in result.rows
-    )
-    return replace(result, rows=rows)
 
 
 def _store_settings(rt: HealRuntime) -> Settings:
