@@ -75,7 +75,7 @@ def test_first_poll_waits_for_when_detections_ended_and_in_sync_needs_no_drift_r
         _resources(stub, "IN_SYNC")  # and no DescribeStackResourceDrifts
         report = drift_report(cfn, "web", known=KNOWN, pacer=pacer, sleep=slept.append)
         stub.assert_no_pending_responses()
-    assert slept == [pytest.approx(0.98 * 2.4, abs=0.05)]  # 98 % of the 90th percentile
+    assert slept == [pytest.approx(0.98 * 2.4, abs=0.05)]  # 98 % of the median
     assert report.effective_status == "IN_SYNC"
     assert [(r.logical_id, r.status) for r in report.resources] == [("P", "IN_SYNC")]
     assert report.coverage.checked == 1 and report.coverage.complete
@@ -110,7 +110,10 @@ def test_without_history_it_polls_at_once_and_a_not_checked_resource_reads_the_d
         )
         report = drift_report(cfn, "web", known=KNOWN, pacer=pacer, sleep=slept.append)
         stub.assert_no_pending_responses()
-    assert slept == [2.0]  # poll_seconds between the two polls, nothing before the first
+    # nothing before the first poll; then, while no detection has ended, 10 % of the
+    # detection's age (at least 0.1 s) rather than poll_seconds: the first estimate
+    # the others wait for is within ~10 % of the detection's time
+    assert slept == [pytest.approx(0.1)]
     assert pacer.first_wait() > 0  # this detection taught the pacer
     assert report.coverage.not_checked == 1 and report.coverage.checked == 0
 
@@ -190,3 +193,14 @@ def test_a_paced_poll_that_is_too_early_is_followed_soon_and_does_not_inflate_th
     assert slept == [pytest.approx(1.96), pytest.approx(0.196), 5]  # soon after, then every 5 s
     # 7.156 s is recorded as 1.2 x 1.96 = 2.352 s: the 5 s grid does not move the pace to 7 s.
     assert pacer.first_wait() == pytest.approx(0.98 * 2.352)
+
+
+def test_the_pacer_waits_for_the_median_and_learns_finely_until_one_ended() -> None:
+    pacer = DetectionPacer()
+    assert pacer.unpaced_gap(0.0, 5) == pytest.approx(0.1)  # learning: 10 % of the age
+    assert pacer.unpaced_gap(20.0, 5) == pytest.approx(2.0)
+    assert pacer.unpaced_gap(80.0, 5) == 5  # never longer than poll_seconds
+    for seconds in (5.0, 5.2, 5.4, 40.0, 44.0):  # most detections short, a few long
+        pacer.record(seconds)
+    assert pacer.first_wait() == pytest.approx(0.98 * 5.4)  # the short ones do not wait 40 s
+    assert pacer.unpaced_gap(20.0, 5) == 5  # once one has ended: poll_seconds

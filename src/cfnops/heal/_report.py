@@ -34,20 +34,29 @@ class DetectionPacer:
     per poll while nothing can have changed (a detection takes seconds on the
     sandbox, often tens of seconds on AWS). Each report records how long its
     detection took (the send time of the poll that saw it end); later reports wait
-    98 % of the 90th percentile of the last 16 before their first poll. A first
-    poll that finds the detection still running is followed by one 10 % of that
-    wait later (then every ``poll_seconds``) and records at most 1.2 times the
-    wait, so the coarse poll grid never inflates the estimate; a first poll that
-    finds it ended records the wait itself, and the 2 % keeps probing downwards.
-    Simulated (2 s detections varying by 0.3-0.6 s, 1-2 s polls): about 1.03 polls
-    and 2.4-2.7 s per detection, against 2-3 polls when polling from the first
-    second; 30 s detections varying by 10 s: 1.1-1.2 polls. Until one has ended,
-    the first report polls as usual and the others wait for it (at most three poll
-    intervals, then they poll as usual too). Thread-safe: one pacer per scan.
+    98 % of the median of the last 16 before their first poll. A first poll that
+    finds the detection still running is followed by one 10 % of that wait later
+    (then every ``poll_seconds``) and records at most 1.2 times the wait, so the
+    coarse poll grid never inflates the estimate; a first poll that finds it ended
+    records the wait itself, and the 2 % keeps probing downwards.
+
+    Until one has ended, the first report polls at once, then every 10 % of the
+    time elapsed (at least 0.1 s, at most ``poll_seconds``), so the first estimate
+    is within about 10 % of the true time; the others wait for it (at most three
+    poll intervals, then they poll as usual too). Thread-safe: one pacer per scan.
+
+    Why the median and the fine first estimate (wave simulation of 600 stacks at
+    concurrency 48, polls per stack and mean time past each detection's end):
+    2 s detections: 1.2 polls, 0.09 s, where the first report polling every
+    second left 0.6 s when its second poll came just too early; 30 s varying by
+    10 s (poll 5 s): 1.5 polls, 10.6 s, against 1.2 and 20 s waiting for the
+    90th percentile; a fleet of 80 % 5 s and 20 % 40 s detections: 2.6 polls,
+    5 s, against 1.8 and 18 s (small stacks no longer wait for the large ones).
+    Polling every 5 s from the start costs ~7 polls for 2.5 s.
     """
 
     def __init__(
-        self, window: int = 16, quantile: float = 0.9, factor: float = 0.98, up: float = 1.2
+        self, window: int = 16, quantile: float = 0.5, factor: float = 0.98, up: float = 1.2
     ) -> None:
         self._seen: deque[float] = deque(maxlen=window)
         self._quantile, self._factor, self._up = quantile, factor, up
@@ -72,6 +81,14 @@ class DetectionPacer:
             if not self._seen:
                 self._cond.wait_for(lambda: bool(self._seen), timeout=3 * poll_seconds)
         return max(0.0, self.first_wait() - (time.monotonic() - started))
+
+    def unpaced_gap(self, elapsed: float, poll_seconds: float) -> float:
+        """The pause between polls of an unpaced detection ``elapsed`` s old: 10 % of
+        that age while no detection has ended (the pacer is learning), else
+        ``poll_seconds``."""
+        with self._cond:
+            learning = not self._seen
+        return min(poll_seconds, max(0.1, 0.1 * elapsed)) if learning else poll_seconds
 
     def after_first_poll(self, paced: float, poll_seconds: float) -> float:
         """The pause after a paced first poll (at ``paced`` s) found the detection running."""
@@ -142,8 +159,14 @@ def drift_report(
             break
         if attempt == max_attempts:
             raise WaitTimedOut(name, "DescribeStackDriftDetectionStatus", attempt, state)
-        early = pacer is not None and paced and attempt == 1
-        sleep(pacer.after_first_poll(first, poll_seconds) if early and pacer else poll_seconds)
+        if pacer is None:
+            sleep(poll_seconds)
+        elif paced and attempt == 1:
+            sleep(pacer.after_first_poll(first, poll_seconds))
+        elif paced:
+            sleep(poll_seconds)
+        else:
+            sleep(pacer.unpaced_gap(time.monotonic() - started, poll_seconds))
     summaries = _cfn.stack_resources(cfn, stack_id)
     resources = None
     if state.get("StackDriftStatus") == "IN_SYNC":
