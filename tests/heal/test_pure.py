@@ -303,3 +303,17 @@ def test_coverage_buckets_percent_and_sum() -> None:
     )
     assert Coverage().percent is None and Coverage().text().startswith("coverage n/a")
     assert Coverage.from_json(both.to_json()) == both
+
+
+def test_heal_notifications_carry_one_idempotency_key_per_run_and_outcome() -> None:
+    from cfnops.heal import _messages as msg
+    from cfnops.notify._sns import deduplication_id
+
+    def note(outcome: str, run_id: str = "heal-web-1") -> str | None:
+        made = msg.note(outcome, "text", severity="info", stack="web", stack_id="a", run_id=run_id)
+        return made.idempotency_key
+
+    assert note("HEALED") == "heal-web-1:healed" == note("HEALED")  # resent after a crash
+    assert note("HELD") != note("HEALED") and note("HEALED", "heal-web-2") != note("HEALED")
+    sent = msg.note("HEALED", "text", severity="info", stack="web", stack_id="a", run_id="r-1")
+    assert deduplication_id(sent) == "r-1:healed"  # what an SNS FIFO topic deduplicates on

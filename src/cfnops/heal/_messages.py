@@ -49,6 +49,9 @@ def note(
     drifted: list[dict[str, Any]] | None = None,
     details: tuple[tuple[str, str], ...] = (),
 ) -> Notification:
+    """The run's ``outcome`` notification, keyed ``<run id>:<outcome>``: sent again
+    after a crash, an SNS FIFO topic drops the copy (one notification per outcome
+    and run)."""
     changes = attribution_lines(drifted or [])
     return Notification(
         subject=SUBJECT,
@@ -62,6 +65,7 @@ def note(
         run_id=run_id,
         drifted=drift_rows(drifted or []),
         details=details,
+        idempotency_key=f"{run_id}:{outcome.lower()}",
     )
 
 
