@@ -197,7 +197,13 @@ def test_a_paced_poll_that_is_too_early_is_followed_soon_and_does_not_inflate_th
 
 def test_the_pacer_waits_for_the_median_and_learns_finely_until_one_ended() -> None:
     pacer = DetectionPacer()
-    assert pacer.unpaced_gap(0.0, 5) == pytest.approx(0.1)  # learning: 10 % of the age
+    assert pacer.before_first_poll(time.monotonic(), 5) == 0.0  # this thread scouts
+    gaps: list[float] = []
+    other = threading.Thread(target=lambda: gaps.append(pacer.unpaced_gap(20.0, 5)))
+    other.start()
+    other.join()
+    assert gaps == [5]  # a report that gave up waiting for the scout: poll_seconds
+    assert pacer.unpaced_gap(0.0, 5) == pytest.approx(0.1)  # the scout: 10 % of the age
     assert pacer.unpaced_gap(20.0, 5) == pytest.approx(2.0)
     assert pacer.unpaced_gap(80.0, 5) == 5  # never longer than poll_seconds
     for seconds in (5.0, 5.2, 5.4, 40.0, 44.0):  # most detections short, a few long

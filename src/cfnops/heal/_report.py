@@ -43,7 +43,7 @@ class DetectionPacer:
     Until one has ended, the first report polls at once, then every 10 % of the
     time elapsed (at least 0.1 s, at most ``poll_seconds``), so the first estimate
     is within about 10 % of the true time; the others wait for it (at most three
-    poll intervals, then they poll as usual too). Thread-safe: one pacer per scan.
+    poll intervals, then they poll every ``poll_seconds``). Thread-safe: one pacer per scan.
 
     Why the median and the fine first estimate (wave simulation of 600 stacks at
     concurrency 48, polls per stack and mean time past each detection's end):
@@ -62,6 +62,7 @@ class DetectionPacer:
         self._quantile, self._factor, self._up = quantile, factor, up
         self._cond = threading.Condition()
         self._scouting = False
+        self._scout: int | None = None  # the thread of the report that polls first
 
     def first_wait(self) -> float:
         """The detection time to wait for (0 without history)."""
@@ -77,17 +78,19 @@ class DetectionPacer:
         with self._cond:
             if not self._seen and not self._scouting:
                 self._scouting = True
-                return 0.0  # this report polls as usual and teaches the others
+                self._scout = threading.get_ident()
+                return 0.0  # this report polls at once and teaches the others
             if not self._seen:
                 self._cond.wait_for(lambda: bool(self._seen), timeout=3 * poll_seconds)
         return max(0.0, self.first_wait() - (time.monotonic() - started))
 
     def unpaced_gap(self, elapsed: float, poll_seconds: float) -> float:
-        """The pause between polls of an unpaced detection ``elapsed`` s old: 10 % of
-        that age while no detection has ended (the pacer is learning), else
-        ``poll_seconds``."""
+        """The pause between polls of an unpaced detection ``elapsed`` s old: for the
+        first report (called from its thread), 10 % of that age until a detection has
+        ended; for the others (those that stopped waiting for it), ``poll_seconds``:
+        dozens of reports on the fine grid would be dozens of calls a second."""
         with self._cond:
-            learning = not self._seen
+            learning = not self._seen and self._scout == threading.get_ident()
         return min(poll_seconds, max(0.1, 0.1 * elapsed)) if learning else poll_seconds
 
     def after_first_poll(self, paced: float, poll_seconds: float) -> float:
