@@ -73,6 +73,52 @@ def test_marking_covers_paths_below_and_stops_at_expiry() -> None:
     )
 
 
+def test_an_acceptance_covers_its_own_account_only() -> None:
+    from dataclasses import replace
+
+    mine = replace(_entry(), account="111111111111")
+    status = {
+        account: mark(_report("/Value"), [mine], NOW, "us-east-1", account).effective_status
+        for account in ("111111111111", "222222222222", None)
+    }
+    # another account's stack of the same name is drift; None: the caller cannot tell
+    assert status == {"111111111111": "IN_SYNC", "222222222222": "DRIFTED", None: "IN_SYNC"}
+    legacy = _entry()  # stored before accounts were: every account, as then
+    assert mark(_report("/Value"), [legacy], NOW, None, "222222222222").effective_status == (
+        "IN_SYNC"
+    )
+    assert AcceptedDrift.from_json(mine.to_json()) == mine
+    assert AcceptedDrift.from_json(legacy.to_json()).account == ""
+
+
+def test_the_store_moves_acceptances_stored_before_accounts(tmp_path: Path) -> None:
+    import sqlalchemy as sa
+
+    from cfnops.config import Settings
+
+    url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text(
+                "CREATE TABLE cfnops_accepted_drift (region VARCHAR(32), stack VARCHAR(128), "
+                "logical_id VARCHAR(255), path VARCHAR(1000), until FLOAT, reason TEXT, "
+                "by VARCHAR(200), at FLOAT, PRIMARY KEY (region, stack, logical_id, path))"
+            )
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO cfnops_accepted_drift VALUES "
+                "('us-east-1', 'web', 'Param', '/Value', 4102444800, 'old', 'bob', 1700000000)"
+            )
+        )
+    (moved,) = AcceptedStore(Settings(database_url=url)).list()
+    assert (moved.account, moved.stack, moved.path, moved.reason) == ("", "web", "/Value", "old")
+    assert "cfnops_accepted_drift" not in sa.inspect(engine).get_table_names()
+    AcceptedStore._engines.pop(url)  # a later process opening the same database
+    assert AcceptedStore(Settings(database_url=url)).list() == [moved]
+
+
 def test_the_gate_never_reverts_accepted_drift() -> None:
     change = ChangeView(
         "Param", "AWS::SSM::Parameter", "Modify", paths=("/Properties/Value", "/Properties/Tags")
@@ -172,6 +218,46 @@ def test_a_fleet_scan_reports_accepted_drift_as_accepted(
     (res,) = rows[accepted]["report"]["resources"]
     assert res["status"] == "MODIFIED" and res["effectiveStatus"] == "ACCEPTED"
     assert data["counts"] == {"DRIFTED": 1, "IN_SYNC": 1}
+
+
+def test_an_acceptance_in_one_account_leaves_the_same_stack_of_another_drifted(
+    cfnops_sandbox: Sandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    import contextlib
+
+    region, role = "ap-northeast-3", "OrganizationAccountAccessRole"  # a region of its own
+    db = tmp_path / "runs.sqlite"
+    base = cfnops_sandbox.clients
+    home = type(base)(base.settings.model_copy(update={"region": region}), session=base.session)
+    org = home.client("organizations")
+    with contextlib.suppress(org.exceptions.AlreadyInOrganizationException):
+        org.create_organization(FeatureSet="ALL")
+    name = unique("twin")
+    other = str(
+        org.create_account(AccountName=name, Email=f"{name}@example.com")["CreateAccountStatus"][
+            "AccountId"
+        ]
+    )
+    creds = home.client("sts").assume_role(
+        RoleArn=f"arn:aws:iam::{other}:role/{role}", RoleSessionName="test-setup"
+    )["Credentials"]
+    for clients in (home, home.assumed(creds, region)):  # the same stack name in both
+        deploy_sample(clients.client("cloudformation"), name, f"/{name}/p")
+        drift_sample(clients.client("ssm"), f"/{name}/p")
+    accept = ["drift", "accept", name, "SampleParameter", "--until", "2099-12-31"]
+    assert _cli(cfnops_sandbox, monkeypatch, db, "--region", region, *accept, "--reason", "x") == 0
+    capsys.readouterr()
+    caller = home.account_id()
+    scan = ["-o", "json", "drift", "scan", "--regions", region, "--role-name", role]
+    assert _cli(cfnops_sandbox, monkeypatch, db, *scan, "--accounts", f"{caller},{other}") == 0
+    rows = {r["account"]: r for r in json.loads(capsys.readouterr().out)["stacks"]}
+    assert rows[caller]["status"] == "IN_SYNC" and rows[other]["status"] == "DRIFTED"
+    assert _cli(cfnops_sandbox, monkeypatch, db, "-o", "json", "drift", "accepted") == 0
+    (listed,) = json.loads(capsys.readouterr().out)
+    assert listed["account"] == caller
 
 
 def test_accepted_drift_is_never_healed_and_comes_back_after_expiry(heal_env: Heal) -> None:

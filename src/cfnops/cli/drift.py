@@ -114,6 +114,7 @@ def drift(
         cloudtrail=st.clients.client("cloudtrail") if attribution else None,
         accepted=accepted,
         region=st.clients.region,
+        account=st.clients.account_id() if any(e.account for e in accepted) else None,
     )
     coverage = fleet_coverage(reports)
     if fmt == "json":

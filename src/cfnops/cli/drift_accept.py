@@ -64,6 +64,7 @@ def accept(
         reason=reason.strip(),
         by=_actor(),
         at=now,
+        account=st.clients.account_id(),  # where the stack was found: not other accounts'
     )
     AcceptedStore(st.settings).accept(entry)
     _audit(st, entry)

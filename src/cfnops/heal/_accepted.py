@@ -7,9 +7,15 @@ While it holds, the drift is reported as ``ACCEPTED`` and never healed (a change
 set that would revert it is held); after ``until`` it is drift again
 (cloudformation-coverage-roadmap #1533).
 
-Stored in the run database (table ``cfnops_accepted_drift``, SQLite or
-PostgreSQL), exportable to a JSON file kept in the repository. :func:`mark` is
-pure; :class:`AcceptedStore` is the adapter.
+An acceptance belongs to the account the stack was found in (``drift accept``
+records the caller's): a stack of the same name in another account of a fleet is
+not covered. Acceptances stored before accounts were recorded have no account
+("") and cover every account, as they did then.
+
+Stored in the run database (table ``cfnops_accepted_drift_v2``, SQLite or
+PostgreSQL; rows of the first table, ``cfnops_accepted_drift``, are moved into it
+with no account the first time a store opens), exportable to a JSON file kept in
+the repository. :func:`mark` is pure; :class:`AcceptedStore` is the adapter.
 """
 
 from __future__ import annotations
@@ -29,11 +35,13 @@ from cfnops.config import Settings
 from cfnops.heal._model import ResourceDrift, StackDriftReport
 from cfnops.heal.errors import BadAcceptance
 
-TABLE = "cfnops_accepted_drift"
+TABLE = "cfnops_accepted_drift_v2"
+_FIRST_TABLE = "cfnops_accepted_drift"  # before accounts: moved into TABLE once
 _metadata = sa.MetaData()
 accepted_table = sa.Table(
     TABLE,
     _metadata,
+    sa.Column("account", sa.String(12), primary_key=True),  # "" = every account
     sa.Column("region", sa.String(32), primary_key=True),
     sa.Column("stack", sa.String(128), primary_key=True),
     sa.Column("logical_id", sa.String(255), primary_key=True),
@@ -43,6 +51,7 @@ accepted_table = sa.Table(
     sa.Column("by", sa.String(200), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
+_FIELDS = ("region", "stack", "logical_id", "path", "until", "reason", "by", "at")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -58,9 +67,14 @@ class AcceptedDrift:
     reason: str
     by: str
     at: dt.datetime
+    account: str = ""  # "" = every account (acceptances stored before accounts were)
 
     def active(self, now: dt.datetime) -> bool:
         return now < self.until
+
+    def applies_to(self, account: str | None) -> bool:
+        """For the stack's ``account`` (``None``: the caller cannot say which)."""
+        return not self.account or account is None or self.account == account
 
     def covers(self, path: str) -> bool:
         return not self.path or path == self.path or path.startswith(self.path.rstrip("/") + "/")
@@ -71,6 +85,7 @@ class AcceptedDrift:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "account": self.account or None,
             "region": self.region,
             "stack": self.stack,
             "logicalId": self.logical_id,
@@ -92,6 +107,7 @@ class AcceptedDrift:
             str(data["reason"]),
             str(data["by"]),
             dt.datetime.fromisoformat(str(data["at"])),
+            str(data.get("account") or ""),
         )
 
 
@@ -149,14 +165,19 @@ def mark(
     entries: Sequence[AcceptedDrift],
     now: dt.datetime,
     region: str | None = None,
+    account: str | None = None,
 ) -> StackDriftReport:
-    """The report with accepted drift marked (active acceptances of this stack only)."""
+    """The report with accepted drift marked (active acceptances of this stack only:
+    its name, and its region and account when given)."""
     mine = [
         e
         for e in entries
-        if e.stack == report.stack_name and e.active(now) and region in (None, e.region)
+        if e.stack == report.stack_name
+        and e.active(now)
+        and region in (None, e.region)
+        and e.applies_to(account)
     ]
-    nested = tuple(mark(n, entries, now, region) for n in report.nested)
+    nested = tuple(mark(n, entries, now, region, account) for n in report.nested)
     if not mine:
         return replace(report, nested=nested)
     resources = tuple(mark_resource(r, mine) for r in report.resources)
@@ -176,6 +197,7 @@ def _row(row: Any) -> AcceptedDrift:
         row.reason,
         row.by,
         dt.datetime.fromtimestamp(row.at, dt.UTC),
+        row.account,
     )
 
 
@@ -193,14 +215,19 @@ class AcceptedStore:
             engine = self._engines.get(url)
             if engine is None:
                 engine = make_engine(url, pool_size=2)
-                if not sa.inspect(engine).has_table(TABLE):
+                tables = sa.inspect(engine).get_table_names()
+                if TABLE not in tables:
                     create_tables(engine, _metadata)
+                if _FIRST_TABLE in tables:
+                    _move_first_table(engine)
                 self._engines[url] = engine
         self._engine = engine
 
     def accept(self, entry: AcceptedDrift) -> AcceptedDrift:
-        """Store ``entry`` (replacing an acceptance of the same stack, resource and path)."""
+        """Store ``entry`` (replacing an acceptance of the same account, stack, resource
+        and path)."""
         key = {
+            "account": entry.account,
             "region": entry.region,
             "stack": entry.stack,
             "logical_id": entry.logical_id,
@@ -230,6 +257,40 @@ class AcceptedStore:
             query = query.where(table.c.region == region)
         with self._engine.connect() as conn:
             return [_row(row) for row in conn.execute(query)]
+
+
+def _move_first_table(engine: sa.Engine) -> None:
+    """Move the rows of the table used before accounts (no account: every account).
+
+    Once per database: the first table is dropped in the same transaction. Two
+    processes opening at once: the schema lock serialises them on PostgreSQL; on
+    SQLite the one that loses the race finds the table gone, or fails on it and
+    then finds it gone, and goes on.
+    """
+    from cfnops.durable import schema_lock
+
+    try:
+        with schema_lock(engine):
+            _move_rows(engine)
+    except sa.exc.DBAPIError:
+        if sa.inspect(engine).has_table(_FIRST_TABLE):
+            raise
+
+
+def _move_rows(engine: sa.Engine) -> None:
+    first = sa.Table(_FIRST_TABLE, sa.MetaData(), *(sa.Column(f) for f in _FIELDS))
+    with engine.begin() as conn:
+        if not sa.inspect(conn).has_table(_FIRST_TABLE):
+            return  # another process moved it
+        have = {
+            (r.region, r.stack, r.logical_id, r.path)
+            for r in conn.execute(sa.select(accepted_table).where(accepted_table.c.account == ""))
+        }
+        for row in conn.execute(sa.select(first)):
+            if (row.region, row.stack, row.logical_id, row.path) not in have:
+                values = {f: getattr(row, f) for f in _FIELDS}
+                conn.execute(accepted_table.insert().values(account="", **values))
+        conn.execute(sa.text(f"DROP TABLE {_FIRST_TABLE}"))
 
 
 def export(entries: Sequence[AcceptedDrift], path: Path) -> None:

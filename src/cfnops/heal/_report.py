@@ -121,6 +121,7 @@ def drift_report(
     region: str | None = None,
     known: dict[str, Any] | None = None,
     pacer: DetectionPacer | None = None,
+    account: str | None = None,
 ) -> StackDriftReport:
     """Detect drift on ``stack`` (and its nested stacks) and report every resource.
 
@@ -130,7 +131,8 @@ def drift_report(
 
     With a ``cloudtrail`` client, each drifted resource says who changed it
     (:mod:`cfnops.heal._attribution`), looking back to the stack's last deployment.
-    Active ``accepted`` drift of the stack (in ``region``) is marked ``ACCEPTED``.
+    Active ``accepted`` drift of the stack (in ``region``, of ``account``: ``None``
+    when unknown) is marked ``ACCEPTED``.
     """
     info = known or _cfn.describe_stack(cfn, stack)
     if info is None:
@@ -191,6 +193,7 @@ def drift_report(
                     accepted=accepted,
                     region=region,
                     pacer=pacer,
+                    account=account,
                 )
             )
     report = StackDriftReport(
@@ -204,7 +207,7 @@ def drift_report(
     )
     report = apply_ignore(report, ignore)
     if accepted:
-        report = mark(report, accepted, dt.datetime.now(dt.UTC), region)
+        report = mark(report, accepted, dt.datetime.now(dt.UTC), region, account)
     if cloudtrail is None:
         return report
     return with_attribution(report, cloudtrail, parse_time(info.get("DeployedAt")))
@@ -292,6 +295,7 @@ def drift_reports(
     cloudtrail: Any = None,
     accepted: Sequence[AcceptedDrift] = (),
     region: str | None = None,
+    account: str | None = None,
 ) -> list[StackDriftReport]:
     """Reports for several stacks, detected concurrently, in the order given."""
     pacer = DetectionPacer()
@@ -306,6 +310,7 @@ def drift_reports(
             accepted=accepted,
             region=region,
             pacer=pacer,
+            account=account,
         )
 
     if len(stacks) <= 1:

@@ -95,6 +95,11 @@ class HealRuntime:
             self._assumed[key] = (expires, found)
         return found
 
+    def account(self, region: str | None) -> str:
+        """The account the current run works in (:func:`in_account`, else the caller's)."""
+        target = _account.get()
+        return target[0] if target is not None else self.home_for(region).account_id()
+
     def cfn(self, region: str | None) -> Any:
         return self.clients_for(region).client("cloudformation")
 

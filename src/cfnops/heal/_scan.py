@@ -312,7 +312,7 @@ def with_accepted(result: ScanResult, entries: Sequence[AcceptedDrift]) -> ScanR
         return result
     now = dt.datetime.now(dt.UTC)
     rows = tuple(
-        replace(r, report=mark(r.report, entries, now, r.region)) if r.report else r
+        replace(r, report=mark(r.report, entries, now, r.region, r.account)) if r.report else r
         for r in result.rows
     )
     return replace(result, rows=rows)

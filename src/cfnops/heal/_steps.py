@@ -242,7 +242,9 @@ def with_accepted(report: StackDriftReport, region: str | None) -> StackDriftRep
         cached = (now, AcceptedStore(settings).list())
         _accepted_cache[settings.database_url] = cached
     wanted = region or settings.aws.region
-    return mark(report, cached[1], dt.datetime.now(dt.UTC), wanted)
+    entries = cached[1]
+    account = current_runtime().account(region) if any(e.account for e in entries) else None
+    return mark(report, entries, dt.datetime.now(dt.UTC), wanted, account)
 
 
 def create_change_set(
