@@ -134,7 +134,8 @@ def test_two_workers_start_and_run_each_fire_once(
             outs.append(out)
             errs.append(err)
         receiver.close()
-    assert all("drift scan schedule pair: rate(1 minute) (UTC)" in out for out in outs)
+    banner = "drift scan schedule pair: rate(1 minute) (UTC)"
+    assert all(banner in out for out in outs), (outs, errs)
     assert not any("drift scan schedules:" in err for err in errs), errs  # no failed start
     assert steps == ["scan", "compare", "notify"]  # executed by one worker, once
     appeared = [t for t in receiver.texts() if "APPEARED" in t]
