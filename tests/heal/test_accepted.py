@@ -23,6 +23,7 @@ from cfnops.heal import (
 )
 from cfnops.heal import decide as gate
 from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, check_path, mark, parse_until
+from cfnops.heal._scan import in_region
 from cfnops.heal.errors import BadAcceptance
 from cfnops.sandbox import Sandbox
 
@@ -199,10 +200,7 @@ def test_a_fleet_scan_reports_accepted_drift_as_accepted(
 ) -> None:
     region = "sa-east-1"  # no other test deploys here: the scan sees these stacks only
     db = tmp_path / "runs.sqlite"
-    clients = cfnops_sandbox.clients
-    regional = type(clients)(
-        clients.settings.model_copy(update={"region": region}), session=clients.session
-    )
+    regional = in_region(cfnops_sandbox.clients, region)
     accepted, drifted = unique("acc-scan"), unique("drift-scan")
     for stack in (accepted, drifted):
         deploy_sample(regional.client("cloudformation"), stack, f"/{stack}/p")
@@ -230,8 +228,7 @@ def test_an_acceptance_in_one_account_leaves_the_same_stack_of_another_drifted(
 
     region, role = "ap-northeast-3", "OrganizationAccountAccessRole"  # a region of its own
     db = tmp_path / "runs.sqlite"
-    base = cfnops_sandbox.clients
-    home = type(base)(base.settings.model_copy(update={"region": region}), session=base.session)
+    home = in_region(cfnops_sandbox.clients, region)
     org = home.client("organizations")
     with contextlib.suppress(org.exceptions.AlreadyInOrganizationException):
         org.create_organization(FeatureSet="ALL")

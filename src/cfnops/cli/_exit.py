@@ -32,10 +32,17 @@ def _others_alive() -> bool:
     return any(t is not main and t.is_alive() and not t.daemon for t in threading.enumerate())
 
 
-def _flush() -> None:
+def flush_output() -> None:
+    """Deliver what was printed (``stdout``, ``stderr``) before the process ends."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to keep
             stream.flush()
+
+
+def hard_exit(code: int) -> NoReturn:
+    """End now, without waiting for threads or exit handlers, output delivered."""
+    flush_output()
+    os._exit(code)
 
 
 def exit_process(code: int) -> NoReturn:
@@ -43,9 +50,9 @@ def exit_process(code: int) -> NoReturn:
     gc.freeze()  # what exists now is not garbage: the final collections skip it
     if _others_alive():
         sys.exit(code)
-    _flush()
+    flush_output()
     atexit._run_exitfuncs()
     if _others_alive():  # an exit handler started one: let the normal path wait for it
         sys.exit(code)
-    _flush()
+    flush_output()
     os._exit(code)

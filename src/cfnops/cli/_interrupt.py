@@ -20,6 +20,8 @@ import time
 from types import FrameType
 from typing import Any
 
+from cfnops.cli._exit import flush_output, hard_exit
+
 __all__ = ["EXIT_INTERRUPTED", "exit_code", "install"]
 
 EXIT_INTERRUPTED = 130
@@ -45,7 +47,7 @@ def exit_code(signum: int) -> int:
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     global _code
     if _started.is_set():  # the second signal: no more reporting
-        _flush()
+        flush_output()
         os._exit(exit_code(signum))
     _code = exit_code(signum)
     _started.set()
@@ -115,15 +117,8 @@ def _engine() -> Any:
 def _write(text: str) -> None:
     with contextlib.suppress(Exception):
         sys.stderr.write(text + "\n")
-    _flush()
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
+    flush_output()
 
 
 def _hard_exit() -> None:
-    _flush()
-    os._exit(_code)
+    hard_exit(_code)

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
-import sys
 import threading
 import time
 from typing import Annotated
 
 import typer
 
+from cfnops.cli._exit import hard_exit
 from cfnops.cli._interrupt import exit_code
 from cfnops.cli._state import state
 from cfnops.durable import DEFAULT_QUEUE
@@ -76,7 +74,7 @@ def worker(
 
     def _on_signal(signum: int, _frame: object) -> None:
         if stop.is_set():  # a second signal: no more waiting
-            _hard_exit(exit_code(signum))
+            hard_exit(exit_code(signum))
         received.append(signum)
         stop.set()
 
@@ -100,7 +98,7 @@ def worker(
         soft_wrap=True,
     )
     # Whatever happens in the shutdown, the process is gone shortly after the grace.
-    watchdog = threading.Timer(grace + 1.0, lambda: _hard_exit(exit_code(received[0])))
+    watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(exit_code(received[0])))
     watchdog.daemon = True
     watchdog.start()
     deadline = time.monotonic() + grace  # one grace for everything, not one each
@@ -115,12 +113,3 @@ def worker(
 
 def register(app: typer.Typer) -> None:
     app.command("worker")(worker)
-
-
-def _hard_exit(code: int) -> None:
-    """End now, without waiting for threads, but with what was printed delivered (a
-    pipe's buffer would otherwise be lost: the startup lines a supervisor logs)."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to deliver
-            stream.flush()
-    os._exit(code)
