@@ -389,14 +389,81 @@ def is_loopback_endpoint(url: str | None) -> bool:
         return False
 
 
+def _aws_config_endpoints(profile: str | None, environ: Mapping[str, str]) -> list[str]:
+    """``endpoint_url`` values of ``profile`` in the shared AWS config file.
+
+    Both the profile's own ``endpoint_url`` and those of the ``[services NAME]`` section
+    it names count. Read with configparser (botocore stays unimported at start-up).
+    https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html
+    """
+    import configparser
+
+    path = Path(environ.get("AWS_CONFIG_FILE") or Path.home() / ".aws" / "config").expanduser()
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (OSError, configparser.Error, UnicodeDecodeError):
+        return []  # botocore reports a broken file when a client is built
+    name = profile or environ.get("AWS_PROFILE") or environ.get("AWS_DEFAULT_PROFILE")
+    name = name or "default"
+    section = "default" if name == "default" else f"profile {name}"
+    if not parser.has_section(section):
+        return []
+    found = (
+        [parser.get(section, "endpoint_url")] if parser.has_option(section, "endpoint_url") else []
+    )
+    services = parser.get(section, "services", fallback=None)
+    if services and parser.has_section(f"services {services}"):
+        # Nested "cloudformation =\n  endpoint_url = ..." lines: every URL-looking value.
+        for _key, raw in parser.items(f"services {services}"):
+            found += [m for m in raw.split() if "://" in m]
+    return [url.strip() for url in found if url.strip()]
+
+
+def configured_endpoints(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> tuple[str | None, tuple[str, ...]]:
+    """The endpoint every client uses, and service-specific ones, as botocore resolves them.
+
+    ``--endpoint-url`` (or ``CFNOPS_AWS__ENDPOINT_URL``) first, then ``AWS_ENDPOINT_URL``,
+    ``AWS_ENDPOINT_URL_<SERVICE>`` and the shared config file, unless
+    ``AWS_IGNORE_CONFIGURED_ENDPOINT_URLS`` is true.
+    https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html
+    """
+    env = os.environ if environ is None else environ
+    if settings.aws.endpoint_url:
+        return settings.aws.endpoint_url, ()
+    if env.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").strip().lower() == "true":
+        return None, ()
+    services = tuple(v for k, v in env.items() if k.startswith("AWS_ENDPOINT_URL_") and v)
+    if env.get("AWS_ENDPOINT_URL"):
+        return env["AWS_ENDPOINT_URL"], services
+    from_file = _aws_config_endpoints(settings.aws.profile, env)
+    return None, services + tuple(from_file)
+
+
+def uses_loopback_endpoint(settings: Settings, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether AWS calls go to this machine (the local sandbox), however it was named.
+
+    True when the endpoint every client uses is on loopback, or when there is none and
+    every service-specific endpoint configured is.
+    """
+    general, services = configured_endpoints(settings, environ)
+    if general is not None:
+        return is_loopback_endpoint(general)
+    return bool(services) and all(is_loopback_endpoint(url) for url in services)
+
+
 def apply_poll_profile(settings: Settings) -> Settings:
     """``settings`` with heal and AMI poll intervals of one second under the fast profile.
 
     The profile is fast when ``poll_profile`` is ``"fast"``, or ``"auto"`` with a
-    loopback endpoint. An interval set explicitly (file, environment, argument) is kept.
+    loopback endpoint named any way botocore accepts (``--endpoint-url``,
+    ``AWS_ENDPOINT_URL``, ``AWS_ENDPOINT_URL_<SERVICE>``, the config file). An interval
+    set explicitly (file, environment, argument) is kept.
     """
     fast = settings.poll_profile == "fast" or (
-        settings.poll_profile == "auto" and is_loopback_endpoint(settings.aws.endpoint_url)
+        settings.poll_profile == "auto" and uses_loopback_endpoint(settings)
     )
     if not fast:
         return settings
