@@ -12,6 +12,7 @@ from jobs_test_functions import count
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
+from cfnops.durable import Engine
 from cfnops.jobs import JobStore
 
 HERE = Path(__file__).resolve().parent
@@ -139,3 +140,63 @@ def test_a_worker_recovers_a_crashed_run_with_its_modules(tmp_path: Path) -> Non
     row = store.get_run("slow-1")
     assert (row.status, row.output) == ("SUCCEEDED", {"mark": "t2"}), (row.error, row.cause)
     assert count(str(log), "t2-end") == 1
+
+
+def test_rerun_from_a_new_process_finds_the_local_functions(tmp_path: Path) -> None:
+    db, gate, log = tmp_path / "db.sqlite", tmp_path / "gate", tmp_path / "log"
+    definition = tmp_path / "gated.asl.json"
+    definition.write_text(json.dumps(_gated_definition(gate, log)))
+    first = _run(
+        db, "-o", "json", "job", "run", str(definition), "--name", "gated-3",
+        "--import", "jobs_test_functions",
+    )  # fmt: skip
+    assert first.returncode == 1, first.stderr
+
+    gate.write_text("open")
+    # no --import: the rerun imports what gated-3 was started with (before the fix it sent
+    # the local function to Lambda and failed)
+    again = _run(db, "-o", "json", "job", "rerun", "gated-3", "--from", "Gate", "--name", "r3")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["status"] == "SUCCEEDED"
+    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    assert store.get_run("r3").modules == ("jobs_test_functions",)
+    assert count(str(log), "log-end") == 1  # rerun from Gate: Log did not run again
+
+
+def test_a_worker_given_a_missing_module_says_so_in_one_line(tmp_path: Path) -> None:
+    proc = _run(tmp_path / "db.sqlite", "worker", "--import", "no.such.module", timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert "no.such.module" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_schedule_records_its_modules_for_every_run(tmp_path: Path, job_engine: Engine) -> None:
+    import time as _time
+
+    from cfnops.jobs import JobService, TriggerService
+
+    url = job_engine.settings.database_url
+    env = {**_env(tmp_path / "unused.sqlite"), "CFNOPS_DATABASE_URL": url}
+    gate, log = tmp_path / "gate", tmp_path / "log"
+    definition = tmp_path / "gated.asl.json"
+    definition.write_text(json.dumps(_gated_definition(gate, log)))
+
+    def add(*args: str) -> subprocess.CompletedProcess[str]:
+        proc = cfnops(env, "job", "schedule", "add", *args, "--cron", "cron(0 2 * * ? *)")
+        out, err = proc.communicate(timeout=120)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+    bad = add("mods-bad", str(definition), "--import", "no_such_module_here")
+    assert bad.returncode == 2 and "no_such_module_here" in bad.stderr, bad.stderr
+    added = add("mods-nightly", str(definition), "--import", "jobs_test_functions")
+    assert added.returncode == 0, added.stderr
+
+    triggers = TriggerService(JobService(job_engine.settings))
+    store = triggers.store
+    names = [r["name"] for r in store.list_schedules("schedule")]
+    assert "mods-nightly" in names and "mods-bad" not in names
+    due = next(r for r in store.list_schedules("schedule") if r["name"] == "mods-nightly")
+    assert store.advance_schedule("mods-nightly", due["next_fire"], _time.time() - 1)
+    started = [r for r in triggers.fire_due() if r.startswith("mods-nightly")]
+    assert len(started) == 1
+    assert store.get_run(started[0]).modules == ("jobs_test_functions",)

@@ -89,10 +89,18 @@ def schedule_add(
     start_grace: Annotated[
         float, typer.Option(help="Seconds a run may start after its time before it is late.")
     ] = 60.0,
+    imports: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--import",
+            help="A module with the job-net's local functions (repeatable): each run imports it.",
+        ),
+    ] = None,
 ) -> None:
     """Add (or replace) a schedule: a cron/rate expression, or --after other job-nets."""
     from cfnops.errors import UsageError
     from cfnops.jobs._calendar import load_calendar
+    from cfnops.jobs._functions import import_modules
     from cfnops.jobs._starts import duration_seconds, monitor_options
 
     st = state(ctx)
@@ -103,6 +111,9 @@ def schedule_add(
     opts = monitor_options(
         exclusive=exclusive, expected=expected, deadline=deadline, start_grace=start_grace
     )
+    if imports:
+        import_modules(imports)  # a wrong name is refused now, not at 02:00 in a worker
+        opts["modules"] = list(imports)
     cal = load_calendar(calendar) if calendar else None
     tz = timezone or (cal.timezone if cal and cal.timezone else "UTC")
     defn, value = load_definition(definition), parse_input(input_)

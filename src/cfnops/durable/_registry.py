@@ -116,8 +116,13 @@ def import_modules(modules: Iterable[str]) -> None:
     The engine imports nothing else: the places that start engines register the
     workflows they bring (see :mod:`cfnops.builtin_workflows`).
     """
+    from cfnops.durable.errors import WorkflowModuleNotImportable
+
     for module in modules:
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise WorkflowModuleNotImportable(module, str(exc)) from exc
 
 
 def _qualname(fn: Callable[..., Any]) -> str:

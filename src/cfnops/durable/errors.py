@@ -22,6 +22,18 @@ class UnknownWorkflow(DurableError, UsageError):
         self.name = name
 
 
+class WorkflowModuleNotImportable(DurableError, UsageError):
+    """A configured workflow module (``--import``, ``worker.workflow_modules``) fails to import."""
+
+    def __init__(self, module: str, detail: str) -> None:
+        super().__init__(
+            f"cannot import workflow module {module!r}: {detail}",
+            hint="check the module name and that its folder is on PYTHONPATH (or installed); "
+            "fix worker.workflow_modules / CFNOPS_WORKER__WORKFLOW_MODULES or --import",
+        )
+        self.module = module
+
+
 class UnknownRun(DurableError, UsageError):
     """No run has the given id."""
 

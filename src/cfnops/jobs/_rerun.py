@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnops.jobs._runner import iter_states, only_program, top_level_path
-from cfnops.jobs._store import RunRow, StepRow
+from cfnops.jobs._store import MODULES_OPTION, RunRow, StepRow
 from cfnops.jobs.errors import RerunRefused, UnknownState
 
 __all__ = ["MODES", "RerunPlan", "RerunRequest", "only_program", "plan_rerun"]
@@ -89,6 +89,8 @@ def plan_rerun(
     execution_input = origin.input
     info: dict[str, Any] = {"of": run_id, "mode": request.mode}
     base: dict[str, Any] = {"rerun": info, "notify": origin.options.get("notify")}
+    if origin.modules:  # the local functions of `job run --import`: the rerun needs them too
+        base[MODULES_OPTION] = list(origin.modules)
     if request.mode == "from-start":
         if request.iterations is not None:
             raise RerunRefused(run_id, "--map-iterations needs --from or --only", "name the Map")

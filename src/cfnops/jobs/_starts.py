@@ -146,6 +146,7 @@ def _launch(
             source=source,
             queue=QUEUE,
             options=options,
+            modules=tuple(opts.get("modules") or ()),
         )
     except sa.exc.IntegrityError:  # another worker created the same run at this moment
         return False

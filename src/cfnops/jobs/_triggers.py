@@ -233,6 +233,7 @@ class TriggerService:
                         source=f"event:{row['name']}",
                         queue=QUEUE,
                         options={"notify": opts.get("notify", False)},
+                        modules=tuple(opts.get("modules") or ()),
                     )
                     started.append(run_id[:80])
                 sqs.delete_message(QueueUrl=opts["queue_url"], ReceiptHandle=msg["ReceiptHandle"])
