@@ -31,11 +31,17 @@ ENGINES_AND_CORES = (
 CAPABILITIES = ("heal", "ami", "jobs", "guard")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
-FOUNDATION = ("errors", "config", "_config_file", "aws", "_version")
+FOUNDATION = ("errors", "config", "_config_file", "aws", "_version", "database")
+# The runtime value (settings, clients, database, notifiers): above the foundation and
+# notify, below the engines that hand it to workflows.
+RUNTIME = ("runtime",)
+_ABOVE_RUNTIME = tuple(c for c in ENGINES_AND_CORES if c != "notify")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    **{base: ENGINES_AND_CORES + CAPABILITIES + FRONT for base in FOUNDATION},
-    **{core: CAPABILITIES + FRONT for core in ENGINES_AND_CORES},
+    **{base: RUNTIME + ENGINES_AND_CORES + CAPABILITIES + FRONT for base in FOUNDATION},
+    "runtime": _ABOVE_RUNTIME + CAPABILITIES + FRONT,
+    "notify": RUNTIME + CAPABILITIES + FRONT,
+    **{core: CAPABILITIES + FRONT for core in _ABOVE_RUNTIME},
     **{cap: FRONT for cap in CAPABILITIES},
 }
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # boto3 and botocore load on first use (see _nothing_configur
     import boto3
     from botocore.config import Config
 
+_RENEW_BEFORE = dt.timedelta(minutes=5)  # re-assume a role this long before it expires
 _REGION_SHAPE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _ACCESS_DENIED = frozenset(
     {
@@ -219,6 +220,10 @@ class AwsClients:
         self._clients: dict[str, Any] = dict(clients or {})
         self._account_id: str | None = None
         self._lock = threading.Lock()
+        # One cache per account, shared by its regional clients: region → clients, and
+        # (account, role, session name) → (credentials' expiry, that account's clients).
+        self._regions: dict[str, AwsClients] = {}
+        self._roles: dict[tuple[str, str, str], tuple[dt.datetime, AwsClients]] = {}
 
     @property
     def session(self) -> boto3.session.Session:
@@ -296,6 +301,54 @@ class AwsClients:
                 sts = self.client("sts")
             self._account_id = str(sts.get_caller_identity()["Account"])
         return self._account_id
+
+    def in_region(self, region: str | None) -> AwsClients:
+        """The same account in ``region`` (same session and credentials), cached.
+
+        ``None`` or this client set's own region: ``self``. Regional clients share
+        one cache, so ``c.in_region("a").in_region("b") is c.in_region("b")``.
+        """
+        if region is None or region == self.settings.region:
+            return self
+        with self._lock:
+            found = self._regions.get(region)
+            if found is None:
+                aws = self.settings.model_copy(update={"region": region})
+                found = AwsClients(aws, session=self.session)
+                found._regions = self._regions
+                found._roles = self._roles
+                found._account_id = self._account_id
+                self._regions[region] = found
+                if self.settings.region is not None:
+                    self._regions.setdefault(self.settings.region, self)
+            return found
+
+    def assume(self, account: str, role_name: str, *, session_name: str = "cfnops") -> AwsClients:
+        """``account``'s clients through STS AssumeRole of ``role_name``, cached.
+
+        Credentials are renewed five minutes before they expire (a held run may wait
+        for hours). A refusal raises botocore's ``ClientError``: the caller knows which
+        command and option to name. The caller's own account answers ``self``.
+        """
+        if account == self.account_id():
+            return self
+        key = (account, role_name, session_name)
+        now = dt.datetime.now(dt.UTC)
+        with self._lock:
+            cached = self._roles.get(key)
+        if cached is not None and cached[0] - now > _RENEW_BEFORE:
+            return cached[1].in_region(self.settings.region)
+        arn = f"arn:aws:iam::{account}:role/{role_name}"
+        creds = self.client("sts").assume_role(RoleArn=arn, RoleSessionName=session_name)
+        credentials: dict[str, Any] = creds["Credentials"]
+        expires = credentials.get("Expiration")
+        if not isinstance(expires, dt.datetime):
+            expires = now + dt.timedelta(hours=1)
+        found = self.assumed(credentials)
+        found._account_id = account
+        with self._lock:
+            self._roles[key] = (expires, found)
+        return found
 
     def assumed(self, credentials: dict[str, Any], region: str | None = None) -> AwsClients:
         """Clients with STS ``Credentials`` (AssumeRole's answer), same settings otherwise."""

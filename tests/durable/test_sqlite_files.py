@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cfnops.durable._sqlite_files import prepare_sqlite_file
-from cfnops.durable.errors import DatabasePathError
+from cfnops.database import DatabasePathError
+from cfnops.database._sqlite import prepare_sqlite_file
 from cfnops.errors import ExitCode
 
 

@@ -22,7 +22,8 @@ from cfnops.config import Settings
 from cfnops.console._auth import COOKIE, Auth
 from cfnops.console._runs_query import RunsQuery
 from cfnops.console.errors import Forbidden
-from cfnops.durable import AuditLog, make_engine
+from cfnops.database import Database
+from cfnops.durable import AuditLog
 from cfnops.errors import CfnopsError
 
 HERE = Path(__file__).resolve().parent
@@ -56,17 +57,19 @@ class Console:
 
     settings: Settings
     auth: Auth
+    database: Database = field(init=False)
     engine: sa.Engine = field(init=False)
     runs: RunsQuery = field(init=False)
     audit: AuditLog = field(init=False)
 
     def __post_init__(self) -> None:
-        self.engine = make_engine(self.settings.database_url, pool_size=4)
+        self.database = Database.open(self.settings.database_url, pool_size=4)
+        self.engine = self.database.engine
         self.runs = RunsQuery(self.engine)
-        self.audit = AuditLog(self.settings, engine=self.engine)
+        self.audit = AuditLog(self.database)
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.database.dispose()
 
 
 def console_of(request: Request) -> Console:

@@ -27,10 +27,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.schema import CreateIndex, CreateTable
 
 from cfnops.config import Settings
-from cfnops.durable._dbos_setup import make_engine, schema_lock
+from cfnops.database import Database
 from cfnops.durable.errors import BadAuditEntry
 
 TABLE = "cfnops_audit"
@@ -62,7 +61,18 @@ _PG_GUARDS = [
     f"CREATE TRIGGER {TABLE}_append_only BEFORE UPDATE OR DELETE ON {TABLE} "
     f"FOR EACH ROW EXECUTE FUNCTION {TABLE}_append_only()",
 ]
+_PG_HAS_GUARD = sa.text(f"SELECT 1 FROM pg_trigger WHERE tgname = '{TABLE}_append_only'")
 _LIMITS = {"actor": 200, "action": 64, "target": 500}
+
+
+def _append_only(engine: sa.Engine) -> None:
+    """Triggers refusing UPDATE and DELETE (idempotent: run at every process start)."""
+    postgres = engine.dialect.name == "postgresql"
+    with engine.begin() as conn:
+        if postgres and conn.execute(_PG_HAS_GUARD).first() is not None:
+            return  # DROP/CREATE TRIGGER would lock the table against other writers
+        for statement in _PG_GUARDS if postgres else _SQLITE_GUARDS:
+            conn.execute(sa.text(statement))
 
 
 @dataclass(frozen=True)
@@ -113,13 +123,11 @@ def _check(name: str, value: str) -> str:
 class AuditLog:
     """Appends and reads audit entries on the run database."""
 
-    def __init__(self, settings: Settings, *, engine: sa.Engine | None = None) -> None:
-        self._owns_engine = engine is None
-        self._engine = (
-            engine if engine is not None else make_engine(settings.database_url, pool_size=2)
-        )
-        if not sa.inspect(self._engine).has_table(TABLE):
-            self._create()
+    def __init__(self, database: Database | Settings) -> None:
+        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
+        self._owns = not isinstance(database, Database)
+        self.database = Database.of(database)
+        self._engine = self.database.ensure(_metadata, after=_append_only)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AuditLog:
@@ -133,20 +141,9 @@ class AuditLog:
         except (KeyError, OSError):  # no passwd entry and no LOGNAME/USER
             return "unknown"
 
-    def _create(self) -> None:
-        # IF NOT EXISTS throughout: processes starting together on one SQLite file may
-        # all see no table (PostgreSQL serialises them with the schema lock as well).
-        guards = _PG_GUARDS if self._engine.dialect.name == "postgresql" else _SQLITE_GUARDS
-        with schema_lock(self._engine), self._engine.begin() as conn:
-            conn.execute(CreateTable(audit_table, if_not_exists=True))
-            for index in audit_table.indexes:
-                conn.execute(CreateIndex(index, if_not_exists=True))
-            for statement in guards:
-                conn.execute(sa.text(statement))
-
     def close(self) -> None:
-        if self._owns_engine:
-            self._engine.dispose()
+        if self._owns:
+            self.database.dispose()
 
     def __enter__(self) -> AuditLog:
         return self

@@ -26,14 +26,12 @@ from cfnops.durable._dbos_setup import (
     COMMAND_LISTENER_POLL_SECONDS,
     LISTENER_POLL_SECONDS,
     dbos_config,
-    is_sqlite,
-    make_engine,
-    schema_lock,
 )
 from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
 from cfnops.durable._registry import get_workflow, import_modules, registered, takes_context
 from cfnops.durable.errors import RunCancelled, RunFailed, UnknownRun
+from cfnops.runtime import Runtime
 
 _log = logging.getLogger("cfnops.durable")
 
@@ -61,13 +59,19 @@ class RunHandle:
 
 
 class Engine:
-    """Starts, executes and recovers runs on the configured database."""
+    """Starts, executes and recovers runs on the runtime's database.
+
+    The engine holds the process's :class:`~cfnops.runtime.Runtime` (``engine.runtime``)
+    and hands it to every workflow it executes.
+    """
 
     _current: ClassVar[Engine | None] = None
     _class_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, settings: Settings, *, worker: bool = False) -> None:
-        self.settings = settings
+    def __init__(self, runtime: Runtime | Settings, *, worker: bool = False) -> None:
+        if isinstance(runtime, Settings):
+            runtime = Runtime.from_settings(runtime)
+        self.runtime = runtime
         self.worker = worker
         self.executor_id = new_executor_id()
         self._stop = threading.Event()
@@ -81,25 +85,31 @@ class Engine:
         # what an interrupted command reports on.
         self.started: dict[str, str] = {}
 
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
+
     # -- lifecycle -------------------------------------------------------------
 
     @classmethod
-    def start_process(cls, settings: Settings, *, worker: bool = False) -> Engine:
-        """Launch the process-wide engine (or return the one already running).
+    def start_process(cls, runtime: Runtime | Settings, *, worker: bool = False) -> Engine:
+        """Launch the process-wide engine on ``runtime`` (or return the one already running).
 
         DBOS is a process-wide singleton: a second call gets the running engine,
-        whatever its settings (a different database is logged).
+        whatever its runtime (a different database is logged). Given bare settings,
+        the engine builds its runtime from them.
         """
+        url = runtime.database_url if isinstance(runtime, Settings) else runtime.database.url
         with cls._class_lock:
             if cls._current is None:
-                engine = cls(settings, worker=worker)
+                engine = cls(runtime, worker=worker)
                 engine._launch()
                 cls._current = engine
-            elif cls._current.settings.database_url != settings.database_url:
+            elif cls._current.runtime.database.url != url:
                 _log.warning(
                     "a durable engine already runs on %s in this process; using it, not %s",
-                    cls._current.settings.database_url,
-                    settings.database_url,
+                    cls._current.runtime.database.url,
+                    url,
                 )
             return cls._current
 
@@ -109,10 +119,13 @@ class Engine:
 
     def _launch(self) -> None:
         import_modules(self.settings.worker.workflow_modules)
-        url = self.settings.database_url
-        sys_engine = make_engine(url) if is_sqlite(url) else None
-        lease_engine = sys_engine or make_engine(url, pool_size=2)
-        with schema_lock(lease_engine):
+        database = self.runtime.database
+        url = database.url
+        # SQLite: DBOS shares the runtime's engine (one pool, one writer lock). PostgreSQL:
+        # DBOS builds its own system-database pool from the URL.
+        sys_engine = database.engine if database.is_sqlite else None
+        lease_engine = database.engine
+        with database.schema_lock():
             self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
             self._leases.register(self.executor_id, __version__)
             poll = LISTENER_POLL_SECONDS if self.worker else COMMAND_LISTENER_POLL_SECONDS

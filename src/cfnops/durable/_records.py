@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import sqlalchemy as sa
 from dbos import DBOSClient
 
 from cfnops._version import __version__
 from cfnops.config import Settings
+from cfnops.database import Database
 from cfnops.durable._dbos_port import portable_serializer
-from cfnops.durable._dbos_setup import is_sqlite, make_engine
 from cfnops.durable._engine import DEFAULT_QUEUE, RUN_WORKFLOW
 from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable.errors import UnknownRun
@@ -115,19 +114,22 @@ def _unwrap_step(raw: Any) -> tuple[Any, str | None]:
 class RunStore:
     """Reads and controls runs through a DBOS client (no execution here)."""
 
-    def __init__(self, settings: Settings) -> None:
-        url = settings.database_url
-        self._engine = make_engine(url, pool_size=2)
+    def __init__(self, database: Database | Settings) -> None:
+        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
+        self._owns = not isinstance(database, Database)
+        self.database = Database.of(database)
         self._client = DBOSClient(
-            system_database_engine=self._engine, serializer=portable_serializer()
+            system_database_engine=self.database.engine, serializer=portable_serializer()
         )
         # Nothing has run yet on a fresh database: there is nothing to read either.
-        schema = None if is_sqlite(url) else "dbos"
-        self._empty = not sa.inspect(self._engine).has_table("workflow_status", schema=schema)
+        self._empty = not self.database.has_table(
+            "workflow_status", schema=self.database.dbos_schema
+        )
 
     def close(self) -> None:
         self._client.destroy()
-        self._engine.dispose()
+        if self._owns:
+            self.database.dispose()
 
     def __enter__(self) -> RunStore:
         return self

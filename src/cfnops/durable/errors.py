@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cfnops.database.errors import DatabasePathError as DatabasePathError
 from cfnops.errors import CfnopsError, OperationFailed, UsageError
 
 
@@ -88,17 +89,3 @@ class BadAuditEntry(DurableError, UsageError):
     def __init__(self, name: str, reason: str, hint: str | None = None) -> None:
         super().__init__(f"audit {name} {reason}", hint=hint or f"give a valid {name}")
         self.name = name
-
-
-class DatabasePathError(DurableError, UsageError):
-    """The SQLite database cannot be created where the URL points."""
-
-    def __init__(self, path: str, reason: str, *, create: str | None = None) -> None:
-        hint = (
-            f"create it first ('mkdir -p -m 700 {create}') or fix CFNOPS_DATABASE_URL "
-            "(the default lives in the state directory)"
-            if create
-            else "fix CFNOPS_DATABASE_URL or the database_url setting"
-        )
-        super().__init__(f"cannot use the SQLite database {path}: {reason}", hint=hint)
-        self.path = path

@@ -1,4 +1,10 @@
-"""Where the SQLite run database may live, and with which permissions.
+"""SQLite: one file, WAL, created private to the user.
+
+SQLite runs in WAL mode with ``synchronous=NORMAL``. Measured on this machine:
+DBOS's default rollback journal costs ~6.6 ms per checkpointed step; WAL with
+NORMAL costs ~2.4 ms. WAL with NORMAL loses no committed transaction when a
+process is killed (only an OS crash or power loss can drop the last commits),
+which is the failure model cfnops promises to survive.
 
 Run records hold stack names, inputs and outputs of operations: private to the
 user. The state directory is created ``0700`` and the database file ``0600``
@@ -11,15 +17,50 @@ unless it lies under cfnops's own state directory: a typo in
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any, ClassVar
+
+import sqlalchemy as sa
 
 from cfnops.config import default_state_dir
-from cfnops.durable.errors import DatabasePathError
+from cfnops.database._base import Database
+from cfnops.database.errors import DatabasePathError
 
-__all__ = ["prepare_sqlite_file"]
+__all__ = ["SqliteDatabase", "prepare_sqlite_file"]
 
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600
+
+
+class SqliteDatabase(Database):
+    """``sqlite:///path``: the embedded default."""
+
+    dialect: ClassVar[str] = "sqlite"
+
+    def sqlalchemy_url(self) -> str:
+        return self.url
+
+    @property
+    def path(self) -> str:
+        return self.url[len("sqlite:///") :]
+
+    def _prepare(self) -> None:
+        prepare_sqlite_file(self.path)
+
+    def _on_connect(self, dbapi_conn: Any) -> None:
+        # As DBOS's own SQLite engine does (IMMEDIATE writers, busy timeout,
+        # foreign keys), plus WAL and NORMAL sync: see the module docstring.
+        dbapi_conn.isolation_level = "IMMEDIATE"
+        dbapi_conn.execute("PRAGMA busy_timeout=30000")
+        dbapi_conn.execute("PRAGMA foreign_keys=ON")
+        dbapi_conn.execute("PRAGMA journal_mode=WAL")
+        dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+
+    @classmethod
+    def _schema_lock(cls, engine: sa.Engine) -> AbstractContextManager[None]:
+        # Nothing to do: a migration takes the database's write lock.
+        return nullcontext()
 
 
 def prepare_sqlite_file(path: str, state_dir: Path | None = None) -> None:
