@@ -68,7 +68,6 @@ DIFFERENT = [
         {"Fn::Select": [0, {"Fn::GetAZs": "eu-west-1"}]},
         id="getazs-explicit-region-is-not-assumed",
     ),
-    pytest.param({"Fn::Sub": "${AWS::Region}a"}, "us-east-1a", id="pseudo-not-guessed"),
     pytest.param({"Fn::Join": ["", ["us-east-1", "b"]]}, "us-east-1a", id="join-other-text"),
     pytest.param({"Fn::Sub": "${!AWS::Region}a"}, {"Fn::Sub": "${AWS::Region}a"}, id="escaped"),
 ]

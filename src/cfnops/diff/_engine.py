@@ -23,10 +23,12 @@ from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._policies import kept_settings, overrides, policy_note, replace_note
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._pseudo import apply_pseudo
+from cfnops.diff._resolve import Resolver
 from cfnops.diff._resources import (
     Draft,
     compare_attributes,
     compare_properties,
+    decide,
     deletion_impact,
     properties_of,
     type_of,
@@ -78,12 +80,27 @@ def _is_custom(type_name: str) -> bool:
     return type_name.startswith("Custom::") or type_name == CUSTOM_RESOURCE_TYPE
 
 
+def _resolving(resolver: Resolver | None, rid: str, behaviour: Any) -> Any:
+    if resolver is None:
+        return None
+
+    def resolve(name: str, old: Any, new: Any) -> Any:
+        found = resolver.compare(name, old, new, lambda a, b: decide(behaviour, name, a, b))
+        if found is not None and found.note:
+            found = replace(found, note=f"{rid}.{found.note}")
+        return found
+
+    return resolve
+
+
 def _resources(
     old: dict[str, Any],
     new: dict[str, Any],
     table: SchemaTable,
     changed_params: Mapping[str, ParameterValue],
     outputs: tuple[dict[str, Any], frozenset[str]] = ({}, frozenset()),
+    resolver: Resolver | None = None,
+    resolved_notes: list[str] | None = None,
 ) -> tuple[tuple[ResourceDiff, ...], tuple[ValueChange, ...]]:
     drafts: dict[str, Draft] = {}
     out: dict[str, ResourceDiff] = {}
@@ -106,7 +123,12 @@ def _resources(
             continue  # unchanged text; may still be reached by propagation
         if not draft.type_changed:
             draft.props = compare_properties(
-                behaviour, properties_of(old_res), properties_of(new_res), draft.overrides
+                behaviour,
+                properties_of(old_res),
+                properties_of(new_res),
+                draft.overrides,
+                _resolving(resolver, rid, behaviour),
+                resolved_notes,
             )
         draft.other = compare_attributes(old_res, new_res)
     for rid in old:
@@ -175,6 +197,7 @@ def diff_templates(
     parameter_values: tuple[ParameterValue, ...] = (),
     security: bool = True,
     pseudo_parameters: Mapping[str, str] | None = None,
+    resolve: bool = True,
     _check_mangling: bool = True,
 ) -> TemplateDiff:
     """Every difference between ``old`` (deployed) and ``new``, with replacement analysis.
@@ -184,7 +207,10 @@ def diff_templates(
     :func:`cfnops.diff.parameter_values`); ``Fn::ForEach`` loops are expanded
     unless ``expand_foreach=False``. ``pseudo_parameters`` (``{"AWS::Region":
     "eu-west-1", …}``, known for a deployed stack) are substituted in both
-    templates before comparing.
+    templates before comparing. Differing values are resolved before the
+    impact is decided (mappings over their regions, parameters' allowed values
+    and unchanged defaults, conditions; see :mod:`cfnops.diff._resolve`) unless
+    ``resolve=False``.
 
     >>> d = diff_templates({"Resources": {"B": {"Type": "AWS::S3::Bucket",
     ...     "Properties": {"BucketName": "a"}}}}, {"Resources": {"B": {
@@ -201,12 +227,15 @@ def diff_templates(
         n = apply_conditions(n, {p.name: p.new for p in parameter_values if p.new is not None})
     changed = {p.name: p for p in parameter_values if p.old != p.new}
     outputs = _entries(_section(o, "Outputs"), _section(n, "Outputs"))
+    notes: list[str] = []
     resources, values = _resources(
         _section(o, "Resources"),
         _section(n, "Resources"),
         table,
         changed,
         (_section(n, "Outputs"), frozenset(e.name for e in outputs)),
+        Resolver(o, n, parameter_values) if resolve else None,
+        notes,
     )
     result = TemplateDiff(
         resources=resources,
@@ -217,6 +246,7 @@ def diff_templates(
         mappings=_entries(_section(o, "Mappings"), _section(n, "Mappings")),
         metadata=_entries(_section(o, "Metadata"), _section(n, "Metadata")),
         sections=_other_sections(o, n),
+        notes=tuple(notes),
         parameter_values=tuple(changed.values()),
         schema_region=table.region,
         schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})"
@@ -233,6 +263,7 @@ def diff_templates(
             expand_foreach=False,
             parameter_values=parameter_values,
             security=False,
+            resolve=resolve,
             _check_mangling=False,
         )
         if again.is_empty:

@@ -58,6 +58,15 @@ def _truthy(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
+def _condition_of(value: Any) -> list[Any] | None:
+    """``[condition, when true, when false]`` of an ``Fn::If``, else ``None``."""
+    if isinstance(value, Mapping) and set(value) == {"Fn::If"}:
+        arg = value["Fn::If"]
+        if isinstance(arg, list) and len(arg) == 3 and isinstance(arg[0], str):
+            return arg
+    return None
+
+
 def _policy(resource: Any) -> Mapping[str, Any] | None:
     if not isinstance(resource, Mapping):
         return None
@@ -69,8 +78,17 @@ def _asg(policy: Mapping[str, Any] | None) -> dict[str, Override]:
     if policy is None:
         return {}
     replacing = policy.get("AutoScalingReplacingUpdate")
-    will_replace = isinstance(replacing, Mapping) and _truthy(replacing.get("WillReplace"))
-    if will_replace:
+    flag = replacing.get("WillReplace") if isinstance(replacing, Mapping) else None
+    will_replace = _truthy(flag)
+    chosen = _condition_of(flag)
+    if chosen is not None and any(_truthy(branch) for branch in chosen[1:]):
+        # WillReplace from Fn::If: which branch applies is the deploy's choice
+        override = Override(
+            Impact.MAY_REPLACE,
+            f"UpdatePolicy AutoScalingReplacingUpdate WillReplace depends on condition "
+            f"{chosen[0]}: the group is replaced when it picks true",
+        )
+    elif will_replace:
         override = Override(
             Impact.WILL_REPLACE,
             "UpdatePolicy AutoScalingReplacingUpdate WillReplace: true replaces the group",

@@ -154,7 +154,7 @@ class Explainer:
             )
         if prop.parameter is not None:
             return f"{prop.name} {prop.reason}"
-        if prop.decided_by == "attribute value":
+        if prop.decided_by in ("attribute value", "resolution"):
             return f"{prop.name} {prop.reason}"
         if prop.decided_by in ("UpdatePolicy", "documented condition"):
             return f"{prop.name} changes and {prop.reason}"

@@ -13,7 +13,7 @@ from the registry schemas):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,16 +147,25 @@ POLICY = "UpdatePolicy"
 SPEC_PREFIXES = (SPEC_LABEL, SPEC_CONDITIONAL_LABEL)
 
 
+Resolve = Callable[[str, Any, Any], Any]  # name, old, new -> _resolve.Resolved | None
+RESOLUTION = "resolution"
+
+
 def compare_properties(
     behaviour: TypeBehaviour | None,
     old: dict[str, Any],
     new: dict[str, Any],
     overrides: dict[str, Override] | None = None,
+    resolve: Resolve | None = None,
+    notes: list[str] | None = None,
 ) -> dict[str, PropertyDiff]:
     """Every property whose canonical value differs, with its impact.
 
     ``overrides`` (from :func:`cfnops.diff._policies.overrides`) replace the
-    schema's answer for the properties a resource attribute decides.
+    schema's answer for the properties a resource attribute decides. ``resolve``
+    (see :mod:`cfnops.diff._resolve`) evaluates differing values first: equal
+    once resolved is no difference (its note goes to ``notes``), a value that
+    depends on the deploy is a "may".
     """
     unordered = behaviour.unordered if behaviour is not None else frozenset()
     out: dict[str, PropertyDiff] = {}
@@ -172,6 +181,18 @@ def compare_properties(
             change = Change.ADDED if in_new else Change.REMOVED
         impact, reason, path = decide(behaviour, name, old.get(name), new.get(name))
         source = None if path is None else SPEC if reason.startswith(SPEC_PREFIXES) else SCHEMA
+        resolved = None if resolve is None else resolve(name, old.get(name), new.get(name))
+        if resolved is not None:
+            if resolved.impact is Impact.NO_CHANGE:
+                if notes is not None and resolved.note:
+                    notes.append(resolved.note)
+                continue
+            impact, reason, path, source = (
+                resolved.impact,
+                resolved.reason,
+                resolved.path,
+                RESOLUTION,
+            )
         override = (overrides or {}).get(name)
         if override is not None:
             impact, reason, source = override.impact, override.reason, override.source
