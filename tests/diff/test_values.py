@@ -131,3 +131,32 @@ def test_cli_strict_makes_mangled_changes_trip(tmp_path: Any) -> None:
     )
     assert run(["diff", str(old), str(new), "--fail-on", "any"]) == 0
     assert run(["diff", str(old), str(new), "--fail-on", "any", "--strict"]) == 1
+
+
+def test_mangled_only_differences_are_not_counted_and_the_summary_says_why() -> None:
+    from rich.console import Console
+
+    from cfnops.diff import render_markdown, render_text
+
+    # a Description with an emoji sequence of five code points, deployed as five "?"
+    old = {"Description": "Release ?????", "Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}
+    new = {
+        "Description": "Release \U0001f926\U0001f3fb\u200d\u2642\ufe0f",
+        "Resources": {"Q": {"Type": "AWS::SQS::Queue"}},
+    }
+    result = diff_templates(old, new)
+    assert result.difference_count == 1  # the conformance count: one changed section
+    assert result.counted_differences == 0
+    doc = to_json(result)
+    assert doc["differenceCount"] == 0 and doc["mangledDifferenceCount"] == 1
+    assert "GetTemplate returns each as '?'" in doc["notCounted"]
+    console = Console(width=400, no_color=True, record=True)
+    console.print(render_text(result))
+    headline = console.export_text().splitlines()[0]
+    assert headline.startswith("Stack diff: 0 differences (1 difference of mangled characters")
+    assert "equivalent" in headline
+    assert "0 differences" in render_markdown(result).splitlines()[0]
+    # a real difference beside the mangled one is counted as usual
+    new["Resources"]["Q"]["Properties"] = {"DelaySeconds": 5}
+    both = diff_templates(old, new)
+    assert not both.mangled_equivalent and both.counted_differences == 2

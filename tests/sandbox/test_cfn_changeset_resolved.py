@@ -64,3 +64,47 @@ def test_ref_replaced_by_its_literal_is_no_change(cfnops_sandbox: Sandbox) -> No
     # a literal that differs from what the Ref resolves to still replaces
     change = _copy_change(cfn, name, _template(name, f"/{name}/other"))
     assert change is not None and change["Replacement"] == "True"
+
+
+def _network(vpc: Any, zone: Any) -> dict[str, Any]:
+    # AWS::EC2::Subnet: VpcId and AvailabilityZone are create-only; Ref of an
+    # AWS::EC2::VPC returns its id (aws-resource-ec2-vpc.html, "Return values").
+    return {
+        "Resources": {
+            "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.0.0.0/16"}},
+            "Subnet": {
+                "Type": "AWS::EC2::Subnet",
+                "Properties": {"VpcId": vpc, "CidrBlock": "10.0.1.0/24", "AvailabilityZone": zone},
+            },
+        }
+    }
+
+
+def test_diff_with_a_change_set_drops_what_resolves_equal(cfnops_sandbox: Sandbox) -> None:
+    from cfnops.diff import Impact
+    from cfnops.diff.stack import diff_against_stack
+
+    cfn = cfnops_sandbox.client("cloudformation")
+    name = f"cs-{uuid.uuid4().hex[:8]}"
+    deployed = _network({"Ref": "Vpc"}, {"Fn::Sub": "${AWS::Region}a"})
+    cfn.create_stack(StackName=name, TemplateBody=json.dumps(deployed))
+    assert wait_for_stack(cfn, name) == "CREATE_COMPLETE"
+    vpc_id = cfn.describe_stack_resource(StackName=name, LogicalResourceId="Vpc")[
+        "StackResourceDetail"
+    ]["PhysicalResourceId"]
+    literal = _network(vpc_id, "us-east-1a")
+
+    offline = diff_against_stack(cfn, name, literal, sleep=lambda _: None)
+    subnet = offline.resource("Subnet")
+    assert subnet is not None and subnet.impact is Impact.WILL_REPLACE  # the id is unknown offline
+
+    exact = diff_against_stack(cfn, name, literal, change_set=True, sleep=lambda _: None)
+    assert exact.resource("Subnet") is None
+    assert exact.is_empty
+    assert any("Subnet (offline: WILL_REPLACE)" in note for note in exact.notes)
+    assert cfn.list_change_sets(StackName=name)["Summaries"] == []
+
+    other = _network("vpc-0123456789abcdef0", "us-east-1a")
+    replaced = diff_against_stack(cfn, name, other, change_set=True, sleep=lambda _: None)
+    subnet = replaced.resource("Subnet")
+    assert subnet is not None and subnet.impact is Impact.WILL_REPLACE

@@ -115,30 +115,52 @@ def _recreation_impact(recreation: str) -> Impact:
     return _RECREATION.get(recreation, Impact.WILL_UPDATE)
 
 
+def _unlisted(res: ResourceDiff) -> ResourceDiff | None:
+    """A resource the change set does not list: its property changes resolve to nothing.
+
+    CloudFormation compares resolved values (a ``Ref`` written as the id it resolves
+    to is no change), so a property difference it does not list is none. Attribute
+    changes outside ``Properties`` (``DependsOn`` …) stay, as updates.
+    """
+    if not res.other:
+        return None
+    return replace(
+        res,
+        impact=Impact.WILL_UPDATE,
+        reason=f"{res.logical_id} is updated in place (the change set lists no property change)",
+        properties=(),
+    )
+
+
+_PROPERTY_IMPACTS = (Impact.WILL_UPDATE, Impact.MAY_REPLACE, Impact.WILL_REPLACE)
+
+
 def merge_change_set(diff: TemplateDiff, answers: list[ChangeSetAnswer]) -> TemplateDiff:
-    """``diff`` with CloudFormation's exact answers in place of the offline ones."""
-    merged = {r.logical_id: r for r in diff.resources}
+    """``diff`` with CloudFormation's exact answers in place of the offline ones.
+
+    A resource updated or replaced offline that the change set does not list has
+    no effective change once resolved and leaves the report (a note names it).
+    """
+    merged: dict[str, ResourceDiff | None] = {r.logical_id: r for r in diff.resources}
     answered: set[str] = set()
     for answer in answers:
         answered.add(answer.logical_id)
         merged[answer.logical_id] = _merge_resource(merged.get(answer.logical_id), answer)
     notes = list(diff.notes)
-    unconfirmed = sorted(
-        rid
-        for rid, r in merged.items()
-        if rid not in answered
-        and r.impact not in (Impact.NO_CHANGE,)
-        and any(p.change is not None for p in r.properties)
-    )
-    if unconfirmed:
+    resolved: list[str] = []
+    for rid, res in list(merged.items()):
+        if rid in answered or res is None or res.impact not in _PROPERTY_IMPACTS:
+            continue
+        if not res.properties:
+            continue
+        merged[rid] = _unlisted(res)
+        resolved.append(f"{rid} (offline: {res.impact.value})")
+    if resolved:
         notes.append(
-            "the change set does not list "
-            + ", ".join(unconfirmed)
-            + " (CloudFormation sees no effective change there); offline answers kept"
+            "the change set lists no property change for "
+            + ", ".join(sorted(resolved))
+            + ": equal once CloudFormation resolves the values"
         )
     notes.append(f"exact replacement answers merged from a change set ({len(answers)} changes)")
-    return replace(
-        diff,
-        resources=tuple(merged[k] for k in sorted(merged)),
-        notes=tuple(notes),
-    )
+    kept = tuple(r for _, r in sorted(merged.items()) if r is not None)
+    return replace(diff, resources=kept, notes=tuple(notes))

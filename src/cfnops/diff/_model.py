@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from cfnops.diff._security_model import SecurityView
 
 
+MANGLED_NOTE = (
+    "only non-ASCII characters differ, and GetTemplate returns each as '?': "
+    "the deployed template is equivalent"
+)
+
+
 class Impact(StrEnum):
     """What deploying the new template does to a resource (or to one property)."""
 
@@ -210,6 +216,16 @@ class TemplateDiff:
     @property
     def is_empty(self) -> bool:
         return self.difference_count == 0
+
+    @property
+    def counted_differences(self) -> int:
+        """``difference_count``, except 0 when the only differences are mangled characters.
+
+        GetTemplate returns every code point above U+007F as ``?``; a diff that
+        vanishes once the new template is mangled the same way is no change to
+        the stack (as ``cdk diff`` counts it). Reports print this number.
+        """
+        return 0 if self.mangled_equivalent else self.difference_count
 
     def resource(self, logical_id: str) -> ResourceDiff | None:
         return next((r for r in self.resources if r.logical_id == logical_id), None)

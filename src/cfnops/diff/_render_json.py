@@ -11,6 +11,8 @@
      "outputs": {…}, "conditions": {…}, "mappings": {…}, "metadata": {…}, "sections": {…},
      "parameterValues": {"<Name>": {"old": …, "new": …}},
      "mangledEquivalent": false,
+     "mangledDifferenceCount": N, "notCounted": "…",   # only when mangledEquivalent: the
+                                  # differences are mangled characters; differenceCount is 0
      "valueChanges": [{"kind": "resource|output", "name", "impact": "WILL_UPDATE",
                        "properties": […], "refersTo": "<LogicalId>", "reason": "…"}],
      "drift": [{"resource", "type", "status", "path", "expected", "actual", "differenceType",
@@ -36,7 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from cfnops.diff._model import EntryDiff, PropertyDiff, ResourceDiff, TemplateDiff
+from cfnops.diff._model import MANGLED_NOTE, EntryDiff, PropertyDiff, ResourceDiff, TemplateDiff
 from cfnops.diff._security import security_json
 
 
@@ -84,7 +86,7 @@ def _entries(entries: tuple[EntryDiff, ...]) -> dict[str, Any]:
 def to_json(diff: TemplateDiff) -> dict[str, Any]:
     """The documented JSON document of ``diff`` (plain dicts, ready for ``json.dumps``)."""
     out: dict[str, Any] = {
-        "differenceCount": diff.difference_count,
+        "differenceCount": diff.counted_differences,
         "resources": {r.logical_id: _resource(r) for r in diff.resources},
         "parameters": _entries(diff.parameters),
         "outputs": _entries(diff.outputs),
@@ -96,6 +98,9 @@ def to_json(diff: TemplateDiff) -> dict[str, Any]:
         "summary": dict(sorted(Counter(r.impact.value for r in diff.resources).items())),
         "schema": {"region": diff.schema_region, "source": diff.schema_source},
     }
+    if diff.mangled_equivalent:
+        out["mangledDifferenceCount"] = diff.difference_count
+        out["notCounted"] = MANGLED_NOTE
     if diff.parameter_values:
         out["parameterValues"] = {
             p.name: {"old": p.old, "new": p.new} for p in diff.parameter_values

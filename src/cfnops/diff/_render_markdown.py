@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cfnops.diff._model import EntryDiff, Impact, ResourceDiff, TemplateDiff
+from cfnops.diff._model import MANGLED_NOTE, EntryDiff, Impact, ResourceDiff, TemplateDiff
 from cfnops.diff._render_security import security_lines
 from cfnops.diff._render_text import short
 
@@ -50,8 +50,11 @@ def _entries(title: str, entries: tuple[EntryDiff, ...]) -> list[str]:
 
 def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
     """A Markdown report of ``diff``."""
-    count = diff.difference_count
+    count = diff.counted_differences
     lines = [f"### {title}: {count} difference{'s' if count != 1 else ''}", ""]
+    if diff.mangled_equivalent:
+        raw = diff.difference_count
+        lines.insert(1, f"{raw} not counted: {MANGLED_NOTE}.")
     if diff.is_empty:
         return "\n".join([*lines, "No differences."]) + "\n"
     if diff.resources:
@@ -108,8 +111,6 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
         if not diff.drift:
             lines.append("- the deployed stack has no drift")
         lines.append("")
-    if diff.mangled_equivalent:
-        lines.append("> Only non-ASCII characters differ (GetTemplate returns them as `?`).\n")
     lines.extend(f"> {n}\n" for n in diff.notes)
     lines.append(f"<sub>Update behaviour: {diff.schema_source}, region {diff.schema_region}.</sub>")
     return "\n".join(lines) + "\n"

@@ -14,7 +14,14 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
-from cfnops.diff._model import Change, EntryDiff, Impact, ResourceDiff, TemplateDiff
+from cfnops.diff._model import (
+    MANGLED_NOTE,
+    Change,
+    EntryDiff,
+    Impact,
+    ResourceDiff,
+    TemplateDiff,
+)
 from cfnops.diff._render_security import security_lines
 
 _MAX_VALUE = 160
@@ -112,7 +119,7 @@ def _drift_tree(diff: TemplateDiff) -> Tree:
 def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableType:
     """A Rich renderable of ``diff`` (print it with ``Console.print``)."""
     parts: list[RenderableType] = []
-    count = diff.difference_count
+    count = diff.counted_differences
     summary = ", ".join(
         f"{diff.count(i)} {i.value}"
         for i in (
@@ -126,6 +133,12 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
         if diff.count(i)
     )
     headline = f"{title}: {count} difference{'s' if count != 1 else ''}"
+    if diff.mangled_equivalent:
+        raw = diff.difference_count
+        summary = (
+            f"{raw} difference{'s' if raw != 1 else ''} of mangled characters only, not "
+            f"counted: {MANGLED_NOTE}"
+        )
     parts.append(Text(headline + (f" ({summary})" if summary else ""), style="bold"))
     if diff.is_empty:
         parts.append(Text("There were no differences."))
@@ -168,14 +181,6 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
         for p in diff.parameter_values:
             tree.add(f"[~] {p.name}: {p.old!s} → {p.new!s}")
         parts.append(tree)
-    if diff.mangled_equivalent:
-        parts.append(
-            Text(
-                "note: the only differences are non-ASCII characters, which GetTemplate "
-                "returns as '?' (mangled); the deployed template is equivalent.",
-                style="cyan",
-            )
-        )
     for note in diff.notes:
         parts.append(Text(f"note: {note}", style="cyan"))
     parts.append(
