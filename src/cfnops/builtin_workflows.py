@@ -25,6 +25,8 @@ BUILTIN: dict[str, tuple[str, str]] = {
     "cfnops.drift-scan": ("cfnops.heal", "DRIFT_SCAN_WORKFLOW"),
     "cfnops.ami.rotate-stack": ("cfnops.ami", "ROTATE_STACK_WORKFLOW"),
     "cfnops.jobs.execution": ("cfnops.jobs", "WORKFLOW"),
+    # Lambda durable functions run by the local backend (cfnops.durable.LocalLambda)
+    "cfnops.lambda": ("cfnops.durable", "LAMBDA_WORKFLOW"),
 }
 
 

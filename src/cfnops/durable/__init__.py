@@ -27,30 +27,44 @@ from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
+from cfnops.durable._lambda_functions import (
+    LambdaFunction,
+    functions,
+    lambda_function,
+    register_function,
+    register_function_lazily,
+)
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
 from cfnops.durable._registry import register_lazily, register_workflow, registered, workflow
 from cfnops.durable.errors import (
     BadAuditEntry,
+    CallbackClosed,
     DurableError,
     IncompatibleRun,
     RunCancelled,
     RunFailed,
     StepResultNotJson,
+    UnknownExecution,
+    UnknownFunction,
     UnknownRun,
     UnknownWorkflow,
 )
 
 __all__ = [
     "DEFAULT_QUEUE",
+    "LAMBDA_WORKFLOW",
     "RUN_STATUSES",
     "AuditEntry",
     "AuditLog",
     "BadAuditEntry",
+    "CallbackClosed",
     "DbosDurableContext",
     "DurableError",
     "Engine",
     "IncompatibleRun",
+    "LambdaFunction",
+    "LocalLambda",
     "RunCancelled",
     "RunFailed",
     "RunHandle",
@@ -58,10 +72,16 @@ __all__ = [
     "RunStore",
     "StepRecord",
     "StepResultNotJson",
+    "UnknownExecution",
+    "UnknownFunction",
     "UnknownRun",
     "UnknownWorkflow",
     "create_tables",
+    "functions",
+    "lambda_function",
     "make_engine",
+    "register_function",
+    "register_function_lazily",
     "register_lazily",
     "register_workflow",
     "registered",
@@ -71,6 +91,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from cfnops.durable._context import DbosDurableContext
+    from cfnops.durable._lambda_backend import LAMBDA_WORKFLOW, LocalLambda
 
 
 def __getattr__(name: str) -> Any:
@@ -80,4 +101,10 @@ def __getattr__(name: str) -> Any:
         from cfnops.durable._context import DbosDurableContext
 
         return DbosDurableContext
+    if name in ("LocalLambda", "LAMBDA_WORKFLOW"):
+        # The Lambda durable-functions backend (loads the SDK too); importing it
+        # registers its workflow, so builtin_workflows names it lazily by this attribute.
+        from cfnops.durable import _lambda_backend
+
+        return getattr(_lambda_backend, name)
     raise AttributeError(f"module 'cfnops.durable' has no attribute {name!r}")

@@ -89,3 +89,38 @@ class BadAuditEntry(DurableError, UsageError):
     def __init__(self, name: str, reason: str, hint: str | None = None) -> None:
         super().__init__(f"audit {name} {reason}", hint=hint or f"give a valid {name}")
         self.name = name
+
+
+class UnknownFunction(DurableError, UsageError):
+    """No Lambda function is registered under the name a durable execution asks for."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        listed = ", ".join(sorted(known)) or "none"
+        super().__init__(
+            f"Lambda function {name!r} is not registered in this process (registered: {listed})",
+            hint="register it with cfnops.durable.register_function (or @lambda_function) in a "
+            "module listed in worker.workflow_modules",
+        )
+        self.name = name
+
+
+class UnknownExecution(DurableError, UsageError):
+    """No durable execution has the given ARN (or callback id)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"no durable execution {what}",
+            hint="list executions with 'cfnops runs list' or ListDurableExecutionsByFunction",
+        )
+        self.what = what
+
+
+class CallbackClosed(DurableError, UsageError):
+    """A callback was answered after it had ended (answered, timed out, or its run ended)."""
+
+    def __init__(self, callback_id: str) -> None:
+        super().__init__(
+            f"callback {callback_id} is no longer open",
+            hint="a callback takes one success or failure, before its timeout",
+        )
+        self.callback_id = callback_id

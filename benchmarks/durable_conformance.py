@@ -1,0 +1,93 @@
+"""AWS's durable-execution conformance requirements on cfnops's local Lambda backend.
+
+Runs every requirement of ``../shared/conformance/durable`` (155 in 10 suites) with the
+handler written for it (``tests/durable/conformance``), on SQLite and, when a
+PostgreSQL server can be started (``/usr/lib/postgresql/*/bin``), on PostgreSQL too.
+Prints one line per failing requirement with the first difference, then
+``durable conformance: K/N requirements pass (SQLite)`` and the per-suite figures.
+
+    python benchmarks/durable_conformance.py [--suite step] [--no-postgres] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "durable"))
+
+from conformance import MODULES  # noqa: E402
+from conformance.runner import REQUIREMENTS, LogSink, Outcome, run_all, summary  # noqa: E402
+
+
+def run_on(url: str, only: str | None) -> list[Outcome]:
+    from cfnops.config import load_settings
+    from cfnops.durable import Engine, LocalLambda, functions
+
+    for module in MODULES:
+        if (ROOT / "tests" / "durable" / "conformance" / f"{module}.py").exists():
+            importlib.import_module(f"conformance.{module}")
+    settings = load_settings(database_url=url)
+    engine = Engine.start_process(settings)
+    sink = LogSink()
+    root = logging.getLogger()
+    root.addHandler(sink)
+    old = root.level
+    root.setLevel(logging.INFO)
+    try:
+        backend = LocalLambda.for_settings(settings)
+        return run_all(backend, sink, set(functions()), only=only)
+    finally:
+        root.removeHandler(sink)
+        root.setLevel(old)
+        engine.shutdown(grace_seconds=1)
+
+
+def report(outcomes: list[Outcome], label: str) -> dict[str, Any]:
+    for o in outcomes:
+        if not o.passed:
+            print(f"FAIL {o.requirement.suite}/{o.requirement.rid}: {o.difference}")
+    passed = sum(o.passed for o in outcomes)
+    print(f"durable conformance: {passed}/{len(outcomes)} requirements pass ({label})")
+    per = summary(outcomes)
+    print("  " + ", ".join(f"{s} {ok}/{n}" for s, (ok, n) in per.items()))
+    return {"passed": passed, "total": len(outcomes), "suites": per}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", help="one suite (or one requirement id such as 4-1)")
+    parser.add_argument("--postgres", action="store_true", help="also on PostgreSQL")
+    parser.add_argument("--json", help="write the figures to this file")
+    args = parser.parse_args(argv)
+    if not REQUIREMENTS.is_dir():
+        print(f"no requirements at {REQUIREMENTS}: nothing to run", file=sys.stderr)
+        return 2
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        outcomes = run_on(f"sqlite:///{tmp}/conformance.sqlite", args.suite)
+        figures["sqlite"] = report(outcomes, "SQLite")
+    if args.postgres:
+        sys.path.insert(0, str(ROOT / "tests" / "durable"))
+        from pg_server import PostgresUnavailable, postgres_server
+
+        try:
+            with postgres_server() as url:
+                outcomes = run_on(url, args.suite)
+                figures["postgresql"] = report(outcomes, "PostgreSQL")
+        except PostgresUnavailable as exc:
+            print(f"durable conformance: PostgreSQL not run ({exc})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
