@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 from conformance import MODULES
-from conformance.runner import REQUIREMENTS, IMPOSSIBLE, LogSink, Outcome, run_all
+from conformance.runner import IMPOSSIBLE, REQUIREMENTS, LogSink, Outcome, run_all
 
 from cfnops.durable import Engine, LocalLambda, functions
 
