@@ -120,6 +120,7 @@ def test_exported_names() -> None:
             "register_state_machine",
             "set_http_transport",
             "start_worker_services",
+            "strict_problems",
         ]
     )
     for name in cfnops.jobs.__all__:

@@ -18,6 +18,7 @@ from cfnops.config import Settings
 from cfnops.console import (
     _pages_control,
     _pages_defs,
+    _pages_designer,
     _pages_heal,
     _pages_jobs,
     _pages_runs,
@@ -84,6 +85,7 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
             *_pages_control.routes,
             *_pages_heal.routes,
             *_pages_defs.routes,
+            *_pages_designer.routes,
             *_pages_schedules.routes,
             *_pages_runs.routes[2:],
         ],

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cfnops.asl import CheckFinding, CheckReport
     from cfnops.jobs._check_samples import check_dataflow
+    from cfnops.jobs._deploy import strict_problems
     from cfnops.jobs._http import (
         CapturingTransport,
         HttpRequest,
@@ -54,6 +55,7 @@ _WHERE = {
     "register_state_machine": "_integrations",
     "set_http_transport": "_http",
     "start_worker_services": "_worker",
+    "strict_problems": "_deploy",
 }
 
 __all__ = [
@@ -76,6 +78,7 @@ __all__ = [
     "register_state_machine",
     "set_http_transport",
     "start_worker_services",
+    "strict_problems",
 ]
 
 

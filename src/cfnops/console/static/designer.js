@@ -1,0 +1,422 @@
+/* cfnops job-net designer: canvas (cytoscape.js + dagre), palette, forms, code view, data flow.
+   No inline script, no innerHTML: the page's data comes from a JSON block, text goes in with
+   textContent. The definition is the one source of truth; the drawing is derived from it. */
+"use strict";
+window.cfnopsDesigner = (function () {
+  const M = window.cfnopsDesignModel, F = window.cfnopsDesignForms, el = F.el;
+  const $ = (id) => document.getElementById(id);
+  const EMPTY = () => ({Comment: "New job-net", StartAt: "", States: {}});
+  const S = {data: null, base: null, format: "json", undo: [], redo: [], selected: null, positions: {},
+             check: null, connecting: false, lastKey: null, lastAt: 0, seq: 0, codeSeq: 0, cy: null, text: ""};
+  const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+
+  function api(url, body) {
+    const init = body === undefined ? {headers: {Accept: "application/json"}} :
+      {method: "POST", body: JSON.stringify(body),
+       headers: {Accept: "application/json", "Content-Type": "application/json", "X-CSRF-Token": csrf()}};
+    return fetch(url, init).then((r) => r.json().then((j) => ({ok: r.ok, status: r.status, body: j})));
+  }
+  const status = (text) => { $("d-status").textContent = text; };
+  const sdkCache = {};
+  function sdk(service, action) {
+    const q = `service=${encodeURIComponent(service || "")}&action=${encodeURIComponent(action || "")}`;
+    sdkCache[q] = sdkCache[q] || api(`/designer/api/sdk?${q}`).then((r) => (r.ok ? r.body : {}));
+    return sdkCache[q];
+  }
+
+  /* --- drawing ----------------------------------------------------------------------- */
+  function style() {
+    return [
+      {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center", "shape": "round-rectangle",
+        "width": "label", "height": "label", "padding": "8px", "font-size": 11, "background-color": "#fff", "border-width": 1,
+        "border-color": "#7a8699"}},
+      {selector: ":parent", style: {"text-valign": "top", "background-opacity": 0.06, "border-style": "dashed", "font-size": 10}},
+      {selector: "node.part", style: {"background-color": "#e8f1ff", "background-opacity": 0.5, "border-color": "#0b5fff"}},
+      {selector: "node[kind = 'end']", style: {"shape": "ellipse", "background-color": "#232f3e", "color": "#fff"}},
+      {selector: "node[placeholder = 'yes']", style: {"border-style": "dotted", "color": "#888"}},
+      {selector: "node.t-fail", style: {"background-color": "#ffe3e3"}},
+      {selector: "node.t-succeed", style: {"background-color": "#e3f7e3"}},
+      {selector: "node.bad", style: {"border-color": "#c8102e", "border-width": 3, "background-color": "#ffecec"}},
+      {selector: "node:selected", style: {"border-width": 3, "border-color": "#0b5fff"}},
+      {selector: "edge", style: {"curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.2, "line-color": "#9aa5b5",
+        "target-arrow-color": "#9aa5b5", "label": "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 220,
+        "text-background-color": "#fff", "text-background-opacity": 0.85}},
+      {selector: "edge.k-catch", style: {"line-style": "dashed", "line-color": "#d9822b", "target-arrow-color": "#d9822b"}},
+      {selector: "edge.bad", style: {"line-color": "#c8102e", "target-arrow-color": "#c8102e", "width": 3, "color": "#a1001b"}},
+    ];
+  }
+  function edgeLabel(e) {
+    const info = S.check && S.check.edgesById[e.id];
+    const base = e.kind === "next" || e.kind === "start" ? "" : e.kind;
+    if (info && info.findings.length) return `✘ ${info.findings.map((f) => f.pointer).join(", ")}`;
+    if ($("d-flow").checked && info && info.shape.length) return (base ? `${base}: ` : "") + short(info.shape[0], 70);
+    return base;
+  }
+  const short = (t, n) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+  function draw(layout) {
+    const els = M.elements(S.data);
+    if (!S.cy) {
+      S.cy = cytoscape({container: $("d-graph"), elements: [], style: style(), wheelSensitivity: 0.3, maxZoom: 1.6,
+                        boxSelectionEnabled: false});
+      S.cy.on("tap", "node", (ev) => onTap(ev.target.id()));
+      S.cy.on("dragfree", "node", (ev) => { S.positions[ev.target.id()] = {...ev.target.position()}; });
+      S.cy.on("mouseover", "edge", (ev) => hover(ev.target.id()));
+      S.cy.on("mouseout", "edge", () => { $("d-hover").textContent = ""; });
+      window.cfnopsDesignerGraph = S.cy;
+    }
+    const cy = S.cy;
+    cy.batch(() => {
+      cy.elements().remove();
+      cy.add(els);
+      const bad = new Set(S.check ? S.check.findings.filter((f) => f.severity === "error" && f.state).map((f) => f.state) : []);
+      cy.nodes().forEach((n) => { if (bad.has(n.id())) n.addClass("bad"); });
+      cy.edges().forEach((e) => {
+        e.data("label", edgeLabel(e.data()));
+        const info = S.check && S.check.edgesById[e.id()];
+        if (info && info.findings.length) e.addClass("bad");
+      });
+    });
+    const missing = cy.nodes().filter((n) => !n.isParent() && !S.positions[n.id()]);
+    if (layout || missing.length === cy.nodes().filter((n) => !n.isParent()).length) autoLayout();
+    else {
+      const anchor = S.selected && S.positions[S.selected] ? S.positions[S.selected] : {x: 120, y: 40};
+      missing.forEach((n, i) => { S.positions[n.id()] = {x: anchor.x + 30 * i, y: anchor.y + 80 * (i + 1)}; });
+      cy.nodes().forEach((n) => { if (!n.isParent() && S.positions[n.id()]) n.position(S.positions[n.id()]); });
+    }
+    if (S.selected) cy.getElementById(S.selected).select();
+    drawLists();
+  }
+  function autoLayout() {
+    const cy = S.cy;
+    cy.layout({name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36, animate: false, fit: true}).run();
+    cy.nodes().forEach((n) => { if (!n.isParent()) S.positions[n.id()] = {...n.position()}; });
+  }
+  function hover(edgeId) {
+    const info = S.check && S.check.edgesById[edgeId];
+    if (!info) return;
+    const lines = [`${info.source} → ${info.target}`, ...info.shape.map((s) => `data: ${s}`),
+      ...info.findings.map((f) => `✘ ${f.pointer}: ${f.message}${f.suggestion ? ` (fix: ${f.suggestion})` : ""}`)];
+    $("d-hover").textContent = lines.join("\n");
+  }
+  function drawLists() {
+    const list = $("d-states");
+    list.replaceChildren(...M.states(S.data).map((s) => {
+      const errs = S.check ? S.check.findings.filter((f) => f.state === s.ptr && f.severity === "error") : [];
+      const b = el("button", {type: "button", className: `status${errs.length ? " s-failed" : ""}`,
+        dataset: {ptr: s.ptr, state: s.name}, "aria-pressed": String(S.selected === s.ptr),
+        "aria-label": `State ${s.name}, ${M.kindOf(s.state)}${errs.length ? `, ${errs.length} error(s)` : ""}`,
+        onclick: () => onTap(s.ptr)}, `${s.name} · ${M.kindOf(s.state)}`);
+      return el("li", {}, b);
+    }));
+    const arrows = $("d-arrows");
+    arrows.replaceChildren(...M.edges(S.data).map((e) => {
+      const info = S.check && S.check.edgesById[e.id];
+      const bad = info && info.findings.length;
+      const name = (p) => (p === "/StartAt" ? "Start" : p.endsWith("/StartAt") ? `start of ${M.locate(p.replace(/\/(StartAt|ItemProcessor\/StartAt|Iterator\/StartAt|Branches\/\d+\/StartAt)$/, "")).name}` : M.locate(p).name);
+      const text = `${name(e.source)} → ${name(e.target)}${e.kind === "next" || e.kind === "start" ? "" : ` (${e.kind})`}` +
+        (info && info.shape.length ? `: ${short(info.shape[0], 160)}` : "") +
+        (bad ? ` ✘ ${info.findings.map((f) => `${f.pointer}: ${f.message}${f.suggestion ? ` (fix: ${f.suggestion})` : ""}`).join("; ")}` : "");
+      return el("li", {className: bad ? "bad" : "", dataset: {edge: e.id}}, text);
+    }));
+  }
+
+  /* --- selection, editing, history ------------------------------------------------------ */
+  function onTap(id) {
+    if (S.connecting && S.selected && id !== S.selected) {
+      S.connecting = false;
+      const src = S.selected;
+      try { commit(() => M.connect(S.data, src, id)); status(`Connected ${M.locate(src).name} → ${M.locate(id).name}.`); }
+      catch (err) { status(err.message); }
+      return;
+    }
+    if (id === "/StartAt" || id.startsWith("part:")) id = id.startsWith("part:") ? id.slice(5) : id;
+    if (id === "/StartAt") return;
+    S.selected = id;
+    if (S.cy) { S.cy.nodes().unselect(); S.cy.getElementById(id).select(); }
+    drawLists(); renderForm();
+  }
+  function snapshot() { return JSON.stringify(S.data); }
+  /* Apply an edit. `key` coalesces typing in one field into one undo step. */
+  function commit(fn, key, opts = {}) {
+    const now = Date.now();
+    if (!key || key !== S.lastKey || now - S.lastAt > 1500) { S.undo.push(snapshot()); S.redo = []; }
+    S.lastKey = key || null; S.lastAt = now;
+    fn();
+    afterEdit(opts);
+  }
+  function afterEdit(opts = {}) {
+    if (S.selected && M.get(S.data, S.selected) === undefined && !/\/Branches\/\d+$/.test(S.selected)) S.selected = null;
+    draw(false);
+    if (opts.form !== false) renderForm();
+    if (opts.code !== false) renderCode();
+    scheduleCheck();
+  }
+  function undo() {
+    if (!S.undo.length) return status("Nothing to undo.");
+    S.redo.push(snapshot()); S.data = JSON.parse(S.undo.pop()); S.lastKey = null;
+    afterEdit(); status("Undone.");
+  }
+  function redo() {
+    if (!S.redo.length) return status("Nothing to redo.");
+    S.undo.push(snapshot()); S.data = JSON.parse(S.redo.pop()); S.lastKey = null;
+    afterEdit(); status("Redone.");
+  }
+  function addPart(kind, position) {
+    let ptr;
+    commit(() => { ptr = M.addPart(S.data, kind, S.selected); });
+    if (position) S.positions[ptr] = position;
+    S.selected = ptr; draw(false); renderForm();
+    status(`Added ${M.locate(ptr).name}.`);
+    const button = document.querySelector(`#d-states button[data-ptr="${CSS.escape(ptr)}"]`);
+    return button;
+  }
+  function removeSelected() {
+    if (!S.selected || /\/Branches\/\d+$/.test(S.selected)) return status("Select a state to delete.");
+    const name = M.locate(S.selected).name;
+    commit(() => M.removeState(S.data, S.selected));
+    S.selected = null; renderForm(); status(`Deleted ${name}.`);
+  }
+  function renderForm() {
+    const form = $("d-form");
+    if (!S.selected || M.get(S.data, S.selected) === undefined) {
+      form.replaceChildren(el("p", {className: "hint"}, "Select a state to edit it."));
+      $("d-form-title").textContent = "Settings";
+      return;
+    }
+    const {machinePtr, name} = M.locate(S.selected);
+    const machine = machinePtr ? M.get(S.data, machinePtr) : S.data;
+    const info = S.check && S.check.states[S.selected];
+    const ptr = S.selected;
+    $("d-form-title").textContent = `Settings of ${name}`;
+    const types = {};
+    for (const [n, st] of Object.entries(machine.States)) types[n] = st && st.Type;
+    const jsonata = (S.data.QueryLanguage === "JSONata" && !(M.get(S.data, ptr).QueryLanguage === "JSONPath"));
+    F.render(form, {
+      ptr, name, machinePtr, machine, state: M.get(S.data, ptr), names: Object.keys(machine.States), types,
+      loop: M.loopOf(machine, name), jsonata, sdk,
+      paths: info && info.reached ? (jsonata ? info.jsonata : info.paths) : ["$"],
+      update: (fn, key, rerender) => commit(() => fn(M.get(S.data, ptr)), key, {form: !!rerender}),
+      updateMachine: (fn, key) => commit(() => fn(machinePtr ? M.get(S.data, machinePtr) : S.data), key, {form: false}),
+      rename: (to) => {
+        try { let next; commit(() => { next = M.rename(S.data, ptr, to); }); S.selected = next; renderForm(); }
+        catch (err) { status(err.message); renderForm(); }
+      },
+      addBranch: () => commit(() => {
+        const st = M.get(S.data, ptr), n = M.uniqueName(S.data, "BranchStep");
+        st.Branches.push({StartAt: n, States: {[n]: {Type: "Pass", Comment: M.PLACEHOLDER, End: true}}});
+      }),
+    });
+    if (S.check) F.mark(form, S.check.findings);
+  }
+
+  /* --- data-flow check --------------------------------------------------------------- */
+  let checkTimer = null;
+  function sample(id) {
+    try { $("d-data-error").textContent = ""; return JSON.parse($(id).value || "{}"); }
+    catch (err) { $("d-data-error").textContent = `${id === "d-input" ? "Sample input" : "Task results"}: ${err.message}`; return null; }
+  }
+  function scheduleCheck(delay = 150) { clearTimeout(checkTimer); checkTimer = setTimeout(runCheck, delay); }
+  function runCheck() {
+    const input = sample("d-input"), results = sample("d-results");
+    if (input === null || results === null || !S.data) return Promise.resolve();
+    const seq = ++S.seq, started = performance.now();
+    return api("/designer/api/check", {definition: S.data, input, taskResults: results}).then((r) => {
+      if (seq !== S.seq) return;
+      if (!r.ok) { status(r.body.error || "The check failed."); return; }
+      const check = r.body;
+      check.edgesById = {};
+      for (const e of check.edges) check.edgesById[e.id] = e;
+      S.check = check;
+      S.cy.nodes().removeClass("bad");
+      for (const f of check.findings) if (f.severity === "error" && f.state) S.cy.getElementById(f.state).addClass("bad");
+      S.cy.edges().forEach((e) => {
+        e.data("label", edgeLabel(e.data()));
+        const info = check.edgesById[e.id()];
+        e.toggleClass("bad", !!(info && info.findings.length));
+      });
+      drawLists(); drawFindings();
+      const form = $("d-form");
+      if (S.selected) {
+        const info = check.states[S.selected];
+        const list = document.getElementById("d-paths");
+        if (list && info && info.reached) list.replaceChildren(...(info.paths || []).map((p) => el("option", {value: p})));
+        F.mark(form, check.findings);
+      }
+      $("d-graph").dataset.checked = String(seq);
+      window.cfnopsDesignerLastCheckMs = performance.now() - started;
+    });
+  }
+  function drawFindings(strict) {
+    const c = S.check, box = $("d-findings");
+    if (!c) return;
+    const items = c.findings.map((f) => el("li", {className: `sev-${f.severity}`},
+      `${f.severity === "error" ? "✘" : "!"} ${f.pointer}: ${f.message}${f.suggestion ? ` (fix: ${f.suggestion})` : ""} [${f.code}]`));
+    const parts = [el("p", {}, c.ok ? `No errors: ${Object.keys(c.states).length} states checked with the sample data.`
+      : `${c.findings.filter((f) => f.severity === "error").length} error(s).`), el("ul", {}, ...items)];
+    if (c.notChecked.length) parts.push(el("p", {className: "hint"}, `${c.notChecked.length} reference(s) not checked (unknown Task results: declare them under Task results).`));
+    if (strict) {
+      parts.push(el("h3", {}, "Validate strict (what Step Functions would reject)"));
+      parts.push(c.strict.length ? el("ul", {id: "d-strict-result"}, ...c.strict.map((p) => el("li", {className: "sev-error"}, p)))
+        : el("p", {id: "d-strict-result"}, "Strict validation passed: Step Functions would accept this definition."));
+    }
+    box.replaceChildren(...parts);
+  }
+
+  /* --- code view --------------------------------------------------------------------- */
+  function gutter(badLine) {
+    const n = ($("d-code").value.match(/\n/g) || []).length + 1, g = $("d-gutter");
+    const nodes = [];
+    for (let i = 1; i <= n; i++) {
+      nodes.push(i === badLine ? el("span", {className: "bad", dataset: {line: String(i)}}, String(i)) : String(i));
+      nodes.push("\n");
+    }
+    g.replaceChildren(...nodes);
+    g.scrollTop = $("d-code").scrollTop;
+  }
+  function renderCode() {
+    const seq = ++S.codeSeq;
+    return api("/designer/api/render", {definition: S.data, format: S.format, base: S.base}).then((r) => {
+      if (seq !== S.codeSeq || !r.ok) return;
+      S.text = r.body.text;
+      if (document.activeElement !== $("d-code")) { $("d-code").value = S.text; $("d-code-error").textContent = ""; gutter(); }
+    });
+  }
+  let codeTimer = null;
+  function onCode() {
+    gutter();
+    clearTimeout(codeTimer);
+    codeTimer = setTimeout(() => {
+      const text = $("d-code").value;
+      api("/designer/api/parse", {text, format: S.format}).then((r) => {
+        if (text !== $("d-code").value) return;
+        if (!r.ok) {
+          const e = r.body.error || {message: r.body.error};
+          $("d-code-error").textContent = `${e.message || "invalid"} — the drawing keeps the last valid definition.`;
+          gutter(e.line);
+          return;
+        }
+        $("d-code-error").textContent = "";
+        S.text = text;
+        commit(() => { S.data = r.body.definition; }, "code", {code: false});
+      });
+    }, 300);
+  }
+
+  /* --- load, save, run --------------------------------------------------------------- */
+  function load(doc, path) {
+    S.data = doc.data || EMPTY();
+    S.base = doc.text ? {format: doc.format, text: doc.text} : null;
+    S.format = doc.format || "json"; $("d-format").value = S.format;
+    S.undo = []; S.redo = []; S.selected = null; S.positions = {}; S.check = null;
+    if (path !== undefined) $("d-path").value = path;
+    if (doc.sample !== undefined && doc.sample !== null) $("d-input").value = JSON.stringify(doc.sample, null, 2);
+    draw(true); renderForm(); renderCode(); scheduleCheck(0);
+  }
+  function save() {
+    const path = $("d-path").value.trim();
+    if (!path) { $("d-path").focus(); return status("Name the file to save (under the definition roots)."); }
+    return api("/designer/api/save", {path, definition: S.data, format: S.format, base: S.base}).then((r) => {
+      if (!r.ok) return status(`Not saved: ${r.body.error}${r.body.hint ? ` (${r.body.hint})` : ""}`);
+      S.base = {format: S.format, text: r.body.text};
+      const errors = S.check ? S.check.findings.filter((f) => f.severity === "error").length : 0;
+      status(`Saved ${r.body.bytes} bytes to ${r.body.path}${errors ? ` (with ${errors} error(s) from the check)` : ""}.`);
+      $("d-status").dataset.saved = r.body.path;
+    });
+  }
+  function download() {
+    const name = ($("d-path").value.trim().split("/").pop()) || `jobnet.asl.${S.format === "yaml" ? "yaml" : "json"}`;
+    const url = URL.createObjectURL(new Blob([S.text], {type: S.format === "yaml" ? "application/yaml" : "application/json"}));
+    const a = el("a", {href: url, download: name});
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }
+  function copy() {
+    const done = () => status("Copied the definition.");
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(S.text).then(done, () => status("Copy refused by the browser."));
+    else { $("d-code").select(); document.execCommand("copy"); done(); }
+  }
+  function run() {
+    const input = sample("d-input");
+    if (input === null) return;
+    const machineName = (($("d-path").value.trim().split("/").pop() || "designer").replace(/\.(asl\.)?(json|ya?ml)$/, "")
+      .replace(/[^A-Za-z0-9_-]/g, "-")) || "designer";
+    api("/designer/api/run", {definition: S.data, input, machineName}).then((r) => {
+      if (!r.ok) return status(`Not started: ${r.body.error}${r.body.hint ? ` (${r.body.hint})` : ""}`);
+      const s = $("d-status");
+      s.replaceChildren(`Started ${r.body.runId} on the sandbox (a worker runs it): `, el("a", {href: r.body.url}, "open the run"));
+    });
+  }
+
+  /* --- wiring ------------------------------------------------------------------------ */
+  function palette() {
+    const list = $("d-parts");
+    for (const p of M.PARTS) {
+      const b = el("button", {type: "button", draggable: "true", dataset: {part: p.kind}, onclick: () => {
+        const added = addPart(p.kind);
+        if (added) added.focus();
+      }}, p.label);
+      b.addEventListener("dragstart", (ev) => { ev.dataTransfer.setData("text/plain", p.kind); ev.dataTransfer.effectAllowed = "copy"; });
+      list.append(el("li", {}, b));
+    }
+    const g = $("d-graph");
+    g.addEventListener("dragover", (ev) => { ev.preventDefault(); g.classList.add("drop"); });
+    g.addEventListener("dragleave", () => g.classList.remove("drop"));
+    g.addEventListener("drop", (ev) => {
+      ev.preventDefault(); g.classList.remove("drop");
+      const kind = ev.dataTransfer.getData("text/plain");
+      if (!M.PARTS.some((p) => p.kind === kind)) return;
+      const rect = g.getBoundingClientRect(), pan = S.cy.pan(), zoom = S.cy.zoom();
+      const pos = {x: (ev.clientX - rect.left - pan.x) / zoom, y: (ev.clientY - rect.top - pan.y) / zoom};
+      addPart(kind, pos);
+    });
+  }
+  function keys(ev) {
+    const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName);
+    const mod = ev.ctrlKey || ev.metaKey;
+    if (mod && !typing && ev.key.toLowerCase() === "z" && !ev.shiftKey) { ev.preventDefault(); undo(); }
+    else if (mod && !typing && (ev.key.toLowerCase() === "y" || (ev.key.toLowerCase() === "z" && ev.shiftKey))) { ev.preventDefault(); redo(); }
+    else if (!typing && !mod && (ev.key === "Delete" || ev.key === "Backspace") && S.selected) { ev.preventDefault(); removeSelected(); }
+    else if (!typing && !mod && ev.key.toLowerCase() === "c" && S.selected) { ev.preventDefault(); startConnect(); }
+    else if (S.connecting && ev.key === "Escape") { S.connecting = false; status("Connect cancelled."); }
+  }
+  function startConnect() {
+    if (!S.selected) return status("Select the state to connect from first.");
+    S.connecting = true;
+    status(`Connect ${M.locate(S.selected).name} to…: choose the next state on the canvas or in the state list (Escape cancels).`);
+  }
+  function init() {
+    const boot = JSON.parse($("designer-boot").textContent);
+    if (typeof cytoscapeDagre !== "undefined") cytoscape.use(cytoscapeDagre);
+    palette();
+    $("d-undo").addEventListener("click", undo);
+    $("d-redo").addEventListener("click", redo);
+    $("d-layout").addEventListener("click", () => { autoLayout(); status("Laid out."); });
+    $("d-connect").addEventListener("click", startConnect);
+    $("d-delete").addEventListener("click", removeSelected);
+    $("d-flow").addEventListener("change", () => draw(false));
+    $("d-strict").addEventListener("click", () => runCheck().then(() => { drawFindings(true); status(
+      S.check && !S.check.strict.length ? "Validate strict: accepted." : "Validate strict: see the problems under Check."); }));
+    $("d-run").addEventListener("click", run);
+    $("d-save").addEventListener("click", save);
+    $("d-download").addEventListener("click", download);
+    $("d-copy").addEventListener("click", copy);
+    $("d-code").addEventListener("input", onCode);
+    $("d-code").addEventListener("scroll", () => { $("d-gutter").scrollTop = $("d-code").scrollTop; });
+    $("d-format").addEventListener("change", () => { S.format = $("d-format").value; renderCode(); });
+    $("d-input").addEventListener("input", () => scheduleCheck(300));
+    $("d-results").addEventListener("input", () => scheduleCheck(300));
+    $("d-new").addEventListener("click", () => {
+      const t = $("d-template").value;
+      if (!t) { load({format: "json", text: "", data: EMPTY()}, ""); status("Empty canvas: add parts from the palette."); return; }
+      api(`/designer/api/templates/${encodeURIComponent(t)}`).then((r) => {
+        if (r.ok) { load(r.body, ""); status(`Started from the template ${t}.`); }
+      });
+    });
+    document.addEventListener("keydown", keys);
+    load(boot.doc.data ? boot.doc : {format: "json", text: "", data: EMPTY()});
+  }
+  if (document.getElementById("designer-boot")) {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+  }
+  return {state: S, runCheck, addPart, undo, redo, save};
+})();

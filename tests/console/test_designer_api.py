@@ -1,0 +1,147 @@
+"""The designer's server side: page, parse/render, data-flow check, SDK catalogue, save, run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from starlette.testclient import TestClient
+from tests.console.conftest import csrf_of
+
+from cfnops.console._designer_flow import design_check, edges_of, input_paths
+from cfnops.console._pages_designer import TEMPLATES, TEMPLATES_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "jobnets"
+TYPO_FILE = ROOT / "tests" / "jobs" / "data" / "webapp-start-typo.asl.json"
+TYPO_POINTER = "/States/ReadTargetGroup/Parameters/targetGroupArn.$"
+
+
+def _post(client: TestClient, url: str, body: dict[str, Any]) -> Any:
+    token = csrf_of(client, "/designer")
+    headers = {"X-CSRF-Token": token, "Accept": "application/json"}
+    return client.post(url, json=body, headers=headers)
+
+
+def _boot(html: str) -> Any:
+    start = html.index('id="designer-boot">') + len('id="designer-boot">')
+    return json.loads(html[start : html.index("</script>", start)])
+
+
+def test_page_opens_a_file_and_a_template_and_escapes_the_data(client: TestClient) -> None:
+    page = client.get(f"/designer?path={EXAMPLES / 'webapp-stop.asl.json'}")
+    assert page.status_code == 200
+    boot = _boot(page.text)
+    assert boot["doc"]["format"] == "json"
+    assert boot["doc"]["text"] == (EXAMPLES / "webapp-stop.asl.json").read_text()
+    body = page.text.split("</head>", 1)[1]
+    assert "<script>" not in body  # no inline script (CSP): data only in the JSON block
+    assert "<html><body><h1>" not in page.text  # the definition's HTML is escaped in the JSON block
+    assert _boot(client.get("/designer?template=nightly-batch").text)["doc"]["sample"]["date"]
+    assert client.get("/designer?template=nope").status_code == 400
+
+
+def test_post_needs_the_csrf_token(client: TestClient) -> None:
+    answer = client.post("/designer/api/check", json={"definition": {}})
+    assert answer.status_code == 403
+
+
+def test_the_trailing_dot_is_flagged_on_the_field_and_the_arrow(client: TestClient) -> None:
+    definition = json.loads(TYPO_FILE.read_text())
+    sample = json.loads((EXAMPLES / "webapp-start.input.json").read_text())
+    found = _post(client, "/designer/api/check", {"definition": definition, "input": sample}).json()
+    (error,) = [f for f in found["findings"] if f["severity"] == "error"]
+    assert (error["pointer"], error["state"]) == (TYPO_POINTER, "/States/ReadTargetGroup")
+    assert error["field"] == "/Parameters/targetGroupArn.$"
+    assert "trailing dot" in error["suggestion"]
+    (bad,) = [e for e in found["edges"] if e["findings"]]
+    assert (bad["source"], bad["target"]) == ("/StartAt", "/States/ReadTargetGroup")
+    assert bad["findings"][0]["pointer"] == TYPO_POINTER
+    assert any("SCHEMA_VALIDATION_FAILED" in p for p in found["strict"])
+    after = found["states"]["/States/ReadTargetGroup"]
+    assert "$.targetGroupArn" in after["paths"]
+    assert "$states.input.targetGroupArn" in after["jsonata"]
+
+
+def test_edges_carry_the_shape_of_the_data_passed() -> None:
+    definition = {
+        "StartAt": "A",
+        "States": {
+            "A": {"Type": "Pass", "Result": {"n": 1}, "ResultPath": "$.a", "Next": "B"},
+            "B": {"Type": "Choice", "Default": "D",
+                  "Choices": [{"Variable": "$.a.n", "NumericEquals": 1, "Next": "C"}]},
+            "C": {"Type": "Succeed"},
+            "D": {"Type": "Fail", "Error": "E"},
+        },
+    }  # fmt: skip
+    found = design_check(definition, {"x": "y"}, {})
+    by_id = {e["id"]: e for e in found["edges"]}
+    assert by_id["/States/A/Next->/States/B"]["shape"] == ["{x: string, a: {n: number}}"]
+    assert by_id["/States/B/Choices/0/Next->/States/C"]["kind"] == "choice"
+    assert by_id["/States/B/Default->/States/D"]["kind"] == "default"
+    assert found["ok"] and found["strict"] == []
+    assert next(e["id"] for e in edges_of(definition)) == "/StartAt->/States/A"
+    paths = input_paths({"a": {"b": [{"c": "string"}]}})
+    assert paths == ["$", "$.a", "$.a.b", "$.a.b[0]", "$.a.b[0].c"]
+
+
+def test_parse_reports_the_line_and_render_keeps_yaml_comments(client: TestClient) -> None:
+    bad = _post(client, "/designer/api/parse", {"text": '{\n "StartAt": "A",\n}', "format": "json"})
+    assert bad.status_code == 422 and bad.json()["error"]["line"] == 3
+    text = "# keep me\nStartAt: A\nStates:\n  A: {Type: Succeed}  # end\n"
+    parsed = _post(client, "/designer/api/parse", {"text": text, "format": "yaml"}).json()
+    data = parsed["definition"]
+    data["Comment"] = "added"
+    body = {"definition": data, "format": "yaml", "base": {"format": "yaml", "text": text}}
+    out = _post(client, "/designer/api/render", body).json()["text"]
+    assert out.startswith("# keep me\n") and "# end" in out
+    assert yaml.safe_load(out) == data
+
+
+def test_save_writes_under_the_roots_only_and_audits(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the default definition root is the console's folder
+    definition = json.loads((TEMPLATES_DIR / "websystem-stop.asl.json").read_text())
+    body = {"path": "stop.asl.yaml", "definition": definition, "format": "yaml"}
+    saved = _post(client, "/designer/api/save", body)
+    assert saved.status_code == 200, saved.text
+    assert yaml.safe_load((tmp_path / "stop.asl.yaml").read_text()) == definition
+    outside = _post(client, "/designer/api/save", {**body, "path": str(tmp_path.parent / "x.yaml")})
+    assert outside.status_code == 403 and "outside" in outside.json()["error"]
+    wrong = _post(client, "/designer/api/save", {**body, "path": "stop.asl.json"})
+    assert wrong.status_code == 400
+    assert not (tmp_path / "stop.asl.json").exists()
+    audit = client.get("/audit").text
+    assert "designer.save" in audit and "stop.asl.yaml" in audit
+
+
+def test_sdk_catalogue_comes_from_botocore(client: TestClient) -> None:
+    services = client.get("/designer/api/sdk", headers={"Accept": "application/json"}).json()
+    assert {"ec2", "ssm", "elasticloadbalancingv2", "sfn"} <= set(services["services"])
+    actions = client.get("/designer/api/sdk?service=ssm").json()["actions"]
+    assert "sendCommand" in actions and "listCommands" in actions
+    query = "service=elasticloadbalancingv2&action=deregisterTargets"
+    op = client.get(f"/designer/api/sdk?{query}").json()
+    assert op["resource"] == "arn:aws:states:::aws-sdk:elasticloadbalancingv2:deregisterTargets"
+    required = {p["name"] for p in op["parameters"] if p["required"]}
+    assert required == {"TargetGroupArn", "Targets"}
+    assert client.get("/designer/api/sdk?service=nosuch").status_code == 400
+
+
+def test_run_needs_a_sandbox_endpoint(client: TestClient) -> None:
+    definition = {"StartAt": "A", "States": {"A": {"Type": "Succeed"}}}
+    answer = _post(client, "/designer/api/run", {"definition": definition, "input": {}})
+    assert answer.status_code == 403 and "sandbox" in answer.json()["error"]
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_templates_are_strictly_valid_and_check_clean_with_their_sample(name: str) -> None:
+    definition = json.loads((TEMPLATES_DIR / f"{name}.asl.json").read_text())
+    sample = json.loads((TEMPLATES_DIR / f"{name}.input.json").read_text())
+    found = design_check(definition, sample, {})
+    assert found["strict"] == []
+    assert [f for f in found["findings"] if f["severity"] == "error"] == []
