@@ -28,7 +28,7 @@ ENGINES_AND_CORES = (
     "eventpatterns",
     "templates",
 )
-CAPABILITIES = ("heal", "ami", "jobs", "guard")
+CAPABILITIES = ("heal", "ami", "jobs", "guard", "jobimport")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
 FOUNDATION = ("errors", "config", "_config_file", "aws", "_version", "database")

@@ -18,7 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cfnops.asl import CheckFinding, CheckReport
+    from cfnops.jobs._calendar import Calendar, CalendarSchedule, load_calendar, parse_day_rule
     from cfnops.jobs._check_samples import check_dataflow
+    from cfnops.jobs._definition import machine_name
+    from cfnops.jobs._dependencies import add_dependency
     from cfnops.jobs._deploy import strict_problems
     from cfnops.jobs._http import (
         CapturingTransport,
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
         set_http_transport,
     )
     from cfnops.jobs._integrations import register_function, register_state_machine
+    from cfnops.jobs._pools import PoolStore
     from cfnops.jobs._rerun import RerunRequest
     from cfnops.jobs._runner import JobResult
     from cfnops.jobs._schedules import Schedule, parse_schedule
@@ -37,6 +41,13 @@ if TYPE_CHECKING:
 
 _WHERE = {
     "WORKFLOW": "_service",
+    "Calendar": "_calendar",
+    "CalendarSchedule": "_calendar",
+    "PoolStore": "_pools",
+    "add_dependency": "_dependencies",
+    "load_calendar": "_calendar",
+    "machine_name": "_definition",
+    "parse_day_rule": "_calendar",
     "CapturingTransport": "_http",
     "CheckFinding": "_check_samples",  # defined in cfnops.asl
     "CheckReport": "_check_samples",
@@ -60,6 +71,8 @@ _WHERE = {
 
 __all__ = [
     "WORKFLOW",
+    "Calendar",
+    "CalendarSchedule",
     "CapturingTransport",
     "CheckFinding",
     "CheckReport",
@@ -68,11 +81,16 @@ __all__ = [
     "JobResult",
     "JobService",
     "JobStore",
+    "PoolStore",
     "RerunRequest",
     "RunRow",
     "Schedule",
     "TriggerService",
+    "add_dependency",
     "check_dataflow",
+    "load_calendar",
+    "machine_name",
+    "parse_day_rule",
     "parse_schedule",
     "register_function",
     "register_state_machine",

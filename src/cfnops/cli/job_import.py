@@ -1,0 +1,69 @@
+"""``cfnops job import``: Control-M / JP1/AJS3 exports → job-nets, calendars, report."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cfnops.cli._state import state
+
+
+def import_cmd(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="The export: Control-M JSON/XML, JP1 ajsprint.")],
+    source: Annotated[str, typer.Option("--from", help="controlm | jp1.")],
+    out: Annotated[Path, typer.Option(help="Folder for the files.")] = Path("imported"),
+    hosts: Annotated[
+        Path | None, typer.Option(help="Host → instance ids, {tag: K=V} or {function: NAME}.")
+    ] = None,
+    calendars: Annotated[
+        Path | None,
+        typer.Option(help="Control-M calendar export (DEFCAL XML) for CONFCAL/DAYSCAL."),
+    ] = None,
+    timezone: Annotated[str, typer.Option(help="Time zone of the source's times.")] = "UTC",
+    apply: Annotated[
+        bool, typer.Option(help="Register schedules, calendars, dependencies and pools.")
+    ] = False,
+    today: Annotated[
+        str | None, typer.Option(help="YYYY-MM-DD the listed calendar days start from.")
+    ] = None,
+) -> None:
+    """Import job definitions: one ASL job-net per folder / root jobnet, and a report."""
+    from cfnops.errors import UsageError
+    from cfnops.jobimport import load_hosts, plan_import, read_export, write_plan
+
+    st = state(ctx)
+    if source not in ("controlm", "jp1"):
+        raise UsageError(f"--from {source!r}: use controlm or jp1")
+    try:
+        data = file.read_bytes()
+        cal_data = calendars.read_bytes() if calendars else None
+        day = date.fromisoformat(today) if today else None
+    except OSError as exc:
+        raise UsageError(f"{file}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise UsageError(f"--today {today!r} is not YYYY-MM-DD") from None
+    targets = load_hosts(hosts) if hosts else {}
+    model = read_export(data, str(file), source, timezone=timezone, today=day, calendars=cal_data)
+    plan = plan_import(model, str(file), targets)
+    written = write_plan(plan, out)
+    result = dict(plan.report)
+    result["files"] = written
+    if apply:
+        from cfnops.jobimport import apply_plan
+        from cfnops.jobs import JobService
+
+        st.register_workflows()
+        result["applied"] = apply_plan(plan, out, JobService(st.settings, st.clients))
+    if st.output_format == "json":
+        st.emit_json(result)
+        return
+    st.console.print(plan.text(), markup=False, highlight=False, end="", soft_wrap=True)
+    st.console.print(f"{len(written)} files under {out}" + (" (applied)" if apply else ""))
+
+
+def register_import(job_app: typer.Typer) -> None:
+    job_app.command("import")(import_cmd)

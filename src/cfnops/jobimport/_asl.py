@@ -1,0 +1,316 @@
+"""A flattened job-net → an ASL definition (JSONata) that ``job validate --strict`` accepts.
+
+Each job is a block of states tagged ``cfnops:job=PATH`` in their ``Comment``; the
+block's first state is named after the job (or after its path where names repeat):
+
+- a command on a host (``--hosts`` maps the host to instance ids, or to tags; unmapped
+  hosts are targeted by their ``Name`` tag) is SSM Run Command, waited for as the
+  web-system job-nets do: ``sendCommand`` → ``Wait`` → ``listCommands`` → ``Choice``
+  (Pending/InProgress/Delayed: poll again; Success: go on; anything else: ``Fail``
+  with ``Job.Failed``). A rerun rule wraps the block in a one-branch ``Parallel``
+  whose ``Retry`` runs the whole job again;
+- a host mapped to a function is one ``lambda:invoke`` Task (its ``Retry`` is the rerun);
+- a dummy job is a ``Pass``; a time-wait job a ``Wait``; a file watcher a command that
+  polls for the file;
+- a confirmation (Control-M ``Confirm``, JP1 hold) is a ``sns:publish.waitForTaskToken``
+  Task before the job: the run waits for ``cfnops job send-task-success TOKEN``.
+
+The order comes from :func:`cfnops.jobimport._graph.layout`: a sequence is states in a
+row, a parallel group is a ``Parallel`` state with one branch per group member.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfnops.jobimport._graph import Node, Par, Seq
+from cfnops.jobimport._model import Job, JobNet
+
+__all__ = ["HostTarget", "build_definition", "state_names"]
+
+_RUNNING = ["Pending", "InProgress", "Delayed", "Cancelling"]
+_POOL_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+@dataclass(frozen=True)
+class HostTarget:
+    """Where a host's commands run: instance ids, a tag, or a function."""
+
+    instances: tuple[str, ...] = ()
+    tag_key: str | None = None
+    tag_values: tuple[str, ...] = ()
+    function: str | None = None
+
+
+def pool_name(name: str) -> str:
+    return _POOL_CHARS.sub("-", name)[:60] or "pool"
+
+
+def state_names(net: JobNet) -> dict[str, str]:
+    """Job path → state name: the job's name, or its path where names repeat or do not fit."""
+    counts: dict[str, int] = {}
+    for job in net.jobs.values():
+        counts[job.name] = counts.get(job.name, 0) + 1
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for path, job in net.jobs.items():
+        name = _clean(job.name)
+        if counts[job.name] > 1 or not name or len(name) > 64 or name != job.name:
+            rel = path.split("/", 1)[1] if "/" in path else path
+            name = _clean(rel)
+            if len(name) > 64 or name in used:
+                digest = hashlib.sha1(path.encode()).hexdigest()[:8]
+                name = f"{name[:55]}~{digest}"
+        out[path] = name
+        used.add(name)
+    return out
+
+
+def _clean(text: str) -> str:
+    return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+
+
+@dataclass
+class _Ctx:
+    net: JobNet
+    names: dict[str, str]
+    hosts: Mapping[str, HostTarget]
+    parallel_count: int = 0
+    needs_confirm: bool = False
+    notes: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, source, reason)
+
+
+def build_definition(
+    net: JobNet, root: Node | None, hosts: Mapping[str, HostTarget] | None = None
+) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    """The ASL definition of ``net`` laid out as ``root``, and notes for the report."""
+    ctx = _Ctx(net, state_names(net), hosts or {})
+    states: dict[str, Any] = {}
+    entry = _build(ctx, root, None, states) if root is not None else None
+    assign: dict[str, Any] = {
+        "pollSeconds": "{% $exists($states.input.pollSeconds) ? $states.input.pollSeconds : 30 %}"
+    }
+    if ctx.needs_confirm:
+        assign["confirmTopicArn"] = (
+            "{% $exists($states.input.confirmTopicArn) ? $states.input.confirmTopicArn : '' %}"
+        )
+    init: dict[str, Any] = {"Type": "Pass", "Assign": assign}
+    if entry is None:
+        init["End"] = True
+    else:
+        init["Next"] = entry
+    definition = {
+        "Comment": f"{net.name}: imported by cfnops job import from {net.source}"[:2000],
+        "QueryLanguage": "JSONata",
+        "StartAt": "Init",
+        "States": {"Init": init, **states},
+    }
+    return definition, ctx.notes
+
+
+def _link(state: dict[str, Any], nxt: str | None) -> dict[str, Any]:
+    if nxt is None:
+        state["End"] = True
+    else:
+        state["Next"] = nxt
+    return state
+
+
+def _build(ctx: _Ctx, node: Node, nxt: str | None, states: dict[str, Any]) -> str:
+    if isinstance(node, str):
+        return _job(ctx, ctx.net.jobs[node], nxt, states)
+    if isinstance(node, Seq):
+        entry = nxt
+        for item in reversed(node.items):
+            entry = _build(ctx, item, entry, states)
+        assert entry is not None
+        return entry
+    assert isinstance(node, Par)
+    ctx.parallel_count += 1
+    name = f"Parallel {ctx.parallel_count}"
+    branches = []
+    for item in node.items:
+        inner: dict[str, Any] = {}
+        start = _build(ctx, item, None, inner)
+        branches.append({"StartAt": start, "States": inner})
+    states[name] = _link({"Type": "Parallel", "Branches": branches, "Output": {}}, nxt)
+    return name
+
+
+def _comment(job: Job, pools: bool = True) -> str:
+    parts = [f"cfnops:job={job.path}"]
+    if pools:
+        parts.extend(f"cfnops:pool={pool_name(p)}" for p in job.pools)
+    if job.description:
+        parts.append(job.description.replace("\n", " ")[:200])
+    return " ".join(parts)
+
+
+def _job(ctx: _Ctx, job: Job, nxt: str | None, states: dict[str, Any]) -> str:
+    base = ctx.names[job.path]
+    tag = _comment(job)
+    if job.kind == "dummy":
+        entry = base
+        states[base] = _link({"Type": "Pass", "Comment": tag}, nxt)
+    elif job.kind == "wait":
+        entry = base
+        states[base] = _link({"Type": "Wait", "Comment": tag, "Seconds": job.wait_seconds}, nxt)
+    else:
+        target = ctx.hosts.get(job.host or "")
+        if target is not None and target.function:
+            entry = base
+            states[base] = _link(_function_task(job, target.function, tag), nxt)
+        else:
+            entry = _runcommand(ctx, job, base, target, tag, nxt, states)
+    if job.confirm:
+        ctx.needs_confirm = True
+        states[f"{base}.Confirm"] = {
+            "Type": "Task",
+            "Comment": _comment(job, pools=False),
+            "Resource": "arn:aws:states:::sns:publish.waitForTaskToken",
+            "Arguments": {
+                "TopicArn": "{% $confirmTopicArn %}",
+                "Message": "{% 'Confirm job "
+                + _jsonata_text(job.path)
+                + ": cfnops job send-task-success ' & $states.context.Task.Token %}",
+            },
+            "Next": entry,
+        }
+        entry = f"{base}.Confirm"
+    return entry
+
+
+def _jsonata_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'").replace("%}", "% }")
+
+
+def _function_task(job: Job, function: str, tag: str) -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "Type": "Task",
+        "Comment": tag,
+        "Resource": "arn:aws:states:::lambda:invoke",
+        "Arguments": {
+            "FunctionName": function,
+            "Payload": {
+                "job": job.path,
+                "command": job.command or "",
+                "user": job.run_as or "",
+                "host": job.host or "",
+            },
+        },
+        "Output": "{% $states.result.Payload %}",
+    }
+    if job.rerun:
+        state["Retry"] = [_retrier(job)]
+    return state
+
+
+def _retrier(job: Job) -> dict[str, Any]:
+    assert job.rerun is not None
+    return {
+        "ErrorEquals": ["States.ALL"],
+        "IntervalSeconds": max(1, job.rerun.interval_seconds),
+        "MaxAttempts": job.rerun.max_attempts,
+        "BackoffRate": 1,
+    }
+
+
+def shell_command(job: Job) -> str:
+    """The command line the instance runs (the user switched with ``su`` where given)."""
+    if job.kind == "filewatch":
+        path = shlex.quote(job.watch_path or "")
+        every = max(1, job.wait_seconds or 10)
+        command = f"while [ ! -e {path} ]; do sleep {every}; done"
+    else:
+        command = job.command or "true"
+    if job.run_as and not job.windows and job.run_as != "root":
+        return f"su - {shlex.quote(job.run_as)} -c {shlex.quote(command)}"
+    return command
+
+
+def _runcommand(
+    ctx: _Ctx,
+    job: Job,
+    base: str,
+    target: HostTarget | None,
+    tag: str,
+    nxt: str | None,
+    states: dict[str, Any],
+) -> str:
+    args: dict[str, Any] = {
+        "DocumentName": "AWS-RunPowerShellScript" if job.windows else "AWS-RunShellScript",
+        "Comment": f"cfnops job {job.path}"[:100],
+        "Parameters": {"commands": [shell_command(job)]},
+    }
+    if target is not None and target.instances:
+        args["InstanceIds"] = list(target.instances)
+    elif target is not None and target.tag_key:
+        args["Targets"] = [{"Key": f"tag:{target.tag_key}", "Values": list(target.tag_values)}]
+    else:
+        args["Targets"] = [{"Key": "tag:Name", "Values": [job.host or "localhost"]}]
+    block: dict[str, Any] = {}
+    block[base] = {
+        "Type": "Task",
+        "Comment": tag,
+        "Resource": "arn:aws:states:::aws-sdk:ssm:sendCommand",
+        "Arguments": args,
+        "Output": {"CommandId": "{% $states.result.Command.CommandId %}"},
+        "Next": f"{base}.Wait",
+    }
+    block[f"{base}.Wait"] = {
+        "Type": "Wait",
+        "Comment": f"cfnops:job={job.path}",
+        "Seconds": "{% $pollSeconds %}",
+        "Next": f"{base}.Poll",
+    }
+    block[f"{base}.Poll"] = {
+        "Type": "Task",
+        "Comment": tag,
+        "Resource": "arn:aws:states:::aws-sdk:ssm:listCommands",
+        "Arguments": {"CommandId": "{% $states.input.CommandId %}"},
+        "Output": {
+            "CommandId": "{% $states.input.CommandId %}",
+            "Status": "{% $states.result.Commands[0].Status %}",
+        },
+        "Next": f"{base}.Check",
+    }
+    wrap = job.rerun is not None
+    done = nxt if (nxt is not None and not wrap) else f"{base}.Done"
+    running = ", ".join(f"'{s}'" for s in _RUNNING)
+    block[f"{base}.Check"] = {
+        "Type": "Choice",
+        "Comment": f"cfnops:job={job.path}",
+        "Choices": [
+            {"Condition": f"{{% $states.input.Status in [{running}] %}}", "Next": f"{base}.Wait"},
+            {"Condition": "{% $states.input.Status = 'Success' %}", "Next": done},
+        ],
+        "Default": f"{base}.Failed",
+    }
+    block[f"{base}.Failed"] = {
+        "Type": "Fail",
+        "Comment": f"cfnops:job={job.path}",
+        "Error": "Job.Failed",
+        "Cause": "{% 'job " + _jsonata_text(job.path) + " ended ' & $states.input.Status %}",
+    }
+    if done == f"{base}.Done":
+        block[done] = {"Type": "Succeed", "Comment": f"cfnops:job={job.path}"}
+    if not wrap:
+        states.update(block)
+        return base
+    name = f"{base}.Rerun"
+    states[name] = _link(
+        {
+            "Type": "Parallel",
+            "Comment": f"rerun rule of {job.path}",
+            "Branches": [{"StartAt": base, "States": block}],
+            "Retry": [_retrier(job)],
+            "Output": {},
+        },
+        nxt,
+    )
+    return name

@@ -1,0 +1,140 @@
+"""What the Control-M readers (JSON and XML) share: events, variables, time zones, jobs.
+
+A Control-M dependency is an *event* (condition): a job adds it when it ends OK
+(``AddEvents`` / ``OUTCOND`` sign ``+``), another waits for it (``WaitForEvents`` /
+``INCOND``). Inside one folder that is an edge between two jobs; between folders it
+becomes a schedule ``after`` on the waiting folder's job-net.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cfnops.jobimport._model import ImportModel, Job, JobNet, ScheduleSpec
+
+__all__ = ["EventBook", "substitute", "timezone_of"]
+
+# Control-M's own zone codes (Control-M "Time zone" values) → IANA names.
+_ZONES = {
+    "JST": "Asia/Tokyo",
+    "HKG": "Asia/Hong_Kong",
+    "SIN": "Asia/Singapore",
+    "GMT": "Etc/UTC",
+    "UTC": "Etc/UTC",
+    "CET": "Europe/Paris",
+    "EET": "Europe/Helsinki",
+    "EST": "America/New_York",
+    "CST": "America/Chicago",
+    "MST": "America/Denver",
+    "PST": "America/Los_Angeles",
+    "HAW": "Pacific/Honolulu",
+    "AUE": "Australia/Sydney",
+}
+_VAR = re.compile(r"%%([A-Za-z_@#][A-Za-z0-9_.@#$-]*)")
+
+
+def timezone_of(value: str, model: ImportModel, source: str) -> str | None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    text = value.strip()
+    if not text:
+        return None
+    if text.upper() in _ZONES:
+        return _ZONES[text.upper()]
+    try:
+        ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        model.note("value", source, f"time zone {text!r} not known: the default zone is used")
+        return None
+    return text
+
+
+def substitute(command: str, variables: Mapping[str, str], model: ImportModel, src: str) -> str:
+    """``%%NAME`` replaced by the job's or folder's variable; others reported."""
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1)
+        for key in (name, f"%%{name}"):
+            if key in variables:
+                return variables[key]
+        model.note(
+            "value",
+            src,
+            f"variable %%{name} is a Control-M system or global variable: "
+            "left as it is in the command; replace it by hand",
+        )
+        return m.group(0)
+
+    return _VAR.sub(one, command)
+
+
+@dataclass
+class EventBook:
+    """Who adds and who waits for each event, across the whole export."""
+
+    adds: dict[str, list[tuple[JobNet, Job | None]]] = field(default_factory=dict)
+    waits: list[tuple[str, JobNet, Job | None, str]] = field(default_factory=list)
+
+    def add(self, event: str, net: JobNet, job: Job | None) -> None:
+        self.adds.setdefault(event, []).append((net, job))
+
+    def wait(self, event: str, net: JobNet, job: Job | None, source: str) -> None:
+        self.waits.append((event, net, job, source))
+
+    def resolve(self, model: ImportModel) -> None:
+        """Edges inside folders, ``after`` between them; events nobody adds are reported."""
+        after: dict[str, set[str]] = {}
+        for event, net, job, source in self.waits:
+            producers = self.adds.get(event, [])
+            if not producers:
+                model.note(
+                    "dependency",
+                    source,
+                    f"event {event!r} is added by no job of the export (set by hand, by "
+                    "another table, or ctmcontb): the wait is dropped; add --after by hand",
+                )
+                continue
+            for pnet, pjob in producers:
+                if pnet is net:
+                    if pjob is not None and job is not None and pjob is not job:
+                        net.edges.add((pjob.path, job.path))
+                    elif pjob is None or job is None:
+                        model.note(
+                            "dependency",
+                            source,
+                            f"folder-level event {event!r} inside one folder: ignored",
+                        )
+                    continue
+                after.setdefault(net.name, set()).add(pnet.name)
+                if job is not None:
+                    model.note(
+                        "dependency",
+                        source,
+                        f"job {job.path} waits for {event!r} from folder {pnet.name}: the whole "
+                        f"job-net {net.name} starts after {pnet.name} succeeds (schedule after)",
+                    )
+        for net in model.jobnets:
+            preds = sorted(after.get(net.name, ()))
+            if preds:
+                for spec in net.schedules:
+                    model.note(
+                        "schedule",
+                        spec.source,
+                        f"{spec.name} ({spec.cron}): Control-M orders {net.name} on its days and "
+                        f"then waits for {', '.join(preds)}; cfnops starts it after each success "
+                        "of those instead (a schedule is a cron or --after, not both)",
+                    )
+                net.schedules.clear()
+                net.schedules.append(
+                    ScheduleSpec(
+                        f"{net.name}-after",
+                        None,
+                        net.timezone,
+                        None,
+                        None,
+                        tuple(preds),
+                        f"events of {net.name}",
+                    )
+                )

@@ -1,0 +1,538 @@
+"""Control-M Automation API "jobs-as-code" JSON → :class:`ImportModel`.
+
+Objects by ``Type`` (BMC, Control-M Automation API Code Reference: Folder, SubFolder,
+Job:Command, Job:Script, Job:EmbeddedScript, Job:Dummy, Job:FileWatcher:Create, Flow,
+WaitForEvents/AddEvents/DeleteEvents, Resource:Semaphore/Pool/Mutex, If/Action:*,
+Notify:*, Calendar:RuleBased/Regular). Top-level ``Defaults`` fill what a job leaves
+out. Every key this reader does not know is reported with its JSON path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+from cfnops.jobimport._controlm_common import EventBook, substitute, timezone_of
+from cfnops.jobimport._controlm_when import CtmWhen, month_numbers, policy_of, translate_when
+from cfnops.jobimport._model import CalendarSpec, ImportModel, Job, JobNet, NotifyRule, Rerun
+from cfnops.jobimport.errors import ImportInputError
+
+__all__ = ["read_controlm_json"]
+
+_FOLDERS = {"Folder", "SimpleFolder"}
+_QUIET = {  # organisational keys with no run-time effect
+    "Type",
+    "ControlmServer",
+    "Application",
+    "SubApplication",
+    "CreatedBy",
+    "Description",
+    "OrderMethod",
+    "SiteStandard",
+    "DocumentationFile",
+    "DocumentationUrl",
+    "Comment",
+    "ActiveRetentionPolicy",
+    "DaysToKeep",
+    "RunAsDummy",
+    "Host",
+    "RunAs",
+    "Variables",
+    "When",
+    "Confirm",
+    "TimeZone",
+    "Rerun",
+    "RerunLimit",
+    "Command",
+    "FileName",
+    "FilePath",
+    "Arguments",
+    "PreCommand",
+    "PostCommand",
+    "Script",
+    "Path",
+    "SearchInterval",
+    "Priority",
+    "Critical",
+    "RuleBasedCalendars",
+    "Job",
+    "CreatedByEmUser",
+    "Description_",
+}
+_UNITS = {"SECONDS": 1, "MINUTES": 60, "HOURS": 3600, "DAYS": 86400}
+_WEEK = {
+    "SUN": "SUN",
+    "MON": "MON",
+    "TUE": "TUE",
+    "WED": "WED",
+    "THU": "THU",
+    "FRI": "FRI",
+    "SAT": "SAT",
+    "ALL": "ALL",
+}
+
+
+def read_controlm_json(text: str, source: str, tz: str, today: date) -> ImportModel:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        at_end = exc.pos >= len(text.rstrip()) - 1
+        raise ImportInputError(
+            source,
+            f"line {exc.lineno} column {exc.colno}",
+            ("the file ends early (truncated?)" if at_end else exc.msg),
+            "export the folder again (ctm deploy get / Automation API) and import the whole file",
+        ) from None
+    if not isinstance(data, dict) or not any(
+        isinstance(v, dict) and v.get("Type") in _FOLDERS for v in data.values()
+    ):
+        raise ImportInputError(
+            source,
+            "$",
+            'no object with "Type": "Folder" or "SimpleFolder": not a Control-M '
+            "Automation API export",
+            "give a jobs-as-code JSON file (or an XML DEFTABLE export) with --from controlm",
+        )
+    reader = _Reader(source, tz, today)
+    return reader.read(data)
+
+
+class _Reader:
+    def __init__(self, source: str, tz: str, today: date) -> None:
+        self.model = ImportModel("controlm")
+        self.source, self.tz, self.today = source, tz, today
+        self.events = EventBook()
+        self.defaults: dict[str, Any] = {}
+        self.rules: dict[str, CtmWhen] = {}
+        self.pending: list[tuple[JobNet, list[CtmWhen]]] = []
+
+    def read(self, data: dict[str, Any]) -> ImportModel:
+        if isinstance(data.get("Defaults"), dict):
+            self.defaults = data["Defaults"]
+        for name, obj in data.items():
+            path = f"$.{name}"
+            if name == "Defaults":
+                continue
+            if not isinstance(obj, dict):
+                self.model.note("keyword", path, "not an object: ignored")
+                continue
+            kind = str(obj.get("Type", ""))
+            if kind in _FOLDERS:
+                continue
+            if kind.startswith("Calendar:"):
+                self._calendar(name, obj, path)
+            else:
+                self.model.note("keyword", path, f"top-level object of type {kind!r}: not mapped")
+        for name, obj in data.items():
+            if isinstance(obj, dict) and obj.get("Type") in _FOLDERS:
+                self._folder(name, obj, f"$.{name}")
+        self.events.resolve(self.model)
+        for net, whens in self.pending:
+            seen: set[str] = set()
+            for i, when in enumerate(whens):
+                key = repr(when)
+                if key in seen:
+                    continue
+                seen.add(key)
+                name = net.name if i == 0 else f"{net.name}-{i + 1}"
+                if any(s.after for s in net.schedules):
+                    self.model.note("schedule", when.source, "replaced by the after dependency")
+                    continue
+                net.schedules.extend(
+                    translate_when(name, when, self.model, self.rules, net.timezone, self.today)
+                )
+        return self.model
+
+    # -- calendars ---------------------------------------------------------------------
+    def _calendar(self, name: str, obj: dict[str, Any], path: str) -> None:
+        kind = obj["Type"]
+        when: dict[str, Any] = obj["When"] if isinstance(obj.get("When"), dict) else {}
+        if kind in ("Calendar:RuleBased", "Calendar:RuleBasedCalendar"):
+            self.rules[name] = self._when(when, f"{path}.When")
+            return
+        if kind == "Calendar:Regular":
+            cal = CalendarSpec(
+                name, closed_weekdays={"MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"}, source=path
+            )
+            for i, year in enumerate(when.get("Years") or []):
+                y = str(year.get("Year", "")) if isinstance(year, dict) else ""
+                days = (
+                    (year.get("Days") or year.get("Dates") or []) if isinstance(year, dict) else []
+                )
+                for d in days:
+                    text = str(d)
+                    try:
+                        cal.open.add(date(int(y), int(text[:2]), int(text[2:4])))
+                    except ValueError:
+                        self.model.note("value", f"{path}.When.Years[{i}]", f"day {text!r} (MMDD)")
+            self.model.calendars[name] = cal
+            return
+        self.model.note("calendar", path, f"calendar type {kind!r} not mapped")
+
+    def _when(self, when: Mapping[str, Any], path: str) -> CtmWhen:
+        out = CtmWhen(source=path)
+        for key, value in when.items():
+            where = f"{path}.{key}"
+            if key == "WeekDays":
+                out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in _list(value)]
+                if "?" in out.week_days:
+                    self.model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL")
+                    out.week_days = [d for d in out.week_days if d != "?"]
+            elif key == "MonthDays":
+                out.month_days = [str(v).strip().upper() for v in _list(value)]
+            elif key == "Months":
+                out.months = month_numbers([str(v) for v in _list(value)])
+            elif key == "FromTime":
+                out.from_time = str(value)
+            elif key == "ToTime":
+                self.model.note("keyword", where, "end of the submission window: not mapped")
+            elif key == "DaysRelation":
+                out.relation = str(value).upper()
+            elif key == "MonthDaysCalendar":
+                out.days_calendar = str(value)
+            elif key == "WeekDaysCalendar":
+                out.weeks_calendar = str(value)
+            elif key == "ConfirmationCalendars" and isinstance(value, dict):
+                out.conf_calendar = str(value.get("Calendar") or "") or None
+                policy = policy_of(str(value.get("ExceptionPolicy", "DoNotOrder")))
+                out.policy = policy or "open"
+                out.shift_by = int(str(value.get("ShiftBy", "0")).replace("+", "") or 0)
+            elif key == "SpecificDates":
+                for v in _list(value):
+                    text = str(v)
+                    if len(text) == 4 and text.isdigit():
+                        out.specific_dates.append((int(text[:2]), int(text[2:])))
+                    else:
+                        self.model.note("value", where, f"specific date {text!r} is not MMDD")
+            elif key == "RuleBasedCalendars" and isinstance(value, dict):
+                self._rule_calendars(value, where)
+                out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
+                if value.get("Excluded"):
+                    self.model.note("calendar", where, "Excluded rule-based calendars: not mapped")
+            elif key == "Calendars" and isinstance(value, dict):
+                out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
+            elif key == "Schedule":
+                if str(value) not in ("Every Day", "Everyday"):
+                    self.model.note("value", where, f"Schedule {value!r} not mapped")
+            elif key == "TimeZone":
+                out.timezone = timezone_of(str(value), self.model, where)
+            else:
+                self.model.note("keyword", where, "scheduling keyword not mapped")
+        return out
+
+    def _rule_calendars(self, value: dict[str, Any], where: str) -> None:
+        for name, sub in value.items():
+            if name in ("Included", "Excluded"):
+                continue
+            if isinstance(sub, dict) and isinstance(sub.get("When"), dict):
+                self.rules[name] = self._when(sub["When"], f"{where}.{name}.When")
+            else:
+                self.model.note("calendar", f"{where}.{name}", "not a rule-based calendar")
+
+    # -- folders and jobs ----------------------------------------------------------------
+    def _folder(self, name: str, obj: dict[str, Any], path: str) -> None:
+        net = JobNet(name, path, timezone=self.tz)
+        if isinstance(obj.get("TimeZone"), str):
+            net.timezone = timezone_of(obj["TimeZone"], self.model, f"{path}.TimeZone") or self.tz
+        self.model.jobnets.append(net)
+        whens: list[CtmWhen] = []
+        if isinstance(obj.get("When"), dict):
+            whens.append(self._when(obj["When"], f"{path}.When"))
+        self._contents(net, obj, path, name, dict(_vars(obj)), whens, obj)
+        if not whens:
+            self.model.note(
+                "schedule", path, "no scheduling criteria (ordered by hand): no schedule made"
+            )
+        self.pending.append((net, whens if obj.get("When") is None else whens[:1]))
+
+    def _contents(
+        self,
+        net: JobNet,
+        obj: dict[str, Any],
+        path: str,
+        prefix: str,
+        variables: dict[str, str],
+        whens: list[CtmWhen],
+        folder: dict[str, Any],
+    ) -> None:
+        first_jobs: dict[str, list[str]] = {}
+        flows: list[tuple[list[Any], str]] = []
+        for key, value in obj.items():
+            where = f"{path}.{key}"
+            if not isinstance(value, dict):
+                if key not in _QUIET:
+                    self.model.note("keyword", where, "folder keyword not mapped")
+                continue
+            kind = str(value.get("Type", ""))
+            if key == "When" and not kind:
+                continue
+            if key == "RuleBasedCalendars" and not kind:
+                self._rule_calendars(value, where)
+                continue
+            if kind.startswith("Job"):
+                job = self._job(net, key, value, where, f"{prefix}/{key}", variables, folder)
+                if (
+                    job is not None
+                    and isinstance(value.get("When"), dict)
+                    and not folder.get("When")
+                ):
+                    whens.append(self._when(value["When"], f"{where}.When"))
+                first_jobs[key] = [f"{prefix}/{key}"]
+            elif kind == "SubFolder":
+                before = set(net.jobs)
+                self._contents(
+                    net,
+                    value,
+                    where,
+                    f"{prefix}/{key}",
+                    {**variables, **_vars(value)},
+                    whens,
+                    folder,
+                )
+                first_jobs[key] = [p for p in net.jobs if p not in before]
+            elif kind == "Flow":
+                flows.append((_list(value.get("Sequence")), where))
+            elif kind in ("WaitForEvents", "AddEvents", "DeleteEvents"):
+                self._events(net, None, kind, value, where)
+            elif kind.startswith("Resource:"):
+                self.model.note(
+                    "resource", where, "folder-level resource: every job of the folder takes it"
+                )
+            elif kind.startswith("If") or kind.startswith("Notify"):
+                self._action(net, None, key, value, where)
+            else:
+                self.model.note("keyword", where, f"object of type {kind!r} not mapped")
+        for seq, where in flows:
+            self._flow(net, seq, where, first_jobs)
+
+    def _flow(self, net: JobNet, seq: list[Any], where: str, units: dict[str, list[str]]) -> None:
+        for i, item in enumerate(seq):
+            if str(item) not in units:
+                raise ImportInputError(
+                    self.source,
+                    f"{where}.Sequence[{i}]",
+                    f"{item!r} is not a job or sub-folder of this folder",
+                    "fix the Flow's Sequence (names are case-sensitive) and import again",
+                )
+        for a, b in itertools.pairwise(seq):
+            ends = _sinks(net, units[str(a)])
+            starts = _sources(net, units[str(b)])
+            net.edges.update((x, y) for x in ends for y in starts)
+
+    def _job(
+        self,
+        net: JobNet,
+        name: str,
+        obj: dict[str, Any],
+        where: str,
+        path: str,
+        variables: dict[str, str],
+        folder: dict[str, Any],
+    ) -> Job | None:
+        merged = {
+            **_job_defaults(self.defaults),
+            **{k: v for k, v in folder.items() if k in ("Host", "RunAs")},
+            **obj,
+        }
+        kind = str(merged.get("Type"))
+        job = Job(name, path, source=where, description=str(obj.get("Description", "")))
+        job.host = str(merged["Host"]) if merged.get("Host") else None
+        job.run_as = str(merged["RunAs"]) if merged.get("RunAs") else None
+        variables = {**variables, **_vars(obj)}
+        if kind == "Job:Dummy" or merged.get("RunAsDummy") is True:
+            job.kind = "dummy"
+        elif kind == "Job:Command":
+            job.command = str(merged.get("Command", ""))
+        elif kind == "Job:Script":
+            file = (
+                str(merged.get("FilePath", "")).rstrip("/") + "/" + str(merged.get("FileName", ""))
+            )
+            args = " ".join(str(a) for a in _list(merged.get("Arguments")))
+            job.command = (
+                f"{file.lstrip('/') if not merged.get('FilePath') else file} {args}".strip()
+            )
+        elif kind == "Job:EmbeddedScript":
+            job.command = str(merged.get("Script", "")).replace("\\n", "\n")
+        elif kind == "Job:FileWatcher:Create":
+            job.kind, job.watch_path = "filewatch", str(merged.get("Path", ""))
+            job.wait_seconds = _int(merged.get("SearchInterval"), 10)
+        else:
+            job.command = f"echo 'job type {kind} was not imported' >&2; exit 1"
+            self.model.note(
+                "job",
+                where,
+                f"job type {kind!r} not mapped: its Task fails until you replace the command",
+            )
+        for hook, fmt in (("PreCommand", "{} && {}"), ("PostCommand", "{1} && {0}")):
+            if merged.get(hook) and job.command is not None:
+                job.command = fmt.format(str(merged[hook]), job.command)
+        if job.command:
+            job.command = substitute(job.command, variables, self.model, where)
+        if merged.get("Confirm") in (True, "true", "True"):
+            job.confirm = True
+        net.add_job(job)
+        for key, value in obj.items():
+            if isinstance(value, dict):
+                self._job_object(net, job, key, value, f"{where}.{key}")
+            elif key not in _QUIET:
+                self.model.note("keyword", f"{where}.{key}", "job keyword not mapped")
+            elif key in ("Priority", "Critical"):
+                self.model.note("keyword", f"{where}.{key}", "no priorities in cfnops: ignored")
+        rerun = obj.get("Rerun")
+        if isinstance(rerun, dict):
+            times = _int(rerun.get("Times"), 1)
+            every = _int(rerun.get("Every"), 0) * _UNITS.get(
+                str(rerun.get("Units", "Minutes")).upper(), 60
+            )
+            job.rerun = Rerun(max(1, times), every)
+        return job
+
+    def _job_object(
+        self, net: JobNet, job: Job, key: str, value: dict[str, Any], where: str
+    ) -> None:
+        kind = str(value.get("Type", ""))
+        if kind in ("WaitForEvents", "AddEvents", "DeleteEvents"):
+            self._events(net, job, kind, value, where)
+        elif kind in ("Resource:Semaphore", "Resource:Pool"):
+            quantity = _int(value.get("Quantity"), 1)
+            self.model.pools[key] = max(self.model.pools.get(key, 0), quantity)
+            job.pools.append(key)
+            self.model.note(
+                "resource",
+                where,
+                f"quantitative resource {key}: pool capacity set to {self.model.pools[key]} (the "
+                "largest quantity asked; set the real maximum with cfnops job pool set); a Task "
+                "takes one slot",
+            )
+        elif kind == "Resource:Mutex":
+            if str(value.get("MutexType", "Exclusive")).lower().startswith("excl"):
+                self.model.pools[key] = 1
+                job.pools.append(key)
+            else:
+                self.model.note("resource", where, "shared control resource: not mapped")
+        elif kind.startswith("If") or kind.startswith("Notify"):
+            self._action(net, job, key, value, where)
+        elif key in ("When", "Rerun", "RerunLimit", "Variables"):
+            pass
+        else:
+            self.model.note("keyword", where, f"object of type {kind!r} not mapped")
+
+    def _events(
+        self, net: JobNet, job: Job | None, kind: str, value: dict[str, Any], where: str
+    ) -> None:
+        for i, item in enumerate(_list(value.get("Events"))):
+            if not isinstance(item, dict):
+                self.model.note(
+                    "dependency",
+                    f"{where}.Events[{i}]",
+                    f"{item!r}: OR/AND/brackets between events are not mapped (all are waited for)",
+                )
+                continue
+            event = str(item.get("Event", ""))
+            if item.get("Date") not in (None, "ODAT", "NO_DATE", "NODATE"):
+                self.model.note(
+                    "dependency",
+                    f"{where}.Events[{i}]",
+                    f"event date {item['Date']}: cfnops counts successes since the last start",
+                )
+            if kind == "WaitForEvents":
+                self.events.wait(event, net, job, f"{where}.Events[{i}]")
+            elif kind == "AddEvents":
+                self.events.add(event, net, job)
+
+    def _action(
+        self, net: JobNet, job: Job | None, key: str, value: dict[str, Any], where: str
+    ) -> None:
+        kind = str(value.get("Type", ""))
+        if kind.startswith("Notify:"):
+            when = {
+                "Notify:NotOK": "failed",
+                "Notify:OK": "succeeded",
+                "Notify:DoneOK": "succeeded",
+            }.get(kind, "late")
+            self.model.notify.append(
+                NotifyRule(
+                    net.name,
+                    when,
+                    str(value.get("Destination", "")),
+                    str(value.get("Message", "")),
+                    where,
+                )
+            )
+            return
+        status = str(value.get("CompletionStatus", "")).upper()
+        for akey, action in value.items():
+            if not isinstance(action, dict):
+                continue
+            atype = str(action.get("Type", ""))
+            awhere = f"{where}.{akey}"
+            if atype in ("Action:Mail", "Mail", "Action:Notify", "Notify"):
+                to = str(action.get("To") or action.get("Destination") or "")
+                when = (
+                    "failed"
+                    if status in ("NOTOK", "")
+                    else "succeeded"
+                    if status == "OK"
+                    else "always"
+                )
+                self.model.notify.append(
+                    NotifyRule(
+                        net.name,
+                        when,
+                        to,
+                        str(action.get("Message", action.get("Subject", ""))),
+                        awhere,
+                    )
+                )
+            elif atype == "Action:Rerun" and job is not None:
+                limit = value.get("RerunLimit") or {}
+                job.rerun = job.rerun or Rerun(
+                    _int(limit.get("Times") if isinstance(limit, dict) else None, 1), 0
+                )
+            else:
+                self.model.note(
+                    "keyword",
+                    awhere,
+                    f"action {atype!r} on {status or kind}: not mapped (add a Catch by hand)",
+                )
+
+
+def _job_defaults(defaults: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in defaults.items() if k in ("Host", "RunAs")}
+    if isinstance(defaults.get("Job"), dict):
+        out.update({k: v for k, v in defaults["Job"].items() if k in ("Host", "RunAs")})
+    return out
+
+
+def _vars(obj: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in _list(obj.get("Variables")):
+        if isinstance(item, dict):
+            out.update({str(k).lstrip("%"): str(v) for k, v in item.items()})
+    return out
+
+
+def _list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return default
+
+
+def _sources(net: JobNet, paths: list[str]) -> list[str]:
+    inside = set(paths)
+    return [p for p in paths if not any(b == p and a in inside for a, b in net.edges)]
+
+
+def _sinks(net: JobNet, paths: list[str]) -> list[str]:
+    inside = set(paths)
+    return [p for p in paths if not any(a == p and b in inside for a, b in net.edges)]

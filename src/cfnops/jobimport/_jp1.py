@@ -1,0 +1,352 @@
+"""JP1/AJS3 units → :class:`ImportModel` (JP1/AJS3 Command Reference, 5.2 "Information
+definition formats": jobnet definition ``sd``/``st``/``cy``/``sh``/``shd``/``ejn``,
+Unix/PC job definition ``sc``/``te``/``prm``/``un``/``ha``/``abr``/``rec``/``rei``).
+
+Each root jobnet (a ``ty=n`` unit not inside another jobnet) is a job-net; nested
+jobnets are flattened into it, and relations ``ar=(f=A,t=B)`` between nested units
+connect the last jobs of A to the first jobs of B. Recovery units (``rj``, ``rn`` …) run
+only when a unit fails: they are reported, not laid out.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+from cfnops.jobimport._jp1_lexer import Unit, parse_units, unquote
+from cfnops.jobimport._jp1_schedule import ScheduleRules
+from cfnops.jobimport._model import (
+    CalendarSpec,
+    ImportModel,
+    Job,
+    JobNet,
+    NotifyRule,
+    Rerun,
+    ScheduleSpec,
+)
+from cfnops.jobimport.errors import ImportInputError
+
+__all__ = ["read_jp1"]
+
+_JOBS = {"j": "unix", "pj": "pc", "qj": "unix", "cj": "unix", "cpj": "pc", "fxj": "unix"}
+_DUMMY = {
+    "jdj": "judgment job: its dependent units run whatever the judgment",
+    "orj": "OR job: waits for all its predecessors (AND)",
+}
+_EVENTS = {
+    "flwj",
+    "tmwj",
+    "evwj",
+    "mlwj",
+    "mqwj",
+    "mswj",
+    "lfwj",
+    "ntwj",
+    "evsj",
+    "mlsj",
+    "mqsj",
+    "mssj",
+    "cmsj",
+    "pwlj",
+    "pwrj",
+    "htpj",
+}
+_USED = {
+    "ty",
+    "el",
+    "ar",
+    "sz",
+    "cm",
+    "sd",
+    "st",
+    "cy",
+    "sh",
+    "shd",
+    "ln",
+    "ejn",
+    "jc",
+    "sc",
+    "te",
+    "prm",
+    "un",
+    "ha",
+    "abr",
+    "rec",
+    "rei",
+    "rjs",
+    "rje",
+    "ex",
+    "flwf",
+    "flwi",
+    "tmitv",
+    "op",
+    "cl",
+    "eu",
+    "ncn",
+    "ncl",
+    "evid",
+    "evhst",
+}
+_QUIET = {
+    "so",
+    "se",
+    "si",
+    "wkp",
+    "env",
+    "ev",
+    "jd",
+    "wth",
+    "tho",
+    "jty",
+    "etm",
+    "fd",
+    "ets",
+    "top1",
+    "top2",
+    "top3",
+    "top4",
+    "pr",
+    "rg",
+    "ni",
+    "mm",
+    "nmg",
+    "sy",
+    "ey",
+    "ncs",
+    "ncex",
+    "ncn_",
+    "md",
+    "sdd",
+    "ha_",
+}
+_WEEK = {"su": "SUN", "mo": "MON", "tu": "TUE", "we": "WED", "th": "THU", "fr": "FRI", "sa": "SAT"}
+_RULE = re.compile(r"^(?:(\d+),)?(.*)$")
+
+
+def read_jp1(text: str, source: str, tz: str, today: date) -> ImportModel:
+    units = parse_units(text, source)
+    reader = _Jp1(source, tz, today)
+    for unit in units:
+        reader.walk(unit)
+    if not reader.model.jobnets:
+        raise ImportInputError(
+            source,
+            f"line {units[0].line}",
+            "no jobnet (ty=n) in the file",
+            "print a root jobnet (or its job group) with ajsprint -a",
+        )
+    reader.finish()
+    return reader.model
+
+
+class _Jp1(ScheduleRules):
+    def __init__(self, source: str, tz: str, today: date) -> None:
+        self.model = ImportModel("jp1")
+        self.source, self.tz, self.today = source, tz, today
+        self.unknown: dict[str, tuple[int, str]] = {}
+        self.exclusive: list[tuple[JobNet, str, str]] = []
+        self.nets: dict[str, JobNet] = {}
+
+    def walk(self, unit: Unit) -> None:
+        if unit.type == "g":
+            self._calendar(unit)
+            for child in unit.children:
+                self.walk(child)
+        elif unit.type == "n":
+            self._root(unit)
+        else:
+            self.model.note("job", self.where(unit), f"unit type {unit.type!r} outside a jobnet")
+
+    def _calendar(self, group: Unit) -> None:
+        days = group.all("op") + group.all("cl")
+        if not days:
+            return
+        cal = CalendarSpec(
+            group.path.strip("/").replace("/", "-") or "calendar",
+            source=self.where(group),
+            timezone=self.tz,
+        )
+        for key in ("op", "cl"):
+            for value, line in group.all(key):
+                for item in value.split(","):
+                    v = item.strip().lower()
+                    if v in _WEEK:
+                        if key == "cl":
+                            cal.closed_weekdays.add(_WEEK[v])
+                        continue
+                    try:
+                        d = datetime.strptime(v, "%Y/%m/%d").date()
+                    except ValueError:
+                        self.model.note(
+                            "calendar", self.where(group, line), f"{key}={v} not a date"
+                        )
+                        continue
+                    (cal.open if key == "op" else cal.closed).add(d)
+        cal.closed -= cal.open
+        self.model.calendars[cal.name] = cal
+
+    def _root(self, unit: Unit) -> None:
+        net = JobNet(unit.name, self.where(unit), timezone=self.tz)
+        net.description = unquote(unit.get("cm") or "")
+        self.model.jobnets.append(net)
+        self.nets[unit.name] = net
+        self._flatten(net, unit, unit.name)
+        self._schedules(net, unit)
+        ejn = unit.get("ejn")
+        if ejn:
+            self.exclusive.append((net, unquote(ejn), self.where(unit)))
+
+    def _attrs(self, unit: Unit) -> None:
+        for key, _, line in unit.params:
+            if key in _USED or key in _QUIET:
+                continue
+            count, first = self.unknown.get(key, (0, self.where(unit, line)))
+            self.unknown[key] = (count + 1, first)
+
+    def _flatten(self, net: JobNet, unit: Unit, prefix: str) -> list[str]:
+        """Add the unit's jobs and edges; return the job paths it holds."""
+        self._attrs(unit)
+        members: dict[str, list[str]] = {}
+        for child in unit.children:
+            path = f"{prefix}/{child.name}"
+            ty = child.type
+            if ty.startswith("r") and ty not in ("rm",):
+                self.model.note(
+                    "job",
+                    self.where(child),
+                    f"recovery unit ({ty}) runs only when "
+                    "a unit fails: not imported; add a Catch by hand",
+                )
+                continue
+            if ty in ("n", "rm"):
+                members[child.name] = self._flatten(net, child, path)
+                if child.get("sd") and child.get("sd") not in ("0,ud", "ud"):
+                    self.model.note(
+                        "schedule",
+                        self.where(child),
+                        "nested jobnet schedule rules follow the root jobnet here",
+                    )
+                continue
+            if ty == "nc":
+                target = unquote(child.get("ncn") or child.get("ncl") or "")
+                self.model.note(
+                    "dependency",
+                    self.where(child),
+                    f"jobnet connector to {target}: the whole job-net waits (schedule after)",
+                )
+                if target:
+                    self.exclusive.append((net, "after:" + target.rsplit("/", 1)[-1], ""))
+                members[child.name] = []
+                continue
+            members[child.name] = [path]
+            net.add_job(self._job(child, path))
+        for value, line in unit.all("ar"):
+            m = re.fullmatch(r"\(\s*f=([^,]+),\s*t=([^,)]+)(?:,\s*(\w+))?\s*\)", value)
+            if not m:
+                raise ImportInputError(
+                    self.source,
+                    f"line {line}",
+                    f"ar={value} is not (f=UNIT,t=UNIT[,seq|con])",
+                    "fix the relation",
+                )
+            a, b = m.group(1).strip(), m.group(2).strip()
+            for name in (a, b):
+                if name not in members and not any(c.name == name for c in unit.children):
+                    raise ImportInputError(
+                        self.source,
+                        f"line {line} ({unit.path})",
+                        f"relation names {name!r}, which is not a unit of {unit.path}",
+                        "define the unit or remove the relation, then print it again",
+                    )
+            if m.group(3) == "con":
+                self.model.note(
+                    "dependency",
+                    self.where(unit, line),
+                    "conditional relation (judgment): mapped as an ordinary one",
+                )
+            if a not in members or b not in members:
+                continue  # a recovery unit
+            in_a, in_b = set(members[a]), set(members[b])
+            ends = [p for p in members[a] if not any(x == p and y in in_a for x, y in net.edges)]
+            starts = [p for p in members[b] if not any(y == p and x in in_b for x, y in net.edges)]
+            net.edges.update((x, y) for x in ends for y in starts)
+        return [p for paths in members.values() for p in paths]
+
+    def _job(self, unit: Unit, path: str) -> Job:
+        self._attrs(unit)
+        ty = unit.type
+        job = Job(
+            unit.name, path, source=self.where(unit), description=unquote(unit.get("cm") or "")
+        )
+        job.host = unquote(unit.get("ex") or "") or None
+        job.run_as = unquote(unit.get("un") or "") or None
+        if ty in _JOBS:
+            job.windows = _JOBS[ty] == "pc"
+            script = unquote(unit.get("sc") or "")
+            text = unquote(unit.get("te") or "")
+            params = unquote(unit.get("prm") or "")
+            job.command = " ".join(x for x in (text or script, params) if x) or "true"
+            if job.windows and job.run_as:
+                self.model.note("job", job.source, "PC job: runs as the SSM agent's user")
+        elif ty == "flwj":
+            job.kind, job.watch_path = "filewatch", unquote(unit.get("flwf") or "")
+            job.wait_seconds = int(unit.get("flwi") or 60)
+        elif ty == "tmwj":
+            job.kind, job.wait_seconds = "wait", int(unit.get("tmitv") or 1) * 60
+        elif ty == "evsj":
+            job.kind = "dummy"
+            event = unquote(unit.get("evid") or "")
+            dest = unquote(unit.get("evhst") or "") or "JP1/IM"
+            self.model.notify.append(
+                NotifyRule(
+                    path.split("/", 1)[0],
+                    "reached",
+                    dest,
+                    f"JP1 event {event} from {path}",
+                    job.source,
+                )
+            )
+            self.model.note(
+                "notify",
+                job.source,
+                "JP1 event sending job: a Pass state; the "
+                "event becomes a notification when the job-net ends (--notify)",
+            )
+        elif ty in _DUMMY:
+            job.kind = "dummy"
+            self.model.note("job", job.source, _DUMMY[ty] + " (mapped as a Pass state)")
+        else:
+            job.command = f"echo 'JP1 unit type {ty} was not imported' >&2; exit 1"
+            self.model.note(
+                "job",
+                job.source,
+                f"unit type {ty!r} not mapped: its Task fails until you replace the command",
+            )
+        if unit.get("ha") == "y":
+            job.confirm = True
+        if unit.get("abr") == "y":
+            job.rerun = Rerun(int(unit.get("rec") or 1), int(unit.get("rei") or 1) * 60)
+            if unit.get("rjs") or unit.get("rje"):
+                self.model.note(
+                    "job",
+                    job.source,
+                    "retry only for return codes "
+                    f"{unit.get('rjs')}-{unit.get('rje')}: any failure retries",
+                )
+        return job
+
+    # -- after the whole file ------------------------------------------------------------
+    def finish(self) -> None:
+        for key, (count, first) in sorted(self.unknown.items()):
+            self.model.note("keyword", first, f"parameter {key} ({count}x): not mapped")
+        for net, other, where in self.exclusive:
+            if other.startswith("after:"):
+                pred = other[6:]
+                if pred in self.nets and pred != net.name:
+                    net.schedules = [s for s in net.schedules if s.after] + [
+                        ScheduleSpec(
+                            f"{net.name}-after", None, net.timezone, None, None, (pred,), net.source
+                        )
+                    ]
+                continue
+            self._exclude(net, other, where)

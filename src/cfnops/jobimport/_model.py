@@ -1,0 +1,156 @@
+"""The neutral job-graph model every reader produces and every writer consumes.
+
+A reader (Control-M JSON or XML, JP1/AJS3 ``ajsprint``) turns an export into an
+:class:`ImportModel`: job-nets (a Control-M folder, a JP1 root jobnet) made of jobs and
+dependency edges, their schedules, the calendars they name, resource pools, notification
+rules, and everything it could not map (:class:`Unmapped`). Nested units (sub-folders,
+nested jobnets) are flattened into their root job-net: an edge into a nested unit goes to
+its first jobs, an edge out of it leaves from its last ones, which keeps the order the
+source defines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+__all__ = [
+    "CalendarSpec",
+    "ImportModel",
+    "Job",
+    "JobNet",
+    "NotifyRule",
+    "Rerun",
+    "ScheduleSpec",
+    "Unmapped",
+]
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A keyword or value that was not mapped, or mapped approximately, and the manual step."""
+
+    kind: str  # keyword | value | schedule | calendar | dependency | resource | job | notify
+    source: str  # where in the export: JSON path, XML path or unit path and line
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "source": self.source, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """An automatic rerun rule: becomes a Retry (attempts after the first run)."""
+
+    max_attempts: int
+    interval_seconds: int = 0
+
+
+@dataclass
+class Job:
+    """One source job. ``kind``: command, dummy, filewatch, wait."""
+
+    name: str
+    path: str  # job-net/sub/.../name: unique inside the import
+    kind: str = "command"
+    command: str | None = None
+    host: str | None = None
+    run_as: str | None = None
+    windows: bool = False
+    rerun: Rerun | None = None
+    confirm: bool = False
+    pools: list[str] = field(default_factory=list)
+    description: str = ""
+    wait_seconds: int = 0
+    watch_path: str | None = None
+    source: str = ""  # where it was defined (for the report)
+
+
+@dataclass(frozen=True)
+class ScheduleSpec:
+    """A cfnops schedule: a cron with an optional calendar and day rule, or ``after``."""
+
+    name: str
+    cron: str | None
+    timezone: str = "UTC"
+    calendar: str | None = None
+    day_rule: str | None = None
+    after: tuple[str, ...] = ()
+    source: str = ""
+
+    def to_json(self, calendar_path: str | None = None) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "cron": self.cron,
+            "timezone": self.timezone,
+            "calendar": calendar_path if calendar_path is not None else self.calendar,
+            "dayRule": self.day_rule,
+            "after": list(self.after),
+            "source": self.source,
+        }
+
+
+@dataclass
+class CalendarSpec:
+    """Open and closed days, written as a cfnops calendar TOML file."""
+
+    name: str
+    closed_weekdays: set[str] = field(default_factory=set)
+    closed: set[date] = field(default_factory=set)
+    open: set[date] = field(default_factory=set)
+    timezone: str | None = None
+    comment: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class NotifyRule:
+    """A notification the source sends (SHOUT, Notify, JP1 event): a ``[notify]`` rule."""
+
+    job_net: str
+    when: str  # failed | succeeded | late | always
+    destination: str
+    message: str
+    source: str
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "jobNet": self.job_net,
+            "when": self.when,
+            "destination": self.destination,
+            "message": self.message,
+            "source": self.source,
+        }
+
+
+@dataclass
+class JobNet:
+    """A Control-M folder or a JP1 root jobnet, flattened."""
+
+    name: str
+    source: str
+    jobs: dict[str, Job] = field(default_factory=dict)  # by path
+    edges: set[tuple[str, str]] = field(default_factory=set)  # (from path, to path)
+    schedules: list[ScheduleSpec] = field(default_factory=list)
+    exclusive: str | None = None  # run | skip | queue for the schedule entries
+    timezone: str = "UTC"
+    description: str = ""
+
+    def add_job(self, job: Job) -> None:
+        self.jobs[job.path] = job
+
+
+@dataclass
+class ImportModel:
+    """Everything a reader found in one export."""
+
+    product: str  # controlm | jp1
+    jobnets: list[JobNet] = field(default_factory=list)
+    calendars: dict[str, CalendarSpec] = field(default_factory=dict)
+    pools: dict[str, int] = field(default_factory=dict)
+    notify: list[NotifyRule] = field(default_factory=list)
+    unmapped: list[Unmapped] = field(default_factory=list)
+
+    def note(self, kind: str, source: str, reason: str) -> None:
+        self.unmapped.append(Unmapped(kind, source, reason))

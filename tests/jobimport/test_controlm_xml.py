@@ -1,0 +1,136 @@
+"""Control-M XML DEFTABLE: INCOND/OUTCOND, CONFCAL/SHIFT with a DEFCAL calendar, a
+quantitative and a control resource, SHOUT/ON-DO, entities, and a non-series-parallel folder."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+from jobimport_helpers import DATA, fire_days, report
+
+from cfnops.cli.main import run
+from cfnops.jobimport import ended_before
+
+SRC = DATA / "controlm_payroll.xml"
+CAL = DATA / "controlm_defcal.xml"
+
+
+@pytest.fixture
+def out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    target = tmp_path / "imported"
+    code = run(
+        [
+            "job",
+            "import",
+            str(SRC),
+            "--from",
+            "controlm",
+            "--calendars",
+            str(CAL),
+            "--out",
+            str(target),
+            "--today",
+            "2026-12-01",
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    return target
+
+
+def test_jobs_conditions_and_resources(out: Path) -> None:
+    nets = {n["name"]: n for n in report(out)["jobNets"]}
+    assert {k: v["jobs"] for k, v in nets.items()} == {"PAY_MONTHLY": 5, "GL_NIGHTLY": 4}
+    assert report(out)["pools"] == {"DB_CONN": 2, "BANK_LINK": 1}
+    d = json.loads((out / "PAY_MONTHLY.asl.json").read_text())
+    before = ended_before(d)
+    p = "PAY_MONTHLY/"
+    assert before[p + "PAY_CALC"] >= {p + "PAY_EXTRACT"}
+    assert before[p + "PAY_SLIPS"] >= {p + "PAY_CALC"}
+    assert before[p + "PAY_DONE"] >= {p + "PAY_SLIPS", p + "PAY_BANK"}
+    assert p + "PAY_BANK" not in before[p + "PAY_SLIPS"]  # exact: they run side by side
+    calc = d["States"]["PAY_CALC.Rerun"]["Branches"][0]["States"]["PAY_CALC"]
+    # entities decoded, the job variable substituted, the user switched
+    assert calc["Arguments"]["Parameters"]["commands"] == [
+        "su - payroll -c '/opt/pay/bin/calc.sh --month current > /var/log/pay/calc.log 2>&1'"
+    ]
+    assert "cfnops:pool=DB_CONN" in calc["Comment"]
+    assert d["States"]["PAY_CALC.Rerun"]["Retry"][0]["MaxAttempts"] == 2
+    assert "PAY_BANK.Confirm" in json.dumps(d)  # CONFIRM=1: a held start
+
+
+def test_confcal_shift_fire_dates_2027(out: Path) -> None:
+    (sched,) = next(n for n in report(out)["jobNets"] if n["name"] == "PAY_MONTHLY")["schedules"]
+    assert (sched["cron"], sched["dayRule"]) == ("cron(0 7 1,15 * ? *)", "next-open")
+    # By hand: the 1st and 15th; Jan 1 (holiday) -> Jan 4, May 1 (Sat) -> May 6 (May 3-5
+    # holidays), May 15 (Sat) -> May 17, Aug 1 (Sun) -> Aug 2, Aug 15 (Sun) -> Aug 16.
+    expected = [
+        (1, 4),
+        (1, 15),
+        (2, 1),
+        (2, 15),
+        (3, 1),
+        (3, 15),
+        (4, 1),
+        (4, 15),
+        (5, 6),
+        (5, 17),
+        (6, 1),
+        (6, 15),
+        (7, 1),
+        (7, 15),
+        (8, 2),
+        (8, 16),
+        (9, 1),
+        (9, 15),
+        (10, 1),
+        (10, 15),
+        (11, 1),
+        (11, 15),
+        (12, 1),
+        (12, 15),
+    ]
+    assert fire_days(out, sched, 2027) == [date(2027, m, d) for m, d in expected]
+
+
+def test_non_series_parallel_folder_keeps_every_dependency(out: Path) -> None:
+    d = json.loads((out / "GL_NIGHTLY.asl.json").read_text())
+    before = ended_before(d)
+    p = "GL_NIGHTLY/"
+    assert before[p + "GL_C"] >= {p + "GL_A", p + "GL_B"}
+    assert before[p + "GL_D"] >= {p + "GL_B"}
+    rep = report(out)
+    assert any("GL_D also waits for GL_NIGHTLY/GL_A" in u["reason"] for u in rep["unmapped"])
+    assert any("GL_EXTERNAL-READY" in u["reason"] for u in rep["unmapped"])
+    assert any("SYSOUT_OPTION" in u["reason"] for u in rep["unmapped"])
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('<?xml version="1.0"?><DEFTABLE><FOLDER FOLDER_NAME="F"><JOB JOBNAME="A"', "line 1"),
+        ("<html><body>hello</body></html>", "/html"),
+        (
+            '<DEFTABLE><FOLDER FOLDER_NAME="F" VERSION="12.1">'
+            '<JOB JOBNAME="A"/></FOLDER></DEFTABLE>',
+            "@VERSION",
+        ),
+        (
+            '<DEFTABLE><FOLDER FOLDER_NAME="F"><JOB JOBNAME="A"><INCOND NAME="B-OK"/>'
+            '<OUTCOND NAME="A-OK" SIGN="+"/></JOB><JOB JOBNAME="B"><INCOND NAME="A-OK"/>'
+            '<OUTCOND NAME="B-OK" SIGN="+"/></JOB></FOLDER></DEFTABLE>',
+            "cycle",
+        ),
+    ],
+    ids=["truncated", "not-an-export", "unknown-version", "cycle"],
+)
+def test_bad_input_exits_2_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, where: str
+) -> None:
+    src = tmp_path / "bad.xml"
+    src.write_text(text)
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 2
+    assert where in capsys.readouterr().err
+    assert not out.exists()

@@ -1,0 +1,141 @@
+"""JP1/AJS3 ajsprint output: a root jobnet with nested jobnets, relations, a schedule rule
+with a closed-day shift, an exclusive schedule, a recovery job; UTF-8 and Shift_JIS."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+from jobimport_helpers import DATA, fire_days, report
+
+from cfnops.cli.main import run
+from cfnops.jobimport import ended_before
+
+SRC = DATA / "jp1_sales.txt"
+
+
+def _import(src: Path, out: Path) -> int:
+    return run(
+        [
+            "job",
+            "import",
+            str(src),
+            "--from",
+            "jp1",
+            "--out",
+            str(out),
+            "--today",
+            "2026-12-01",
+            "--timezone",
+            "Asia/Tokyo",
+        ]
+    )
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    assert _import(SRC, tmp_path / "imported") == 0
+    return tmp_path / "imported"
+
+
+def test_nested_jobnets_are_flattened_with_their_relations(out: Path) -> None:
+    nets = {n["name"]: n for n in report(out)["jobNets"]}
+    assert {k: v["jobs"] for k, v in nets.items()} == {"DAILY_SALES": 7, "MONTH_CLOSE": 1}
+    before = ended_before(json.loads((out / "DAILY_SALES.asl.json").read_text()))
+    p = "DAILY_SALES/"
+    fetch = {p + "FETCH/FETCH_EAST", p + "FETCH/FETCH_WEST", p + "FETCH/MERGE"}
+    assert before[p + "FETCH/MERGE"] >= {p + "FETCH/FETCH_EAST", p + "FETCH/FETCH_WEST"}
+    assert before[p + "AGGREGATE"] >= fetch  # FETCH -> AGGREGATE: after the whole jobnet
+    assert before[p + "POST/POST_GL"] >= {p + "AGGREGATE"}
+    assert p + "POST/POST_BI" not in before[p + "POST/POST_GL"]
+    assert before[p + "NOTIFY"] >= {p + "POST/POST_GL", p + "POST/POST_BI"}
+
+
+def _find(defn: dict, name: str) -> dict:  # type: ignore[type-arg]
+    if name in defn["States"]:
+        return defn["States"][name]  # type: ignore[no-any-return]
+    for state in defn["States"].values():
+        for branch in state.get("Branches", []):
+            try:
+                return _find(branch, name)
+            except KeyError:
+                pass
+    raise KeyError(name)
+
+
+def test_job_parameters(out: Path) -> None:
+    text = (out / "DAILY_SALES.asl.json").read_text()
+    d = json.loads(text)
+    east = _find(d, "FETCH_EAST.Rerun")
+    assert (east["Retry"][0]["MaxAttempts"], east["Retry"][0]["IntervalSeconds"]) == (2, 60)
+    assert 'merged\\".csv' in text  # #" in a quoted value is a quote
+    assert "AWS-RunPowerShellScript" in text and "POST_BI.Confirm" in text  # PC job, ha=y
+    unmapped = report(out)["unmapped"]
+    assert any("recovery unit (rj)" in u["reason"] for u in unmapped)
+    assert any("JP1 event sending job" in u["reason"] for u in unmapped)
+
+
+def test_closed_day_shift_and_exclusive_schedule_2027(out: Path) -> None:
+    nets = {n["name"]: n for n in report(out)["jobNets"]}
+    (close,) = nets["MONTH_CLOSE"]["schedules"]
+    assert close["dayRule"] == "nth-open:-1"  # sd=*b: the last open day of the month
+    # By hand (SALES calendar: Sat/Sun closed, listed holidays, Jan 9 open):
+    last_open = [
+        (1, 29),
+        (2, 26),
+        (3, 31),
+        (4, 30),
+        (5, 31),
+        (6, 30),
+        (7, 30),
+        (8, 31),
+        (9, 30),
+        (10, 29),
+        (11, 30),
+        (12, 31),
+    ]
+    assert fire_days(out, close, 2027) == [date(2027, m, d) for m, d in last_open]
+    (daily,) = nets["DAILY_SALES"]["schedules"]
+    days = fire_days(out, daily, 2027)
+    # from 2027/01/04, every day, closed days to the next open day (sh=af), never on a
+    # MONTH_CLOSE day (ejn): Jan 9 is an open Saturday, Jan 11 a holiday, Jan 29 month end.
+    jan = [4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 18, 19, 20, 21, 22, 25, 26, 27, 28]
+    assert [d for d in days if d.month == 1] == [date(2027, 1, d) for d in jan]
+    assert date(2027, 5, 6) in days and date(2027, 5, 3) not in days  # May 3-5 holidays
+    assert not {date(2027, m, d) for m, d in last_open} & set(days)
+
+
+def test_shift_jis_file_is_read(tmp_path: Path) -> None:
+    text = SRC.read_text().replace('cm="Daily sales close";', 'cm="日次売上締め";')
+    sjis = tmp_path / "sales_sjis.txt"
+    sjis.write_bytes(text.encode("cp932"))
+    assert _import(sjis, tmp_path / "out") == 0
+    d = json.loads((tmp_path / "out" / "DAILY_SALES.asl.json").read_text())
+    assert len(report(tmp_path / "out")["jobNets"]) == 2 and d["StartAt"] == "Init"
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('unit=N,,a,;\n{\n\tty=n;\n\tunit=J,,a,;\n\t{\n\t\tty=j;\n\t\tsc="x";\n', "line 7"),
+        ("hello world;\n", "line 1"),
+        ("unit=N,,a,;\n{\n\tty=n;\n\tar=(f=A,t=B);\n\tunit=A,,a,;\n\t{ty=j;}\n}\n", "line 4"),
+        (
+            "unit=N,,a,;\n{ty=n;ar=(f=A,t=B);ar=(f=B,t=A);\n unit=A,,a,;{ty=j;}\n"
+            " unit=B,,a,;{ty=j;}\n}\n",
+            "cycle",
+        ),
+    ],
+    ids=["truncated", "not-an-export", "dangling-relation", "cycle"],
+)
+def test_bad_input_exits_2_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, where: str
+) -> None:
+    src = tmp_path / "bad.txt"
+    src.write_text(text)
+    out = tmp_path / "out"
+    assert _import(src, out) == 2
+    assert where in capsys.readouterr().err
+    assert not out.exists()
