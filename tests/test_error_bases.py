@@ -27,6 +27,7 @@ BASES = {
     "eventpatterns": "EventPatternError",
     "guard": "GuardError",
     "heal": "HealError",
+    "jobimport": "JobImportError",
     "jobs": "JobsError",
     "notify": "NotifyError",
     "sandbox": "SandboxError",

@@ -25,7 +25,7 @@ from cfnops.jobimport._model import (
 from cfnops.jobimport._pipeline import ImportPlan, plan_import, read_export, write_plan
 from cfnops.jobimport._report import render_markdown, render_text
 from cfnops.jobimport._verify import dependency_problems, ended_before
-from cfnops.jobimport.errors import ImportInputError
+from cfnops.jobimport.errors import ImportInputError, JobImportError
 
 __all__ = [
     "CalendarSpec",
@@ -34,6 +34,7 @@ __all__ = [
     "ImportModel",
     "ImportPlan",
     "Job",
+    "JobImportError",
     "JobNet",
     "Layout",
     "NotifyRule",

@@ -3,6 +3,7 @@
 Exception tree::
 
     CfnopsError
+    └── JobImportError           root of every importer error; each is also one of:
     └── UsageError
         └── ImportInputError     the export cannot be imported as it is (exit 2):
                                  not an export, truncated, unknown product version,
@@ -17,12 +18,16 @@ never an exception.
 
 from __future__ import annotations
 
-from cfnops.errors import UsageError
+from cfnops.errors import CfnopsError, UsageError
 
-__all__ = ["ImportInputError"]
+__all__ = ["ImportInputError", "JobImportError"]
 
 
-class ImportInputError(UsageError):
+class JobImportError(CfnopsError):
+    """Root of the importer's errors."""
+
+
+class ImportInputError(JobImportError, UsageError):
     """The export cannot be imported; nothing was written."""
 
     def __init__(self, source: str, where: str, problem: str, fix: str) -> None:
