@@ -101,8 +101,11 @@ def _resources(
     outputs: tuple[dict[str, Any], frozenset[str]] = ({}, frozenset()),
     resolver: Resolver | None = None,
     resolved_notes: list[str] | None = None,
+    unchanged: set[str] | None = None,
 ) -> tuple[tuple[ResourceDiff, ...], tuple[ValueChange, ...]]:
+    """Resource differences and value changes; ids of identical resources go to ``unchanged``."""
     drafts: dict[str, Draft] = {}
+    unchanged = set() if unchanged is None else unchanged
     out: dict[str, ResourceDiff] = {}
     for rid in new:
         if rid not in old:
@@ -113,13 +116,14 @@ def _resources(
         old_res, new_res = old[rid], new[rid]
         new_type, old_type = type_of(new_res), type_of(old_res)
         behaviour = table.get(new_type)
-        draft = Draft(rid, new_type, behaviour, old_type=old_type)
+        draft = Draft(rid, new_type, behaviour, old_type=old_type, source=new_res)
         draft.overrides = {
             **kept_settings(new_type, old_res, new_res),
             **overrides(new_type, new_res),
         }
         drafts[rid] = draft
         if same(old_res, new_res):
+            unchanged.add(rid)
             continue  # unchanged text; may still be reached by propagation
         if not draft.type_changed:
             draft.props = compare_properties(
@@ -175,6 +179,26 @@ def _resources(
     return tuple(out[k] for k in sorted(out)), values
 
 
+def _differs_in_non_ascii(result: TemplateDiff, new: Mapping[str, Any]) -> bool:
+    """Whether a differing entry of ``new`` has non-ASCII text (else mangling changes nothing).
+
+    Only entries that differ can stop differing once mangled; checking them, not the
+    whole template, keeps large templates cheap.
+    """
+    resources = _section(new, "Resources")
+    if any(has_non_ascii(resources.get(r.logical_id)) for r in result.resources):
+        return True
+    entries = (
+        *result.parameters,
+        *result.outputs,
+        *result.conditions,
+        *result.mappings,
+        *result.metadata,
+        *result.sections,
+    )
+    return any(has_non_ascii(e.new) for e in entries)
+
+
 def prepare(template: Any, *, expand_foreach: bool = True) -> dict[str, Any]:
     """A template as a mapping, with ``Fn::ForEach`` loops expanded when asked."""
     if not isinstance(template, Mapping):
@@ -228,6 +252,7 @@ def diff_templates(
     changed = {p.name: p for p in parameter_values if p.old != p.new}
     outputs = _entries(_section(o, "Outputs"), _section(n, "Outputs"))
     notes: list[str] = []
+    unchanged: set[str] = set()
     resources, values = _resources(
         _section(o, "Resources"),
         _section(n, "Resources"),
@@ -236,6 +261,7 @@ def diff_templates(
         (_section(n, "Outputs"), frozenset(e.name for e in outputs)),
         Resolver(o, n, parameter_values) if resolve else None,
         notes,
+        unchanged,
     )
     result = TemplateDiff(
         resources=resources,
@@ -251,11 +277,15 @@ def diff_templates(
         schema_region=table.region,
         schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})"
         + (f"; nested paths also from {table.source.spec}" if table.source.spec else ""),
-        security=security_view(_section(o, "Resources"), _section(n, "Resources"))
+        # identical resources give identical facts on both sides: leave them out
+        security=security_view(
+            {k: v for k, v in _section(o, "Resources").items() if k not in unchanged},
+            {k: v for k, v in _section(n, "Resources").items() if k not in unchanged},
+        )
         if security
         else None,
     )
-    if _check_mangling and not result.is_empty and has_non_ascii(n):
+    if _check_mangling and not result.is_empty and _differs_in_non_ascii(result, n):
         again = diff_templates(
             o,
             mangle(n),

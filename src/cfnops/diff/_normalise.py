@@ -96,6 +96,10 @@ def same(a: Any, b: Any) -> bool:
             return False
         return bool(a == b)
     if isinstance(a, dict):
+        if a != b:  # C-level comparison; ``same`` implies ``==``
+            return False
+        if repr(a) == repr(b):  # one text: ``True`` and ``1`` print differently
+            return True
         if a.keys() != b.keys():
             return False
         for key, sub in a.items():

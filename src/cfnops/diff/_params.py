@@ -14,7 +14,6 @@ from typing import Any
 
 from cfnops.diff._model import Impact, ParameterValue, PropertyDiff
 from cfnops.diff._normalise import plain
-from cfnops.diff._refs import references
 from cfnops.diff._resources import Draft, properties_of, sensitivity
 
 
@@ -67,34 +66,35 @@ def apply_parameter_changes(
     for rid, draft in drafts.items():
         if draft.type_changed:
             continue
-        for name, value in properties_of(new_resources[rid]).items():
-            for target, location in references(value, (name,)):
-                if target not in changed:
-                    continue
-                found = sensitivity(draft.behaviour, location)
-                if found is None:
-                    impact, path = Impact.WILL_UPDATE, None
-                else:
-                    strict, path = found
-                    impact = Impact.WILL_REPLACE if strict else Impact.MAY_REPLACE
-                existing = draft.props.get(name)
-                if existing is not None and existing.impact.rank >= impact.rank:
-                    continue
-                pv = changed[target]
-                reason = f"refers to parameter {target}, whose value changes ({pv.old} → {pv.new})"
-                if existing is None:
-                    shown = plain(value)
-                    draft.props[name] = PropertyDiff(
-                        name=name,
-                        impact=impact,
-                        reason=reason,
-                        old=shown,
-                        new=shown,
-                        change=None,
-                        path=path,
-                        parameter=target,
-                    )
-                else:
-                    draft.props[name] = replace(
-                        existing, impact=impact, reason=reason, path=path, parameter=target
-                    )
+        values = properties_of(new_resources[rid])
+        for target, name, location in draft.references():
+            value = values[name]
+            if target not in changed:
+                continue
+            found = sensitivity(draft.behaviour, location)
+            if found is None:
+                impact, path = Impact.WILL_UPDATE, None
+            else:
+                strict, path = found
+                impact = Impact.WILL_REPLACE if strict else Impact.MAY_REPLACE
+            existing = draft.props.get(name)
+            if existing is not None and existing.impact.rank >= impact.rank:
+                continue
+            pv = changed[target]
+            reason = f"refers to parameter {target}, whose value changes ({pv.old} → {pv.new})"
+            if existing is None:
+                shown = plain(value)
+                draft.props[name] = PropertyDiff(
+                    name=name,
+                    impact=impact,
+                    reason=reason,
+                    old=shown,
+                    new=shown,
+                    change=None,
+                    path=path,
+                    parameter=target,
+                )
+            else:
+                draft.props[name] = replace(
+                    existing, impact=impact, reason=reason, path=path, parameter=target
+                )

@@ -16,7 +16,6 @@ from typing import Any
 
 from cfnops.diff._model import Impact, PropertyDiff
 from cfnops.diff._normalise import plain
-from cfnops.diff._refs import references
 from cfnops.diff._resources import Draft, properties_of, sensitivity
 
 _MAX_CHAIN = 8
@@ -30,16 +29,15 @@ def _index(drafts: dict[str, Draft], new_resources: dict[str, Any]) -> dict[str,
         if draft.type_changed or draft.behaviour is None:
             continue
         seen: set[tuple[str, str]] = set()
-        for name, value in properties_of(new_resources[rid]).items():
-            for target, location in references(value, (name,)):
-                if target == rid or target not in drafts or (target, name) in seen:
-                    continue
-                found = sensitivity(draft.behaviour, location)
-                if found is None and name in draft.overrides:
-                    found = (False, f"/properties/{name}")  # the attribute decides
-                if found is not None:
-                    seen.add((target, name))
-                    index[target].append((rid, name, found[0], found[1]))
+        for target, name, location in draft.references():
+            if target == rid or target not in drafts or (target, name) in seen:
+                continue
+            found = sensitivity(draft.behaviour, location)
+            if found is None and name in draft.overrides:
+                found = (False, f"/properties/{name}")  # the attribute decides
+            if found is not None:
+                seen.add((target, name))
+                index[target].append((rid, name, found[0], found[1]))
     return index
 
 

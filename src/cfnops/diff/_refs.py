@@ -39,43 +39,53 @@ def sub_names(text: str, shadowed: frozenset[str] = frozenset()) -> Iterator[str
 
 def references(value: Any, path: SchemaPath = ()) -> Iterator[tuple[str, SchemaPath]]:
     """Yield ``(logical_id, location)`` for every reference inside ``value``."""
-    yield from _walk(value, path, grow=True)
+    found: list[tuple[str, SchemaPath]] = []
+    _walk(value, path, True, found)
+    return iter(found)
 
 
-def _walk(value: Any, path: SchemaPath, grow: bool) -> Iterator[tuple[str, SchemaPath]]:
-    if isinstance(value, dict):
-        name = intrinsic_name(value)
-        if name is None:
-            for key, sub in value.items():
-                if isinstance(sub, dict | list):  # a scalar refers to nothing
-                    yield from _walk(sub, (*path, str(key)) if grow else path, grow)
-            return
-        arg = value[name]
-        if name == "Ref":
-            if isinstance(arg, str):
-                if not arg.startswith("AWS::"):
-                    yield arg, path
-            else:
-                yield from _walk(arg, path, False)
-        elif name == "Fn::GetAtt":
-            parts = getatt_parts(arg)
-            if parts is not None and isinstance(parts[0], str):
-                yield parts[0], path
-                if not isinstance(parts[1], str):
-                    yield from _walk(parts[1], path, False)
-            else:
-                yield from _walk(arg, path, False)
-        elif name == "Fn::Sub":
-            yield from _sub(arg, path)
-        elif name == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
-            yield from _walk(arg[1], path, grow)
-            yield from _walk(arg[2], path, grow)
-        else:
-            yield from _walk(arg, path, False)
-    elif isinstance(value, list):
+def _walk(value: Any, path: SchemaPath, grow: bool, out: list[tuple[str, SchemaPath]]) -> None:
+    # Appends to ``out`` rather than yielding: a template has tens of thousands of nodes
+    # and nested generators cost a frame switch per level and item.
+    kind = type(value)
+    if kind is list:
+        item_path = (*path, "*") if grow else path
         for item in value:
-            if isinstance(item, dict | list):
-                yield from _walk(item, (*path, "*") if grow else path, grow)
+            if type(item) is dict or type(item) is list or isinstance(item, dict | list):
+                _walk(item, item_path, grow, out)
+        return
+    if kind is not dict and not isinstance(value, dict):
+        if isinstance(value, list):
+            _walk(list(value), path, grow, out)
+        return
+    name = intrinsic_name(value) if len(value) == 1 else None
+    if name is None:
+        for key, sub in value.items():
+            if type(sub) is dict or type(sub) is list or isinstance(sub, dict | list):
+                _walk(sub, (*path, str(key)) if grow else path, grow, out)
+        return
+    arg = value[name]
+    if name == "Ref":
+        if isinstance(arg, str):
+            if not arg.startswith("AWS::"):
+                out.append((arg, path))
+        else:
+            _walk(arg, path, False, out)
+    elif name == "Fn::GetAtt":
+        parts = getatt_parts(arg)
+        if parts is not None and isinstance(parts[0], str):
+            out.append((parts[0], path))
+            if not isinstance(parts[1], str):
+                _walk(parts[1], path, False, out)
+        else:
+            _walk(arg, path, False, out)
+    elif name == "Fn::Sub":
+        out.extend(_sub(arg, path))
+    elif name == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
+        _walk(arg[1], path, grow, out)
+        _walk(arg[2], path, grow, out)
+    else:
+        _walk(arg, path, False, out)
 
 
 def _sub(arg: Any, path: SchemaPath) -> Iterator[tuple[str, SchemaPath]]:
@@ -92,7 +102,13 @@ def _sub(arg: Any, path: SchemaPath) -> Iterator[tuple[str, SchemaPath]]:
             for target in sub_names(text, shadowed):
                 yield target, path
         else:
-            yield from _walk(text, path, False)
-        yield from _walk(variables, path, False)
+            yield from _walked(text, path)
+        yield from _walked(variables, path)
         return
-    yield from _walk(arg, path, False)
+    yield from _walked(arg, path)
+
+
+def _walked(value: Any, path: SchemaPath) -> list[tuple[str, SchemaPath]]:
+    found: list[tuple[str, SchemaPath]] = []
+    _walk(value, path, False, found)
+    return found

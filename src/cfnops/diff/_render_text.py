@@ -12,7 +12,6 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from rich.tree import Tree
 
 from cfnops.diff._model import (
     MANGLED_NOTE,
@@ -23,6 +22,7 @@ from cfnops.diff._model import (
     TemplateDiff,
 )
 from cfnops.diff._render_security import security_lines
+from cfnops.diff._render_tree import FastTree as Tree
 
 _MAX_VALUE = 160
 

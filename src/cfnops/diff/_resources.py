@@ -20,6 +20,7 @@ from typing import Any
 from cfnops.diff._model import AttributeDiff, Change, Impact, PropertyDiff, worst
 from cfnops.diff._normalise import SchemaPath, canon, depends_on, plain, same, value_at
 from cfnops.diff._policies import Override
+from cfnops.diff._refs import references
 from cfnops.schemas import TypeBehaviour
 
 UNKNOWN_SCHEMA = "unknown schema"
@@ -48,6 +49,22 @@ class Draft:
     props: dict[str, PropertyDiff] = field(default_factory=dict)
     other: list[AttributeDiff] = field(default_factory=list)
     overrides: dict[str, Override] = field(default_factory=dict)
+    source: Any = None  # the resource in the new template
+    _refs: list[tuple[str, str, SchemaPath]] | None = None
+
+    def references(self) -> list[tuple[str, str, SchemaPath]]:
+        """``(target, property, location)`` of every reference in the new properties.
+
+        Walked once per diff and shared by propagation, parameter and value changes.
+        """
+        if self._refs is None:
+            self._refs = [
+                (target, name, location)
+                for name, value in properties_of(self.source).items()
+                if type(value) is dict or type(value) is list or isinstance(value, Mapping | list)
+                for target, location in references(value, (name,))
+            ]
+        return self._refs
 
     @property
     def type_changed(self) -> bool:

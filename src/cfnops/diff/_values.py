@@ -19,16 +19,13 @@ from typing import Any
 from cfnops.diff._model import Impact, ValueChange
 from cfnops.diff._propagate import Explainer
 from cfnops.diff._refs import references
-from cfnops.diff._resources import Draft, properties_of
+from cfnops.diff._resources import Draft
 
 
-def _targets(value: Any, drafts: Mapping[str, Draft], skip: str = "") -> list[str]:
+def _targets(value: Any, replaced: frozenset[str], skip: str = "") -> list[str]:
     found: list[str] = []
     for target, _ in references(value):
-        draft = drafts.get(target)
-        # Only a resource that is really replaced (WILL_REPLACE) surely has new values.
-        replaced = draft is not None and draft.impact is Impact.WILL_REPLACE
-        if replaced and target != skip and target not in found:
+        if target in replaced and target != skip and target not in found:
             found.append(target)
     return found
 
@@ -50,16 +47,21 @@ def value_changes(
     Only WILL_REPLACE targets count: a MAY_REPLACE resource may keep its values.
     """
     out: list[ValueChange] = []
+    # Only a resource that is really replaced (WILL_REPLACE) surely has new values.
+    replaced = frozenset(r for r, d in drafts.items() if d.impact is Impact.WILL_REPLACE)
+    if not replaced:
+        return ()
     for rid in sorted(drafts):
         draft = drafts[rid]
         if draft.type_changed or draft.impact.replaces:
             continue
         by_target: dict[str, list[str]] = {}
-        for name, value in sorted(properties_of(new_resources.get(rid)).items()):
-            if name in draft.props:
-                continue  # already reported with its own impact
-            for target in _targets(value, drafts, skip=rid):
-                by_target.setdefault(target, []).append(name)
+        for target, name, _ in sorted(draft.references(), key=lambda r: r[1]):
+            if name in draft.props or target not in replaced or target == rid:
+                continue  # reported with its own impact, or not a replaced resource
+            names = by_target.setdefault(target, [])
+            if name not in names:
+                names.append(name)
         for target, names in by_target.items():
             out.append(
                 ValueChange(
@@ -75,7 +77,7 @@ def value_changes(
     for name in sorted(new_outputs):
         if name in changed_outputs:
             continue
-        for target in _targets(new_outputs[name], drafts):
+        for target in _targets(new_outputs[name], replaced):
             out.append(
                 ValueChange(
                     kind="output",
