@@ -34,7 +34,12 @@ def _runnable(argv: list[str]) -> bool:
     if not any(tuple(argv[: len(c)]) == c for c in OFFLINE):
         return False
     files = [a.lstrip("@") for a in argv if a.endswith((".yaml", ".yml", ".json"))]
-    return bool(files) and all((ROOT / f).is_file() for f in files)
+    assemblies = [a for a in argv if a.endswith("cdk.out")]  # CDK cloud assemblies
+    return (
+        bool(files or assemblies)
+        and all((ROOT / f).is_file() for f in files)
+        and all((ROOT / a / "manifest.json").is_file() for a in assemblies)
+    )
 
 
 def commands() -> list[Command]:

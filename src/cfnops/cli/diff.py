@@ -6,6 +6,7 @@ tripped, or an AWS call failed; 2 bad input (unreadable template, bad flag).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,10 +15,14 @@ import typer
 from cfnops.cli._state import CliState, state
 from cfnops.errors import UsageError
 
-_FORMATS = ("text", "json", "markdown")
+_FORMATS = ("text", "json", "markdown", "sarif")
 _FAIL_ON_HELP = (
     "Exit 1 when: replace = a resource is WILL_REPLACE, MAY_REPLACE or WILL_DESTROY; "
     "destroy = WILL_DESTROY; any = any difference."
+)
+_USAGE_HINT = (
+    "cfnops diff old.yaml new.yaml | cfnops diff old/cdk.out new/cdk.out | "
+    "cfnops diff --stack web new.yaml | cfnops diff --git-ref origin/main a.yaml b.yaml"
 )
 
 
@@ -35,16 +40,31 @@ def diff(
     ctx: typer.Context,
     templates: Annotated[
         list[Path],
-        typer.Argument(metavar="[OLD] NEW", help="OLD NEW, or only NEW with --stack."),
+        typer.Argument(
+            metavar="[OLD] NEW",
+            help="OLD NEW (templates or cdk.out directories), NEW with --stack, "
+            "or TEMPLATE... with --git-ref.",
+        ),
     ],
-    stack: Annotated[str | None, typer.Option(help="Compare NEW with this stack.")] = None,
+    stack: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare NEW (a template, or a cdk.out with this artifact) with this stack."
+        ),
+    ] = None,
+    git_ref: Annotated[
+        str | None,
+        typer.Option("--git-ref", help="Compare each TEMPLATE with its content at this git ref."),
+    ] = None,
     parameters: Annotated[
         list[str] | None, typer.Option("--parameters", help="KEY=VALUE for NEW (repeatable).")
     ] = None,
     region: Annotated[
         str | None, typer.Option(help="Region of the update-behaviour table and the stack.")
     ] = None,
-    output: Annotated[str | None, typer.Option("--output", "-o", help="text|json|markdown")] = None,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="text|json|markdown|sarif")
+    ] = None,
     fail_on: Annotated[str | None, typer.Option("--fail-on", help=_FAIL_ON_HELP)] = None,
     change_set: Annotated[
         bool, typer.Option("--change-set", help="With --stack: merge a change set's answers.")
@@ -64,46 +84,172 @@ def diff(
 ) -> None:
     """Show what deploying NEW does: in-place updates, replacements (and the reference
     chains causing them), creations, deletions and orphans."""
-    from cfnops.diff import FailOn, diff_templates, gate, load_template, parameter_values
+    from cfnops.diff import FailOn, gate, is_assembly
 
     st = state(ctx)
     fmt = output or st.output or "text"
     if fmt not in _FORMATS:
-        raise UsageError(f"--output {fmt!r}: expected text, json or markdown")
+        raise UsageError(f"--output {fmt!r}: expected text, json, markdown or sarif")
     if fail_on is not None and fail_on not in {f.value for f in FailOn}:
         raise UsageError(f"--fail-on {fail_on!r}: expected replace, destroy or any")
-    if len(templates) != (1 if stack else 2) or ((change_set or drift) and not stack):
+    wanted = (1,) if stack else (1, 2, 3, 4, 5, 6, 7, 8, 9) if git_ref else (2,)
+    if (
+        (len(templates) not in wanted and not (git_ref and templates))
+        or ((change_set or drift) and not stack)
+        or (git_ref and stack)
+    ):
         raise UsageError(
-            "expected OLD NEW, or --stack NAME NEW (--change-set and --drift need --stack)",
-            hint="cfnops diff old.yaml new.yaml   |   cfnops diff --stack web new.yaml",
+            "expected OLD NEW, --stack NAME NEW or --git-ref REF TEMPLATE... "
+            "(--change-set and --drift need --stack)",
+            hint=_USAGE_HINT,
         )
     st.region = region or st.region
     given = _key_values(parameters or [])
-    new = load_template(templates[-1])
-    if stack:
-        from cfnops.diff.stack import diff_against_stack
-
-        result = diff_against_stack(
-            st.clients.client("cloudformation"),
-            stack,
-            new,
-            parameters=given,
-            region=st.clients.region,
-            change_set=change_set,
-        )
+    if not stack and not git_ref and all(is_assembly(t) for t in templates):
+        results = _assemblies(st, fmt, templates, given)
+    elif git_ref:
+        results = _against_git(st, fmt, git_ref, templates, given, code)
     else:
-        old = load_template(templates[0])
-        values = parameter_values(old, new, given) if given else ()
-        result = diff_templates(old, new, region=_table_region(st), parameter_values=values)
-    result = _with_guard_findings(result, templates[-1], code)
-    if drift and stack:
-        result = _with_live_drift(st, stack, result)
-    _render(st, fmt, result, title=f"Stack {stack}" if stack else "Template diff")
-    tripped = gate(result, FailOn(fail_on), strict=strict) if fail_on else None
-    if tripped is not None:
+        results = _one(st, fmt, templates, stack, given, code, change_set, drift)
+    trips = [gate(d, FailOn(fail_on), strict=strict) for d in results] if fail_on else []
+    if any(t is not None for t in trips):
+        tripped = [r for t in trips for r in (t or ())]
         names = ", ".join(f"{r.logical_id} ({r.impact.value})" for r in tripped) or "differences"
         typer.echo(f"cfnops diff: --fail-on {fail_on} tripped: {names}", err=True)
         raise typer.Exit(1)
+
+
+def _one(
+    st: CliState,
+    fmt: str,
+    templates: list[Path],
+    stack: str | None,
+    given: dict[str, str],
+    code: Path | None,
+    change_set: bool,
+    drift: bool,
+) -> list[Any]:
+    from cfnops.cli._diff_sources import FileDiff, diff_pair
+    from cfnops.diff import is_assembly, load_template
+
+    new_path = templates[-1]
+    if is_assembly(new_path):
+        if not stack:
+            raise UsageError(
+                f"{new_path} is a cloud assembly: compare it with another one "
+                "(OLD/cdk.out NEW/cdk.out) or with a deployed stack (--stack NAME)",
+                hint=_USAGE_HINT,
+            )
+        new_path, stack = _artifact_template(new_path, stack)
+    new = load_template(new_path)
+    if stack:
+        from cfnops.diff.stack import diff_against_stack
+
+        found = FileDiff(
+            str(new_path),
+            diff_against_stack(
+                st.clients.client("cloudformation"),
+                stack,
+                new,
+                parameters=given,
+                region=st.clients.region,
+                change_set=change_set,
+            ),
+        )
+    else:
+        old = load_template(templates[0])
+        found = diff_pair(
+            old,
+            new,
+            str(new_path),
+            region=_table_region(st),
+            given=given,
+            old_source=str(templates[0]),
+        )
+    result = _with_guard_findings(found.diff, new_path, code)
+    if drift and stack:
+        result = _with_live_drift(st, stack, result)
+    found = replace(found, diff=result)
+    _render(st, fmt, [found], title=f"Stack {stack}" if stack else "Template diff")
+    return [result]
+
+
+def _artifact_template(assembly_dir: Path, stack: str) -> tuple[Path, str]:
+    """The template of the artifact named ``stack`` (artifact id or stack name), and the
+    name of the stack it deploys."""
+    from cfnops.diff import load_assembly
+
+    assembly = load_assembly(assembly_dir)
+    artifact = assembly.stack(stack)
+    if artifact is None:
+        names = ", ".join(sorted(assembly.stacks)) or "none"
+        raise UsageError(
+            f"{assembly_dir}: no stack artifact {stack!r} (artifact ids: {names})",
+            hint="--stack takes an artifact id or the stack name it deploys",
+        )
+    return artifact.template_file, artifact.stack_name
+
+
+def _assemblies(st: CliState, fmt: str, dirs: list[Path], given: dict[str, str]) -> list[Any]:
+    from cfnops.cli._diff_sources import diff_pair, sarif_for
+    from cfnops.diff import (
+        assembly_json,
+        assembly_markdown,
+        assembly_text,
+        diff_assemblies,
+        load_assembly,
+    )
+
+    region = _table_region(st)
+    result = diff_assemblies(
+        load_assembly(dirs[0]),
+        load_assembly(dirs[1]),
+        lambda old, new: diff_pair(old, new, "", region=region, given=given).diff,
+    )
+    if fmt == "json":
+        st.emit_json(assembly_json(result))
+    elif fmt == "sarif":
+        st.emit_json(sarif_for(None, result))
+    elif fmt == "markdown":
+        typer.echo(assembly_markdown(result), nl=False)
+    else:
+        st.console.print(assembly_text(result))
+    return [s.diff for s in result.walk()]
+
+
+def _against_git(
+    st: CliState,
+    fmt: str,
+    ref: str,
+    templates: list[Path],
+    given: dict[str, str],
+    code: Path | None,
+) -> list[Any]:
+    from cfnops.cli._diff_sources import diff_pair, git_text
+    from cfnops.diff import TemplateLoadError, load_template, parse_template
+
+    found = []
+    for path in templates:
+        try:
+            new = load_template(path)
+        except TemplateLoadError as exc:
+            if "not a CloudFormation template" not in exc.message:
+                raise
+            typer.echo(f"cfnops diff: skipped {path}: not a CloudFormation template", err=True)
+            continue
+        text = git_text(ref, path)
+        old = parse_template(text, f"{ref}:{path}") if text and text.strip() else {}
+        item = diff_pair(
+            old,
+            new,
+            str(path),
+            region=_table_region(st),
+            given=given,
+            old_source=f"{ref}:{path}",
+        )
+        found.append(replace(item, diff=_with_guard_findings(item.diff, path, code)))
+    _render(st, fmt, found, title=f"Template diff against {ref}")
+    return [f.diff for f in found]
 
 
 _CUSTOM = "AWS::CloudFormation::CustomResource"
@@ -156,16 +302,22 @@ def _table_region(st: CliState) -> str:
     return st.aws_region or "us-east-1"
 
 
-def _render(st: CliState, fmt: str, result: object, *, title: str) -> None:
-    from cfnops.diff import TemplateDiff, render_markdown, render_text, to_json
+def _render(st: CliState, fmt: str, found: list[Any], *, title: str) -> None:
+    from cfnops.cli._diff_sources import sarif_for, several_json
+    from cfnops.diff import render_markdown, render_text, to_json
 
-    assert isinstance(result, TemplateDiff)
-    if fmt == "json":
-        st.emit_json(to_json(result))
+    if fmt == "sarif":
+        st.emit_json(sarif_for(found))
+    elif fmt == "json":
+        st.emit_json(to_json(found[0].diff) if len(found) == 1 else several_json(found))
     elif fmt == "markdown":
-        typer.echo(render_markdown(result, title=title), nl=False)
+        for item in found:
+            name = title if len(found) == 1 else f"{item.path}"
+            typer.echo(render_markdown(item.diff, title=name), nl=False)
     else:
-        st.console.print(render_text(result, title=title))
+        for item in found:
+            name = title if len(found) == 1 else f"{item.path}"
+            st.console.print(render_text(item.diff, title=name))
 
 
 def register(app: typer.Typer) -> None:

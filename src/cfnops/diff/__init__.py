@@ -8,12 +8,23 @@
 
 Pipeline: load (``parse_template``/``load_template``) → normalise → structural
 diff with impacts from :mod:`cfnops.schemas` → replacement propagation →
-renderers (``render_text``, ``render_markdown``, ``to_json``). The AWS adapter
+renderers (``render_text``, ``render_markdown``, ``to_json``, ``to_sarif``). CDK cloud
+assemblies (``load_assembly``, ``diff_assemblies``) are diffed stack by stack; SAM
+templates are transformed first (``transform_sam``). The AWS adapter
 (deployed template, parameters, comparison change set) is :mod:`cfnops.diff.stack`.
 """
 
 from __future__ import annotations
 
+from cfnops.diff._assembly import (
+    Assembly,
+    AssemblyDiff,
+    StackChange,
+    StackDiff,
+    diff_assemblies,
+    is_assembly,
+    load_assembly,
+)
 from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._drift import DriftedProperty, DriftEntry, with_drift
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
@@ -34,13 +45,18 @@ from cfnops.diff._model import (
     worst,
 )
 from cfnops.diff._params import parameter_values
+from cfnops.diff._render_assembly import assembly_json, assembly_markdown, assembly_text
 from cfnops.diff._render_json import to_json
 from cfnops.diff._render_markdown import render_markdown
+from cfnops.diff._render_sarif import SarifTarget, template_lines, to_sarif
 from cfnops.diff._render_text import render_text
+from cfnops.diff._sam import is_sam, sam_annotations, sam_origins, transform_sam
 from cfnops.diff.errors import ChangeSetError, StackTemplateError, TemplateLoadError
 
 __all__ = [
     "CUSTOM_RESOURCE_NOTE",
+    "Assembly",
+    "AssemblyDiff",
     "AttributeDiff",
     "Change",
     "ChangeSetAnswer",
@@ -53,21 +69,36 @@ __all__ = [
     "ParameterValue",
     "PropertyDiff",
     "ResourceDiff",
+    "SarifTarget",
+    "StackChange",
+    "StackDiff",
     "StackTemplateError",
     "TemplateDiff",
     "TemplateLoadError",
     "ValueChange",
     "annotate",
+    "assembly_json",
+    "assembly_markdown",
+    "assembly_text",
+    "diff_assemblies",
     "diff_templates",
     "escalate",
     "gate",
+    "is_assembly",
+    "is_sam",
+    "load_assembly",
     "load_template",
     "merge_change_set",
     "parameter_values",
     "parse_template",
     "render_markdown",
     "render_text",
+    "sam_annotations",
+    "sam_origins",
+    "template_lines",
     "to_json",
+    "to_sarif",
+    "transform_sam",
     "with_drift",
     "worst",
 ]

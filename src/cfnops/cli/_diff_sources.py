@@ -1,0 +1,111 @@
+"""What ``cfnops diff`` compares: template pairs (SAM transformed), templates against their
+content at a git ref, and CDK cloud assemblies; and the reports over several of them.
+
+Kept out of ``cli/diff.py`` so the command stays a parse-call-render function; the
+diff itself is :mod:`cfnops.diff`'s.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cfnops.errors import UsageError
+
+__all__ = ["FileDiff", "diff_pair", "git_text", "sarif_for", "several_json"]
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One template's diff: the file, the result and SAM's generated → SAM resource ids."""
+
+    path: str
+    diff: Any  # cfnops.diff.TemplateDiff (imported lazily: start-up time)
+    owners: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def diff_pair(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    path: str,
+    *,
+    region: str,
+    given: dict[str, str],
+    old_source: str = "OLD",
+) -> FileDiff:
+    """Diff two parsed templates; SAM templates are transformed first and the report
+    names each generated resource's SAM resource."""
+    from cfnops.diff import (
+        diff_templates,
+        is_sam,
+        parameter_values,
+        sam_annotations,
+        sam_origins,
+        transform_sam,
+    )
+
+    owners: dict[str, tuple[str, str]] = {}
+    if is_sam(old) or is_sam(new):
+        old_sam, new_sam = old, new
+        if is_sam(old):
+            old = transform_sam(old, old_source, region)
+            owners.update(sam_origins(old_sam, old))
+        if is_sam(new):
+            new = transform_sam(new, path, region)
+            owners.update(sam_origins(new_sam, new))
+    values = parameter_values(old, new, given) if given else ()
+    result = diff_templates(old, new, region=region, parameter_values=values)
+    return FileDiff(path, sam_annotations(result, owners), owners)
+
+
+def git_text(ref: str, path: Path) -> str | None:
+    """``path``'s content at git ``ref`` (``None``: the file did not exist there)."""
+    folder = path.resolve().parent
+    try:
+        done = subprocess.run(
+            ["git", "show", f"{ref}:./{path.name}"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    except FileNotFoundError:
+        raise UsageError("--git-ref needs git on PATH", hint="install git") from None
+    if done.returncode == 0:
+        return done.stdout
+    err = done.stderr.strip()
+    if "exists on disk, but not in" in err or "does not exist in" in err:
+        return None  # a template added since REF: every resource is created
+    raise UsageError(
+        f"--git-ref {ref}: git cannot show {path}: {err.splitlines()[-1] if err else 'failed'}",
+        hint="give a commit, branch or tag of the repository holding the template "
+        "(for example origin/main or HEAD)",
+    )
+
+
+def several_json(results: list[FileDiff]) -> dict[str, Any]:
+    """JSON for several templates (``--git-ref A.yaml B.yaml``)."""
+    from cfnops.diff import to_json
+
+    return {
+        "differenceCount": sum(r.diff.difference_count for r in results),
+        "templates": [{"template": r.path, "diff": to_json(r.diff)} for r in results],
+    }
+
+
+def sarif_for(results: list[FileDiff] | None, assembly: Any = None) -> dict[str, Any]:
+    """The SARIF log of template diffs, or of a cloud-assembly diff (one target a stack)."""
+    from cfnops.diff import SarifTarget, template_lines, to_sarif
+
+    targets: list[SarifTarget] = []
+    if assembly is not None:
+        for stack in assembly.walk():
+            lines = template_lines(stack.template_file) if stack.template_file else {}
+            targets.append(SarifTarget(stack.template_file, stack.diff, lines, stack.artifact_id))
+    for item in results or ():
+        lines = template_lines(item.path, {k: v[0] for k, v in item.owners.items()})
+        targets.append(SarifTarget(item.path, item.diff, lines))
+    return to_sarif(targets)
