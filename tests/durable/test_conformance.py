@@ -9,8 +9,12 @@ raise it when more pass, never lower it to make a regression green.
 from __future__ import annotations
 
 import importlib
+import json
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from conformance import MODULES
@@ -18,8 +22,8 @@ from conformance.runner import IMPOSSIBLE, REQUIREMENTS, LogSink, Outcome, run_a
 
 from cfnops.durable import Engine, LocalLambda, functions
 
-# Requirements that pass on SQLite today (of 155).
-FLOOR = 60
+# Requirements that pass today (of 155), on SQLite and on PostgreSQL.
+FLOOR = 155
 
 pytestmark = pytest.mark.skipif(
     not REQUIREMENTS.is_dir(), reason=f"conformance requirements not found at {REQUIREMENTS}"
@@ -61,3 +65,21 @@ def test_conformance_does_not_fall_below_the_floor(outcomes: list[Outcome]) -> N
     ]
     passed = len(outcomes) - len(failing)
     assert passed >= FLOOR, f"{passed}/155 pass (floor {FLOOR}):\n" + "\n".join(failing)
+
+
+def test_conformance_on_postgresql(pg_url: str, tmp_path: Path) -> None:
+    """The same requirements on PostgreSQL (a process of its own: DBOS is one per process)."""
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "durable_conformance.py"
+    out = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(script), "--database-url", pg_url, "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(out.read_text())["postgresql"]
+    failing = [line for line in done.stdout.splitlines() if line.startswith("FAIL")]
+    assert figures["total"] == 155
+    assert figures["passed"] >= FLOOR, "\n".join(failing)

@@ -185,15 +185,20 @@ class LogSink(logging.Handler):
 def check_logs(
     expected: list[dict[str, Any]], logs: list[dict[str, Any]], binds: dict[str, Any]
 ) -> str | None:
+    """``count`` records match each rule; each of them comes ``after`` the listed ones."""
+
+    def matches(pattern: dict[str, Any], entry: dict[str, Any]) -> bool:
+        return all(_log_field(v, entry.get(k), binds) for k, v in pattern.items())
+
     for i, rule in enumerate(expected):
         pattern = rule.get("match") or {}
-        count = sum(
-            1
-            for entry in logs
-            if all(_log_field(v, entry.get(k), binds) for k, v in pattern.items())
-        )
-        if "count" in rule and count != rule["count"]:
-            return f"log rule {i} {pattern}: {count} matching records, expected {rule['count']}"
+        hits = [k for k, entry in enumerate(logs) if matches(pattern, entry)]
+        if "count" in rule and len(hits) != rule["count"]:
+            return f"log rule {i} {pattern}: {len(hits)} matching records, expected {rule['count']}"
+        for before in rule.get("after") or []:
+            for k in hits:
+                if not any(matches(before, entry) for entry in logs[:k]):
+                    return f"log rule {i} {pattern}: record {k} does not come after {before}"
     return None
 
 
@@ -230,10 +235,27 @@ class Driver:
         raw = json.dumps(doc.get("Input"))
         arn = self.backend.start_execution(req.function, raw_payload=raw)
         # Each action waits for its callback, then for its delay: concurrently, as the
-        # suite's external callers do (a later action may fire first).
+        # suite's external callers do (a later action may fire first). A terminal action
+        # claims its callback, so the next '*' action answers the next callback.
+        claims: dict[str, int] = {}
+        claim_lock = threading.Lock()
+        listed = doc.get("CallbackActions") or []
+
+        def earlier(i: int) -> set[int]:
+            """Terminal actions before ``i`` on the same callback name: they claim first."""
+            name = listed[i].get("CallbackName", "*")
+            return {
+                j
+                for j in range(i)
+                if listed[j].get("CallbackName", "*") == name
+                and listed[j]["Operation"] != "heartbeat"
+            }
+
         actors = [
-            threading.Thread(target=self._act, args=(arn, action))
-            for action in doc.get("CallbackActions") or []
+            threading.Thread(
+                target=self._act, args=(arn, action, claims, claim_lock, i, earlier(i))
+            )
+            for i, action in enumerate(doc.get("CallbackActions") or [])
         ]
         for i, actor in enumerate(actors):
             actor.start()
@@ -297,18 +319,36 @@ class Driver:
                 return dict(record)
             time.sleep(0.05)
 
-    def _act(self, arn: str, action: dict[str, Any]) -> None:
+    def _act(
+        self,
+        arn: str,
+        action: dict[str, Any],
+        claims: dict[str, int],
+        lock: threading.Lock,
+        index: int,
+        before: set[int],
+    ) -> None:
         name = action.get("CallbackName", "*")
-        done: set[str] = set()
+        kind = action["Operation"]
 
         def open_callback(record: dict[str, Any]) -> str | None:
             ops = record["ops"]
-            for op in ops.values():
-                if op["Type"] != "CALLBACK" or op["Status"] != "STARTED":
-                    continue
-                parent = ops.get(op.get("ParentId") or "", {})
-                if name in ("*", op.get("Name"), parent.get("Name")):
-                    return str(op["CallbackDetails"]["CallbackId"])
+            with lock:
+                if not before <= set(claims.values()):
+                    return None
+                for op in ops.values():
+                    if op["Type"] != "CALLBACK" or op["Status"] != "STARTED":
+                        continue
+                    parent = ops.get(op.get("ParentId") or "", {})
+                    if name not in ("*", op.get("Name"), parent.get("Name")):
+                        continue
+                    callback = str(op["CallbackDetails"]["CallbackId"])
+                    owner = claims.get(callback)
+                    if owner is not None and owner != index:
+                        continue
+                    if kind != "heartbeat":
+                        claims[callback] = index
+                    return callback
             return None
 
         record = self._until(arn, lambda r: open_callback(r) is not None)
@@ -316,17 +356,17 @@ class Driver:
         if callback is None:
             return
         time.sleep(float(action.get("Delay", 0) or 0))
-        kind = action["Operation"]
         payload = action.get("Payload")
         try:
             if kind == "success":
-                self.backend.send_callback(callback, "success", result=json.dumps(payload))
+                result = json.dumps(payload) if "Payload" in action else None
+                self.backend.send_callback(callback, "success", result=result)
             elif kind == "failure":
                 self.backend.send_callback(callback, "failure", error=payload or {})
             else:
                 self.backend.send_callback(callback, "heartbeat")
-        except Exception:  # the requirement's history shows what happened
-            done.add(callback)
+        except Exception:  # refused (e.g. timed out already): the history shows it
+            return
 
 
 def run_all(
