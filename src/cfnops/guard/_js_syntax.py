@@ -24,8 +24,11 @@ _MODERN = (
 
 def parse_javascript(source: str) -> Node:
     """Parse a script or an ES module; raise :class:`HandlerSyntaxError` if neither parses."""
-    # Imported here: esprima's import walks every Unicode code point (~0.2 s), which only
-    # a run that analyses a Node.js handler should pay.
+    # Imported here, and without esprima's own character tables (built by walking every
+    # Unicode code point: most of its import time): see cfnops.guard._js_chars.
+    from cfnops.guard._js_chars import install
+
+    install()
     import esprima
 
     first_error: Exception | None = None

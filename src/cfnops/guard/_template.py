@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cfnops.guard.errors import GuardInputError
-from cfnops.templates import TemplateError, decode
+from cfnops.templates import NotFastJson, TemplateError, decode, decode_json
 
 CUSTOM_TYPES = ("AWS::CloudFormation::CustomResource",)
 FUNCTION_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
@@ -59,13 +59,39 @@ def load_template(path: Path) -> Template:
     except (OSError, UnicodeDecodeError) as exc:
         raise GuardInputError(path, f"cannot read it ({exc})") from exc
     try:
-        body = decode(text, str(path))
+        body = _decode(text, str(path))
     except TemplateError as exc:
         where = f"{exc.line}:{exc.column}"
         raise GuardInputError(path, f"{where}: {exc.reason}", line=exc.line) from exc
     if not isinstance(body, Mapping) or not isinstance(body.get("Resources"), Mapping):
         raise GuardInputError(path, "not a CloudFormation template (no Resources mapping)")
     return Template(path, text, body)
+
+
+def _located(path: tuple[str, ...]) -> bool:
+    """The key paths whose values need their line: resources down to their inline code."""
+    depth = len(path)
+    if path[0] != "Resources":
+        return False
+    if depth <= 2:
+        return True
+    if path[2] != "Properties":
+        return False
+    if depth == 3:
+        return True
+    if path[3] == "InlineCode":
+        return True
+    return path[3] == "Code" and (depth == 4 or path[4] == "ZipFile")
+
+
+def _decode(text: str, source: str) -> Any:
+    """JSON through the C decoder (lines only where guard reports them), else YAML."""
+    if text.lstrip().startswith("{"):
+        try:
+            return decode_json(text, source, _located)
+        except NotFastJson:
+            pass  # duplicate keys, tabs, YAML flow syntax ...: the YAML loader says where
+    return decode(text, source)
 
 
 def is_custom_resource(resource: Any) -> bool:

@@ -14,6 +14,7 @@ Built on PyYAML's C parser: importing this package costs a few milliseconds.
 from __future__ import annotations
 
 from cfnops.templates._files import load_template, parse_template, read_text
+from cfnops.templates._json import NotFastJson, decode_json
 from cfnops.templates._nodes import LocatedDict, LocatedList, LocatedStr, line_of
 from cfnops.templates._yaml import decode
 from cfnops.templates.errors import TemplateError
@@ -22,8 +23,10 @@ __all__ = [
     "LocatedDict",
     "LocatedList",
     "LocatedStr",
+    "NotFastJson",
     "TemplateError",
     "decode",
+    "decode_json",
     "line_of",
     "load_template",
     "parse_template",
