@@ -24,6 +24,10 @@ def import_cmd(
         typer.Option(help="Control-M calendar export (DEFCAL XML) for CONFCAL/DAYSCAL."),
     ] = None,
     timezone: Annotated[str, typer.Option(help="Time zone of the source's times.")] = "UTC",
+    poll_seconds: Annotated[
+        int,
+        typer.Option(min=0, help="Seconds between RunCommand status polls (input pollSeconds)."),
+    ] = 30,
     apply: Annotated[
         bool, typer.Option(help="Register schedules, calendars, dependencies and pools.")
     ] = False,
@@ -48,7 +52,7 @@ def import_cmd(
         raise UsageError(f"--today {today!r} is not YYYY-MM-DD") from None
     targets = load_hosts(hosts) if hosts else {}
     model = read_export(data, str(file), source, timezone=timezone, today=day, calendars=cal_data)
-    plan = plan_import(model, str(file), targets)
+    plan = plan_import(model, str(file), targets, poll_seconds=poll_seconds)
     written = write_plan(plan, out)
     result = dict(plan.report)
     result["files"] = written

@@ -86,14 +86,18 @@ class _Ctx:
 
 
 def build_definition(
-    net: JobNet, root: Node | None, hosts: Mapping[str, HostTarget] | None = None
+    net: JobNet,
+    root: Node | None,
+    hosts: Mapping[str, HostTarget] | None = None,
+    poll_seconds: int = 30,
 ) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
     """The ASL definition of ``net`` laid out as ``root``, and notes for the report."""
     ctx = _Ctx(net, state_names(net), hosts or {})
     states: dict[str, Any] = {}
     entry = _build(ctx, root, None, states) if root is not None else None
     assign: dict[str, Any] = {
-        "pollSeconds": "{% $exists($states.input.pollSeconds) ? $states.input.pollSeconds : 30 %}"
+        "pollSeconds": "{% $exists($states.input.pollSeconds) ? $states.input.pollSeconds : "
+        + f"{int(poll_seconds)} %}}"
     }
     if ctx.needs_confirm:
         assign["confirmTopicArn"] = (

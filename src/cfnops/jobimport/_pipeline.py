@@ -114,7 +114,11 @@ def _rename(model: ImportModel) -> dict[str, str]:
 
 
 def plan_import(
-    model: ImportModel, source: str, hosts: Mapping[str, HostTarget] | None = None
+    model: ImportModel,
+    source: str,
+    hosts: Mapping[str, HostTarget] | None = None,
+    *,
+    poll_seconds: int = 30,
 ) -> ImportPlan:
     """Lay out, build and check every job-net; nothing is written here."""
     names = _rename(model)
@@ -144,7 +148,7 @@ def plan_import(
             )
         if len(shape.extra_waits) > 20:
             model.note("dependency", net.source, f"{len(shape.extra_waits) - 20} more extra waits")
-        definition, notes = build_definition(net, shape.root, hosts)
+        definition, notes = build_definition(net, shape.root, hosts, poll_seconds)
         for kind, where, reason in notes:
             model.note(kind, where, reason)
         _self_check(definition, net, source)
