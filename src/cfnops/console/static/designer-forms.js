@@ -169,7 +169,7 @@ window.cfnopsDesignForms = (function () {
       box.append(el("fieldset", {}, el("legend", {}, `Catch rule ${i + 1}`),
         errorsField(ctx, rule.ErrorEquals || [], `${at}/ErrorEquals`, (v) => set("ErrorEquals", v)),
         select(`Catch rule ${i + 1}: go to`, rule.Next || "", nextOptions(ctx, ctx.name, "(choose a state)"),
-          (v) => ctx.update((s) => { s.Catch[i].Next = v; }, null, true), `${at}/Next`),
+          (v) => ctx.update((s) => { s.Catch[i].Next = v; }, `${at}/Next`), `${at}/Next`),
         input("Error output to (ResultPath)", rule.ResultPath, {path: true, pointer: `${at}/ResultPath`, onInput: (v) => set("ResultPath", v)}),
         button(`Remove catch rule ${i + 1}`, () => ctx.update((s) => { s.Catch.splice(i, 1); if (!s.Catch.length) delete s.Catch; }, null, true))));
     });
@@ -192,7 +192,7 @@ window.cfnopsDesignForms = (function () {
         `${ctx.machinePtr}/States/${M.esc(loop.done)}/Default`);
     }
     return select("Then go to", st.Next || "", nextOptions(ctx, ctx.name, "(end: the job-net ends here)"),
-      (v) => ctx.update((s) => { if (v) { s.Next = v; delete s.End; } else { delete s.Next; s.End = true; } }, null, true),
+      (v) => ctx.update((s) => { if (v) { s.Next = v; delete s.End; } else { delete s.Next; s.End = true; } }, `${ctx.ptr}/Next`),
       `${ctx.ptr}/Next`);
   }
 
@@ -230,23 +230,27 @@ window.cfnopsDesignForms = (function () {
     const services = el("datalist", {id: "d-sdk-services"});
     ctx.sdk("").then((r) => { for (const s of r.services || []) services.append(el("option", {value: s})); });
     let svc = service;
-    const actionSel = select("Action", action, [[action, action || "(pick a service first)"]], (v) =>
-      ctx.update((s) => { s.Resource = `arn:aws:states:::aws-sdk:${svc}:${v}`; }, null, true), `${ptr}/Resource`);
+    const params = el("div", {}, paramsSection(ctx, "Parameters", "Parameters"));
+    const loadParams = (sv, ac) => ctx.sdk(sv, ac).then((op) => {
+      if (op.parameters && ctx.state.Resource === op.resource)
+        params.replaceChildren(paramsSection(ctx, "Parameters", `Parameters of ${op.action}`, op.parameters));
+    });
+    const actionSel = select("Action", action, [[action, action || "(pick a service first)"]], (v) => {
+      ctx.update((s) => { s.Resource = `arn:aws:states:::aws-sdk:${svc}:${v}`; }, `${ptr}/Resource`);
+      if (v) loadParams(svc, v);
+    }, `${ptr}/Resource`);
     const svcBox = input("Service", service, {pointer: `${ptr}/Resource`, onChange: (v) => { svc = v.trim(); loadActions(); }, onInput: () => {}});
     svcBox.querySelector("input").setAttribute("list", "d-sdk-services");
-    const loadActions = () => ctx.sdk(svc).then((r) => {
+    const loadActions = () => { const asked = svc; return ctx.sdk(asked).then((r) => {
+      if (asked !== svc) return;  // a later service was typed meanwhile
       const s = actionSel.querySelector("select");
       const keep = s.value;
       s.replaceChildren(el("option", {value: ""}, "(pick an action)"), ...(r.actions || []).map((a) => el("option", {value: a}, a)));
       s.value = (r.actions || []).includes(keep) ? keep : "";
-    });
+    }); };
     if (svc) loadActions();
-    box.append(services, svcBox, actionSel);
-    const params = el("div", {}, paramsSection(ctx, "Parameters", "Parameters"));
-    if (service && action) ctx.sdk(service, action).then((op) => {
-      if (op.parameters) params.replaceChildren(paramsSection(ctx, "Parameters", `Parameters of ${op.action}`, op.parameters));
-    });
-    box.append(params);
+    box.append(services, svcBox, actionSel, params);
+    if (service && action) loadParams(service, action);
     return box;
   }
 
@@ -287,7 +291,7 @@ window.cfnopsDesignForms = (function () {
           el("code", {}, JSON.stringify({...rule, Next: undefined}).slice(0, 160))));
       }
       rbox.append(select(`Rule ${i + 1}: go to`, rule.Next || "", nextOptions(ctx, ctx.name, "(choose a state)"),
-        (v) => ctx.update((s) => { s.Choices[i].Next = v; }, null, true), `${at}/Next`));
+        (v) => ctx.update((s) => { s.Choices[i].Next = v; }, `${at}/Next`), `${at}/Next`));
       rbox.append(button(`Remove rule ${i + 1}`, () => ctx.update((s) => { s.Choices.splice(i, 1); }, null, true)));
       box.append(rbox);
     });
@@ -295,7 +299,7 @@ window.cfnopsDesignForms = (function () {
       s.Choices = [...(s.Choices || []), {Variable: "$", StringEquals: "", Next: ctx.names.find((n) => n !== ctx.name) || ""}];
     }, null, true)));
     box.append(select("Otherwise go to (Default)", st.Default || "", nextOptions(ctx, ctx.name, "(none: fails when no rule matches)"),
-      (v) => ctx.update((s) => { if (v) s.Default = v; else delete s.Default; }, null, true), `${ptr}/Default`));
+      (v) => ctx.update((s) => { if (v) s.Default = v; else delete s.Default; }, `${ptr}/Default`), `${ptr}/Default`));
     return box;
   }
 
@@ -347,19 +351,23 @@ window.cfnopsDesignForms = (function () {
     form.replaceChildren(...parts.filter(Boolean));
   }
 
-  /* Mark the fields whose pointer a finding names; the message says the pointer and the fix. */
-  function mark(form, findings) {
-    for (const old of form.querySelectorAll(".field-error")) old.remove();
+  /* Mark the fields whose pointer a finding names; the message says the pointer and the fix.
+     Findings of the state that no field shows are listed at the top of the form. */
+  function mark(form, findings, statePtr) {
+    for (const old of form.querySelectorAll(".field-error, .form-findings")) old.remove();
+    const text = (f) => `${f.pointer}: ${f.message}${f.suggestion ? ` (fix: ${f.suggestion})` : ""}`;
+    const shown = new Set();
     for (const node of form.querySelectorAll("[data-pointer]")) {
-      const p = node.dataset.pointer;
-      const hits = findings.filter((f) => f.pointer === p || (p.length > 1 && f.pointer.startsWith(`${p}/`)));
+      const hits = findings.filter((f) => f.pointer === node.dataset.pointer);
       node.setAttribute("aria-invalid", hits.length ? "true" : "false");
-      if (!hits.length) continue;
-      const msg = el("p", {className: "field-error", id: id(), role: "alert"},
-        hits.map((f) => `${f.pointer}: ${f.message}${f.suggestion ? ` (fix: ${f.suggestion})` : ""}`).join("; "));
+      if (!hits.length) { node.removeAttribute("aria-describedby"); continue; }
+      hits.forEach((f) => shown.add(f));
+      const msg = el("p", {className: "field-error", id: id(), role: "alert"}, hits.map(text).join("; "));
       node.setAttribute("aria-describedby", msg.id);
       node.after(msg);
     }
+    const rest = findings.filter((f) => f.state === statePtr && !shown.has(f));
+    if (rest.length) form.prepend(el("ul", {className: "form-findings"}, ...rest.map((f) => el("li", {className: `sev-${f.severity}`}, text(f)))));
   }
 
   return {render, mark, el};

@@ -276,7 +276,9 @@ window.cfnopsDesignModel = (function () {
       setExit(m, part.exit, target);
     } else if (sel) {
       const {exit, target} = exitOf(m, after);
-      m.States = insertAfter(m.States, after, part.states);
+      const loop = loopOf(m, after);  // a part goes after the whole RunCommand loop
+      const anchor = loop ? Object.keys(m.States).filter((n) => loop.group.includes(n)).pop() : after;
+      m.States = insertAfter(m.States, anchor, part.states);
       if (exit) { setExit(m, part.exit, target); setExit(m, exit, part.entry); }
       else setExit(m, part.exit, null);
     } else {

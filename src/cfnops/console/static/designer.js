@@ -164,8 +164,10 @@ window.cfnopsDesigner = (function () {
   function addPart(kind, position) {
     let ptr;
     commit(() => { ptr = M.addPart(S.data, kind, S.selected); });
-    if (position) S.positions[ptr] = position;
-    S.selected = ptr; draw(false); renderForm();
+    S.selected = ptr;
+    if (position) { S.positions[ptr] = position; draw(false); }
+    else draw(true);  // placed by keyboard or a press: laid out with the rest
+    renderForm();
     status(`Added ${M.locate(ptr).name}.`);
     const button = document.querySelector(`#d-states button[data-ptr="${CSS.escape(ptr)}"]`);
     return button;
@@ -191,6 +193,7 @@ window.cfnopsDesigner = (function () {
     const types = {};
     for (const [n, st] of Object.entries(machine.States)) types[n] = st && st.Type;
     const jsonata = (S.data.QueryLanguage === "JSONata" && !(M.get(S.data, ptr).QueryLanguage === "JSONPath"));
+    const active = form.contains(document.activeElement) ? focusKey(document.activeElement) : null;
     F.render(form, {
       ptr, name, machinePtr, machine, state: M.get(S.data, ptr), names: Object.keys(machine.States), types,
       loop: M.loopOf(machine, name), jsonata, sdk,
@@ -206,7 +209,12 @@ window.cfnopsDesigner = (function () {
         st.Branches.push({StartAt: n, States: {[n]: {Type: "Pass", Comment: M.PLACEHOLDER, End: true}}});
       }),
     });
-    if (S.check) F.mark(form, S.check.findings);
+    if (S.check) F.mark(form, S.check.findings, ptr);
+    if (active) { const again = [...form.querySelectorAll("input, select, textarea, button")].find((n) => focusKey(n) === active); if (again) again.focus(); }
+  }
+  /* What identifies a form control across re-renders: its label or its text. */
+  function focusKey(node) {
+    return `${node.tagName}:${(node.labels && node.labels[0] ? node.labels[0].textContent : node.textContent).trim()}`;
   }
 
   /* --- data-flow check --------------------------------------------------------------- */
@@ -215,13 +223,17 @@ window.cfnopsDesigner = (function () {
     try { $("d-data-error").textContent = ""; return JSON.parse($(id).value || "{}"); }
     catch (err) { $("d-data-error").textContent = `${id === "d-input" ? "Sample input" : "Task results"}: ${err.message}`; return null; }
   }
-  function scheduleCheck(delay = 150) { clearTimeout(checkTimer); checkTimer = setTimeout(runCheck, delay); }
+  function scheduleCheck(delay = 150) {
+    $("d-graph").dataset.pending = "1";
+    clearTimeout(checkTimer); checkTimer = setTimeout(runCheck, delay);
+  }
   function runCheck() {
     const input = sample("d-input"), results = sample("d-results");
-    if (input === null || results === null || !S.data) return Promise.resolve();
+    if (input === null || results === null || !S.data) { delete $("d-graph").dataset.pending; return Promise.resolve(); }
     const seq = ++S.seq, started = performance.now();
     return api("/designer/api/check", {definition: S.data, input, taskResults: results}).then((r) => {
       if (seq !== S.seq) return;
+      delete $("d-graph").dataset.pending;
       if (!r.ok) { status(r.body.error || "The check failed."); return; }
       const check = r.body;
       check.edgesById = {};
@@ -240,7 +252,7 @@ window.cfnopsDesigner = (function () {
         const info = check.states[S.selected];
         const list = document.getElementById("d-paths");
         if (list && info && info.reached) list.replaceChildren(...(info.paths || []).map((p) => el("option", {value: p})));
-        F.mark(form, check.findings);
+        F.mark(form, check.findings, S.selected);
       }
       $("d-graph").dataset.checked = String(seq);
       window.cfnopsDesignerLastCheckMs = performance.now() - started;

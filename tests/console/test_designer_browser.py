@@ -1,0 +1,332 @@
+"""The job-net designer in a real Chromium: build, check, save, validate and run a job-net.
+
+From an empty canvas, with the palette and the forms only (no JSON typed into the
+definition): RunCommand on two instances with its polling loop → Choice on the command
+status → Parallel (deregister the targets | stop the database) → Succeed, with Retry and a
+Catch to a Fail. The saved file passes ``cfnops job validate --strict`` and ``cfnops job
+run`` succeeds on the sandbox. Once with the mouse (the first part dragged onto the
+canvas), once with the keyboard only. Screenshots go to ``$CFNOPS_TEST_ARTIFACTS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, chromium_path, shot
+from tests.heal._proc import SandboxProcess, env_for
+
+pytestmark = pytest.mark.slow
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+ROOT = Path(__file__).resolve().parents[2]
+CASES = ROOT / ".." / "shared" / "conformance" / "asl" / "cases"
+TYPO = "$.Execution.Input.Input.TargetAlb.TargetGroup."
+SAMPLE = {
+    "instanceIds": ["i-0123456789abcdef0", "i-0fedcba9876543210"],
+    "targetGroupArn": "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/web/0123",
+    "targets": [{"Id": "i-0123456789abcdef0"}, {"Id": "i-0fedcba9876543210"}],
+    "clusterId": "web-db",
+}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[SandboxProcess]:
+    box = SandboxProcess()
+    yield box
+    box.stop()
+
+
+@pytest.fixture
+def console(
+    tmp_path: Path, sandbox: SandboxProcess, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[ConsoleProcess]:
+    monkeypatch.chdir(tmp_path)  # the console's definition root: where it was started
+    process = ConsoleProcess(env_for(sandbox, tmp_path / "runs.sqlite"))
+    yield process
+    process.stop()
+
+
+@pytest.fixture
+def page(browser: Any, console: ConsoleProcess) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{console.url}/login?token={TOKEN}")
+    yield page
+    context.close()
+    assert errors == [], errors
+
+
+class Mouse:
+    """Clicks, fills and picks like a user with a mouse."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def press(self, target: Any) -> None:
+        target.click()
+
+    def fill(self, target: Any, text: str) -> None:
+        target.fill(text)
+
+    def pick(self, target: Any, value: str) -> None:
+        target.select_option(value)
+
+    def tick(self, target: Any) -> None:
+        target.check()
+
+    def commit(self, target: Any) -> None:
+        target.dispatch_event("change")
+
+
+class Keyboard(Mouse):
+    """The same steps with the keyboard only: focus, keys and typing."""
+
+    def press(self, target: Any) -> None:
+        target.focus()
+        self.page.keyboard.press("Enter")
+
+    def fill(self, target: Any, text: str) -> None:
+        target.focus()
+        self.page.keyboard.press("Control+A")
+        self.page.keyboard.press("Delete")
+        self.page.keyboard.type(text)
+
+    def pick(self, target: Any, value: str) -> None:
+        target.focus()
+        self.page.keyboard.type(value)  # type-ahead on a focused <select>
+        assert target.input_value() == value
+
+    def tick(self, target: Any) -> None:
+        target.focus()
+        self.page.keyboard.press("Space")
+
+    def commit(self, target: Any) -> None:
+        target.focus()
+        self.page.keyboard.press("Tab")
+
+
+def _state(page: Any, name: str) -> Any:
+    return page.locator(f'#d-states button[data-state="{name}"]')
+
+
+def _part(page: Any, kind: str) -> Any:
+    return page.locator(f'#d-parts button[data-part="{kind}"]')
+
+
+def _form(page: Any) -> Any:
+    return page.locator("#d-form")
+
+
+def _checked(page: Any) -> None:
+    """Wait for the data-flow check that follows the last edit."""
+    page.wait_for_function(
+        "() => { const g = document.getElementById('d-graph').dataset;"
+        " return g.checked && !g.pending; }"
+    )
+
+
+def _sdk(page: Any, ui: Mouse, service: str, action: str, params: dict[str, str]) -> None:
+    form = _form(page)
+    ui.fill(form.get_by_label("Service", exact=True), service)
+    ui.commit(form.get_by_label("Service", exact=True))
+    page.wait_for_function(
+        "(a) => [...document.querySelectorAll('#d-form select option')].some(o => o.value === a)",
+        arg=action,
+    )
+    ui.pick(form.get_by_label("Action", exact=True), action)
+    for name, path in params.items():
+        label = f"{name} comes from a path"
+        form.get_by_label(label).wait_for()
+        ui.tick(form.get_by_label(label))
+        ui.fill(form.get_by_label(f"{name} (required)", exact=False).first, path)
+
+
+def _build(page: Any, ui: Mouse, drag: bool) -> None:
+    """The Done-when job-net, from an empty canvas, palette and forms only."""
+    form = _form(page)
+    if drag:
+        _part(page, "runCommand").drag_to(page.locator("#d-graph"))
+    else:
+        ui.press(_part(page, "runCommand"))
+    _state(page, "RunCommand").wait_for()
+    ui.fill(form.get_by_label("Commands (one per line)"), "systemctl stop httpd")
+    ui.fill(form.get_by_label("Poll every (seconds)"), "1")
+    ui.press(_part(page, "choice"))  # after the loop: the command's status is known here
+    ui.press(_part(page, "parallel"))
+    ui.press(_state(page, "Parallel"))
+    ui.press(_part(page, "succeed"))
+    ui.press(_part(page, "fail"))  # after Succeed: placed, not connected
+    ui.press(_state(page, "Branch1Step"))
+    ui.press(_part(page, "sdk"))
+    _sdk(page, ui, "elasticloadbalancingv2", "deregisterTargets",
+         {"TargetGroupArn": "$.targetGroupArn", "Targets": "$.targets"})  # fmt: skip
+    ui.press(_state(page, "Branch2Step"))
+    ui.press(_part(page, "sdk"))
+    _sdk(page, ui, "rds", "stopDBCluster", {"DBClusterIdentifier": "$.clusterId"})
+    ui.press(_state(page, "Choice"))
+    ui.press(form.get_by_role("button", name="Add rule"))
+    ui.fill(form.get_by_label("Variable (path)"), "$.command.Status")
+    ui.fill(form.get_by_label("Value", exact=True), "Success")
+    ui.pick(form.get_by_label("Rule 1: go to"), "Parallel")
+    ui.pick(form.get_by_label("Otherwise go to (Default)"), "Fail")
+    ui.press(_state(page, "Parallel"))
+    ui.press(form.get_by_role("button", name="Add retry rule"))
+    ui.press(form.get_by_role("button", name="Add catch rule"))
+    assert form.get_by_label("Catch rule 1: go to").input_value() == "Fail"
+    ui.fill(page.get_by_label("Sample input (JSON)"), json.dumps(SAMPLE))
+    _checked(page)
+
+
+def _run_on_sandbox(sandbox: SandboxProcess, db: Path, path: Path) -> dict[str, Any]:
+    from cfnops.aws import AwsClients
+    from cfnops.config import load_settings
+    from cfnops.demo.websystem import build_web_system
+
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+    settings = load_settings(aws={"endpoint_url": sandbox.url, "region": "us-east-1"})
+    value = build_web_system(AwsClients(settings.aws), wait_seconds=1)
+    value["targets"] = [{"Id": i} for i in value["instanceIds"]]
+    env = env_for(sandbox, db)
+    run = [sys.executable, "-m", "cfnops", "job", "run", str(path), "--output", "json"]
+    done = subprocess.run(
+        [*run, "--input", json.dumps(value)], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def _validate_strict(path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cfnops", "job", "validate", "--strict", str(path)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "valid" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("ui_kind", "name"), [(Mouse, "mouse"), (Keyboard, "keyboard")], ids=["mouse", "keyboard"]
+)
+def test_build_save_validate_and_run_from_an_empty_canvas(
+    page: Any,
+    console: ConsoleProcess,
+    sandbox: SandboxProcess,
+    tmp_path: Path,
+    ui_kind: Callable[[Any], Mouse],
+    name: str,
+) -> None:
+    ui = ui_kind(page)
+    page.goto(f"{console.url}/designer")
+    page.locator("#d-parts button").first.wait_for()
+    assert page.evaluate("Object.keys(cfnopsDesigner.state.data.States).length") == 0
+    _build(page, ui, drag=name == "mouse")
+    check = page.evaluate("cfnopsDesigner.state.check")
+    assert check["ok"], check["findings"]
+    assert not [f for f in check["findings"] if f["severity"] == "error"]
+    page.locator("#d-flow").check() if name == "mouse" else ui.tick(page.locator("#d-flow"))
+    labels = page.evaluate("cfnopsDesignerGraph.edges().map(e => e.data('label'))")
+    assert any(str(x).startswith("{instanceIds: [string]") for x in labels), labels
+    poll = "/States/RunCommandPoll/Next->/States/RunCommandDone"
+    shape = page.evaluate(f"cfnopsDesigner.state.check.edgesById['{poll}'].shape[0]")
+    assert "command: {CommandId: string, Status: string}" in shape
+    assert shape in page.locator("#d-arrows").text_content()
+    ui.press(page.get_by_role("button", name="Validate strict"))
+    page.locator("#d-strict-result").wait_for()
+    assert "Strict validation passed" in page.locator("#d-strict-result").text_content()
+    assert page.evaluate(UNNAMED_CONTROLS) == []
+    ui.press(page.get_by_role("button", name="Auto-layout"))
+    shot(page, f"designer-built-{name}")
+    ui.fill(page.get_by_label("Save as", exact=False), f"stop-web-{name}.asl.json")
+    ui.press(page.get_by_role("button", name="Save"))
+    page.wait_for_function("() => document.getElementById('d-status').dataset.saved")
+    saved = tmp_path / f"stop-web-{name}.asl.json"
+    definition = json.loads(saved.read_text())
+    assert definition == page.evaluate("cfnopsDesigner.state.data")
+    loop = ["RunCommand", "RunCommandWait", "RunCommandPoll", "RunCommandDone"]
+    assert list(definition["States"])[:4] == loop
+    assert definition["States"]["RunCommandDone"]["Default"] == "Choice"
+    assert definition["States"]["Parallel"]["Catch"][0]["Next"] == "Fail"
+    _validate_strict(saved)
+    result = _run_on_sandbox(sandbox, tmp_path / "cli.sqlite", saved)
+    assert result["status"] == "SUCCEEDED", result
+
+
+def test_a_trailing_dot_is_flagged_in_the_form_and_on_the_arrow(
+    page: Any, console: ConsoleProcess
+) -> None:
+    ui = Mouse(page)
+    page.goto(f"{console.url}/designer")
+    ui.press(_part(page, "pass"))
+    form = _form(page)
+    ui.fill(form.get_by_label("New parameter name"), "targetGroupArn")
+    ui.press(form.get_by_role("button", name="Add parameter"))
+    ui.tick(form.get_by_label("targetGroupArn comes from a path"))
+    ui.fill(form.get_by_label("targetGroupArn", exact=True), TYPO)
+    pointer = "/States/Pass/Parameters/targetGroupArn.$"
+    error = form.locator(".field-error")
+    error.wait_for()
+    assert pointer in error.text_content() and "remove the trailing dot" in error.text_content()
+    field = form.get_by_label("targetGroupArn", exact=True)
+    assert field.get_attribute("aria-invalid") == "true"
+    arrow = page.locator("#d-arrows li.bad")
+    assert pointer in arrow.text_content()
+    assert page.evaluate("cfnopsDesignerGraph.edges('.bad').map(e => e.data('label'))") == [
+        f"✘ {pointer}"
+    ]
+    shot(page, "designer-typo")
+    ui.fill(field, TYPO.rstrip("."))  # valid now, but the sample input lacks it
+    page.wait_for_function(
+        "() => /selects nothing/.test(document.querySelector('#d-form .field-error').textContent)"
+    )
+    sample = {"Execution": {"Input": {"Input": {"TargetAlb": {"TargetGroup": "arn:tg"}}}}}
+    ui.fill(page.get_by_label("Sample input (JSON)"), json.dumps(sample))
+    page.wait_for_function("() => !document.querySelector('#d-arrows li.bad')")
+    assert form.locator(".field-error").count() == 0
+    assert "parent" not in page.locator("#d-arrows").text_content()
+    assert "Execution: {Input:" in page.locator("#d-arrows").text_content()
+
+
+def test_open_and_save_without_edits_and_the_drawing_of_every_definition(
+    page: Any, console: ConsoleProcess, tmp_path: Path
+) -> None:
+    for source in sorted((ROOT / "examples").glob("**/*.asl.json")):
+        page.goto(f"{console.url}/designer?path={source}")
+        page.wait_for_function("() => document.getElementById('d-graph').dataset.checked")
+        page.get_by_label("Save as", exact=False).fill(f"copy-{source.name}")
+        page.get_by_role("button", name="Save").click()
+        page.wait_for_function("() => document.getElementById('d-status').dataset.saved")
+        assert (tmp_path / f"copy-{source.name}").read_bytes() == source.read_bytes()
+    shot(page, "designer-open")
+    if not CASES.is_dir():
+        return
+    definitions = [json.loads(p.read_text())["definition"] for p in sorted(CASES.glob("*/*.json"))]
+    drawn = page.evaluate(
+        """(defs) => defs.map((d) => {
+            const before = JSON.stringify(d);
+            const nodes = cfnopsDesignModel.elements(d).filter((e) => e.data.name !== undefined);
+            return [nodes.length, cfnopsDesignModel.states(d).length, JSON.stringify(d) === before];
+        })""",
+        definitions,
+    )
+    assert all(n == m and same for n, m, same in drawn)
