@@ -56,7 +56,7 @@ def guard_command(
         st.emit_json(to_sarif(report))
     else:
         render_text(report, st.console)
-    if report.has_errors or (fail_on_unchecked and report.not_checked):
+    if report.has_errors or (fail_on_unchecked and report.not_analysed):
         raise typer.Exit(1)
 
 

@@ -63,14 +63,13 @@ def check_template(template_path: Path | str, code_dir: Path | str | None = None
             unchecked.append(NotChecked(resource, function, result))
             continue
         source, facts = result
-        if not facts.entry_found:
-            notes.append(
-                Note(
-                    resource,
-                    f"function {function}: handler {source.entry!r} not found in "
-                    f"{source.file}; checked every top-level function instead",
-                )
-            )
+        partly = source.assumed or (
+            "" if facts.entry_found else f"handler {source.entry!r} not found in {source.file}"
+        )
+        if partly:
+            why = f"{partly}; checked every top-level function instead"
+            notes.append(Note(resource, f"function {function}: {why}"))
+            unchecked.append(NotChecked(resource, function, why, partial=True))
         ctx = RuleContext(resource=resource, function=function, source=source)
         for _, check in ALL_RULES:
             findings.update(check(facts, ctx))

@@ -34,6 +34,10 @@ CFN_SEND = "cfn_send"  # its send function
 CRHELPER_CLASS = "crhelper_class"  # crhelper.CfnResource
 CRHELPER = "crhelper"  # an instance of it
 STR_PREFIX = "str:"  # "str:Delete": a known string constant
+EXACT = "exact"  # functions picked from a dispatch table for this request type
+FROM_REQUEST_TYPE = "from_request_type"  # text built from RequestType ("on_" + rt.lower())
+CLASS = "class"  # a class of the handler's module
+INSTANCE = "instance"  # an instance of one (self, Provider())
 MOD_PREFIX = "mod:"  # "mod:uuid.uuid4": a name imported from a module
 
 UNKNOWN_STATUS = "?"
@@ -54,9 +58,29 @@ class Val:
 
     labels: frozenset[str] = frozenset()
     funcs: frozenset[str] = frozenset()
+    # a dispatch table: (key, function) of a mapping literal whose values are functions
+    keyed: frozenset[tuple[str, str]] = frozenset()
 
     def __or__(self, other: Val) -> Val:
-        return Val(self.labels | other.labels, self.funcs | other.funcs)
+        return Val(self.labels | other.labels, self.funcs | other.funcs, self.keyed | other.keyed)
+
+    def pick(self, key: Val, request_type: str) -> Val | None:
+        """The functions a dispatch table gives for ``key`` (``None``: not a table lookup).
+
+        A key built from ``RequestType`` selects the entries named after this request
+        type (any case); a known string selects its entry. The result is marked
+        :data:`EXACT`: these are the functions that run, whatever their names say.
+        """
+        if not self.keyed:
+            return None
+        if key.has(REQUEST_TYPE):
+            wanted = {request_type.lower()}
+        elif key.strings():
+            wanted = {k.lower() for k in key.strings()}
+        else:
+            return None
+        found = frozenset(f for k, f in self.keyed if k.lower() in wanted)
+        return Val(frozenset({EXACT}), found)
 
     def has(self, label: str) -> bool:
         return label in self.labels
@@ -86,6 +110,8 @@ def derived(values: Iterable[Val]) -> Val:
         labels |= value.labels & _DATA_KEEP
         if INCOMING_ID in value.labels:
             labels.add(FROM_ID)
+        if REQUEST_TYPE in value.labels or FROM_REQUEST_TYPE in value.labels:
+            labels.add(FROM_REQUEST_TYPE)
     return Val(frozenset(labels))
 
 

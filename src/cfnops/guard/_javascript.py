@@ -9,6 +9,7 @@ from cfnops.guard._facts import (
     CFN_RESPONSE,
     CFN_SEND,
     CREATE,
+    EXACT,
     INCOMING_ID,
     LITERAL,
     MOD_PREFIX,
@@ -418,7 +419,9 @@ class _Run:
         if kind == "MemberExpression":
             base = self.expr(node.object, env)
             if node.computed and key_of(node.property, True) is None:
-                self.expr(node.property, env)
+                chosen = base.pick(self.expr(node.property, env), self.rt)
+                if chosen is not None:  # handlers[event.RequestType]
+                    return chosen
             return self.member(base, key_of(node.property, node.computed))
         if kind == "CallExpression":
             return self.call_expr(node, env)
@@ -477,7 +480,8 @@ class _Run:
             status = values.get("Status")
             line = lines["PhysicalResourceId"]
             self.sink("response_body", line, values["PhysicalResourceId"], status)
-        return Val(derived(everything).labels, union(everything).funcs)
+        table = frozenset((k, f) for k, v in values.items() for f in v.funcs)
+        return Val(derived(everything).labels, union(everything).funcs, table)
 
     def new_expr(self, node: Node, env: dict[str, Val]) -> Val:
         callee = self.expr(node.callee, env)
@@ -524,7 +528,9 @@ class _Run:
             for value in args:
                 self.rec.use(value, line)
         if callee.funcs:
-            direct = func.type == "Identifier" and func.name in self.functions
+            direct = callee.has(EXACT) or (
+                func.type == "Identifier" and func.name in self.functions
+            )
             results = [
                 self.call(f, args, env)
                 for f in sorted(callee.funcs)

@@ -67,9 +67,15 @@ class NotChecked:
     resource: str
     handler: str
     reason: str
+    partial: bool = False  # analysed, but under an assumption the reason states
 
-    def to_json(self) -> dict[str, str]:
-        return {"resource": self.resource, "handler": self.handler, "reason": self.reason}
+    def to_json(self) -> dict[str, str | bool]:
+        return {
+            "resource": self.resource,
+            "handler": self.handler,
+            "reason": self.reason,
+            "partial": self.partial,
+        }
 
 
 @dataclass(frozen=True)
@@ -77,7 +83,9 @@ class GuardReport:
     """Everything ``check_template`` found for one template.
 
     ``not_checked`` lists the custom resources whose handler was not analysed
-    (a clean report says nothing about them); each also has a note.
+    (a clean report says nothing about them), and those analysed only in part
+    (``partial``: an unresolvable handler name, an entry not found); each also
+    has a note.
     """
 
     template: str
@@ -85,6 +93,11 @@ class GuardReport:
     findings: tuple[Finding, ...]
     notes: tuple[Note, ...]
     not_checked: tuple[NotChecked, ...] = ()
+
+    @property
+    def not_analysed(self) -> tuple[NotChecked, ...]:
+        """The handlers not analysed at all (``--fail-on-unchecked`` trips on these)."""
+        return tuple(item for item in self.not_checked if not item.partial)
 
     @property
     def has_errors(self) -> bool:

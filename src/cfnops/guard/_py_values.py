@@ -56,3 +56,13 @@ def const_str(node: ast.expr | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return None
+
+
+_NAMESPACES = frozenset({"globals", "vars", "locals"})
+
+
+def is_namespace(node: ast.expr) -> bool:
+    """``globals()``, ``vars()``, ``locals()`` or ``sys.modules[__name__].__dict__``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in _NAMESPACES
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__"

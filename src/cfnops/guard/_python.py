@@ -10,10 +10,14 @@ from cfnops.guard._facts import (
     AWS,
     CFN_RESPONSE,
     CFN_SEND,
+    CLASS,
     CREATE,
     CRHELPER,
     CRHELPER_CLASS,
+    EXACT,
+    FROM_REQUEST_TYPE,
     INCOMING_ID,
+    INSTANCE,
     LITERAL,
     MOD_PREFIX,
     NONE,
@@ -43,7 +47,13 @@ from cfnops.guard._flow import (
     truth_value,
 )
 from cfnops.guard._py_local import local_functions
-from cfnops.guard._py_values import const_str, mentions_request_type, module_val, volatile_call
+from cfnops.guard._py_values import (
+    const_str,
+    is_namespace,
+    mentions_request_type,
+    module_val,
+    volatile_call,
+)
 
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 _MAX_DEPTH = 8
@@ -91,12 +101,15 @@ class _Run:
         self.functions: dict[str, _Func] = {}
         self.called: set[str] = set()
         self.methods: set[str] = set()
+        self.classes: set[str] = set()
+        self.attrs: dict[str, Val] = {}  # self.<name> = value, in any method
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions.setdefault(node.name, node)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 self.called.add(node.func.id)
             elif isinstance(node, ast.ClassDef):
+                self.classes.add(node.name)
                 self.methods.update(
                     f.name
                     for f in node.body
@@ -150,7 +163,7 @@ class _Run:
         self.budget -= 1
         first = fn.args.args[0].arg if fn.args.args else ""
         if first in ("self", "cls"):
-            args = [Val(), *args]  # a method: the instance is bound implicitly
+            args = [lab(INSTANCE), *args]  # a method: the instance is bound implicitly
         entering = self.site is None and (name in self.foreign or fn in self.foreign.values())
         if entering:
             self.site = self.call_line
@@ -340,7 +353,10 @@ class _Run:
                 self.sink("response_body", line, value, None)
             base = target.value
             if isinstance(base, ast.Name):
-                env[base.id] = self.lookup(base.id, env) | value
+                owner = self.lookup(base.id, env)
+                if isinstance(target, ast.Attribute) and owner.has(INSTANCE):
+                    self.attrs[target.attr] = self.attrs.get(target.attr, Val()) | value
+                env[base.id] = owner | value
 
     # -- expressions -----------------------------------------------------------------
 
@@ -351,7 +367,7 @@ class _Run:
             return self.globals[name]
         if name in self.functions:
             return Val(funcs=frozenset({name}))
-        return Val()
+        return lab(CLASS) if name in self.classes else Val()
 
     def cond(self, node: ast.expr, env: dict[str, Val]) -> bool | None:
         if isinstance(node, ast.BoolOp):
@@ -398,13 +414,19 @@ class _Run:
         if isinstance(node, ast.Attribute):
             return self.attribute(self.expr(node.value, env), node.attr)
         if isinstance(node, ast.Subscript):
+            if is_namespace(node.value):  # globals()[...], vars()[...]: a name lookup
+                picked = self.dispatch(node.slice, env)
+                if picked is not None:
+                    return picked
             base = self.expr(node.value, env)
             key = const_str(node.slice)
             known = field_value(key, self.rt) if key is not None else None
             if known is not None:
                 return known
-            self.expr(node.slice, env)
-            return Val(derived([base]).labels, base.funcs)
+            chosen = base.pick(self.expr(node.slice, env), self.rt)
+            if chosen is not None:
+                return chosen
+            return Val(derived([base]).labels, base.funcs, base.keyed)
         if isinstance(node, ast.Call):
             return self.call_expr(node, env)
         if isinstance(node, ast.BoolOp):
@@ -447,7 +469,9 @@ class _Run:
         """``getattr(obj, <name built from event["RequestType"]>)``: the functions whose
         name mentions this request type (``on_update``, ``Update``...)."""
         value = self.expr(name_node, env)
-        if not (value.has(REQUEST_TYPE) or mentions_request_type(name_node)):
+        if not (value.has(REQUEST_TYPE) or value.has(FROM_REQUEST_TYPE)) and not (
+            mentions_request_type(name_node)
+        ):
             return None
         found = {f for f in self.functions if self.rt.lower() in f.lower().split(".")[-1]}
         return Val(funcs=frozenset(found)) if found else Val()
@@ -466,6 +490,10 @@ class _Run:
             return Val(funcs=frozenset(q for q in local if q in self.foreign))
         if attr in self.methods and not mods:
             return Val(derived([base]).labels, frozenset({attr}))  # obj.method / self.method
+        if base.has(INSTANCE) and attr in self.attrs:
+            return self.attrs[attr]
+        if base.keyed:  # self.routes = {"Create": self.create, ...} kept on the instance
+            return Val(derived([base]).labels, base.funcs, base.keyed)
         if mods:
             return union(module_val(f"{m[len(MOD_PREFIX) :]}.{attr}") for m in mods)
         if base.has(AWS):
@@ -477,12 +505,15 @@ class _Run:
     def dict_(self, node: ast.Dict, env: dict[str, Val]) -> Val:
         values = [self.expr(v, env) for v in node.values]
         keys = [const_str(k) if k is not None else None for k in node.keys]
+        table = frozenset(
+            (k, f) for k, v in zip(keys, values, strict=True) if k is not None for f in v.funcs
+        )
         if "PhysicalResourceId" in keys:
             status = values[keys.index("Status")] if "Status" in keys else None
             index = keys.index("PhysicalResourceId")
             line = node.values[index].lineno
             self.sink("response_body", line, values[index], status)
-        return Val(derived(values).labels, union(values).funcs)
+        return Val(derived(values).labels, union(values).funcs, table)
 
     def call_expr(self, node: ast.Call, env: dict[str, Val]) -> Val:
         func, line = node.func, node.lineno
@@ -495,6 +526,13 @@ class _Run:
                 if known.has(NONE) and len(node.args) > 1:
                     return self.expr(node.args[1], env)
                 return known
+            assert isinstance(func, ast.Attribute)
+            table = self.expr(func.value, env)
+            chosen = table.pick(self.expr(node.args[0], env), self.rt)
+            if chosen is not None:  # HANDLERS.get(event["RequestType"], fallback)
+                if chosen.funcs or len(node.args) < 2:
+                    return chosen
+                return lab(EXACT) | self.expr(node.args[1], env)
         if name == "getattr" and isinstance(func, ast.Name) and len(node.args) >= 2:
             picked = self.dispatch(node.args[1], env)
             if picked is not None:
@@ -513,8 +551,14 @@ class _Run:
         if name not in LOGGING_CALLS:
             for value in (*args, *kwargs.values()):
                 self.rec.use(value, line)
+        if callee.has(CLASS):  # Provider(...): its __init__ runs, the result is an instance
+            if "__init__" in self.functions:
+                self.call("__init__", args, kwargs, caller=env)
+            return lab(INSTANCE)
+        if callee.has(INSTANCE) and not callee.funcs and "__call__" in self.functions:
+            return self.call("__call__", args, kwargs, caller=env)
         if callee.funcs:
-            direct = isinstance(func, ast.Name) and func.id in self.functions
+            direct = callee.has(EXACT) or (isinstance(func, ast.Name) and func.id in self.functions)
             results = [
                 self.call(f, args, kwargs, caller=env)
                 for f in sorted(callee.funcs)

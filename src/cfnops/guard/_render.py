@@ -61,9 +61,21 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
         }
         for f in report.findings
     ]
-    notifications = [
+    # what was not checked (or only in part) is a notification a reader can filter on
+    notifications: list[dict[str, Any]] = [
+        {
+            "level": "note" if item.partial else "warning",
+            "descriptor": {"id": "not-checked"},
+            "message": {"text": f"{item.resource}: {item.reason}"},
+            "properties": item.to_json(),
+        }
+        for item in report.not_checked
+    ]
+    covered = {(item.resource, item.reason) for item in report.not_checked}
+    notifications += [
         {"level": "note", "message": {"text": f"{note.resource}: {note.message}"}}
         for note in report.notes
+        if not any(r == note.resource and why in note.message for r, why in covered)
     ]
     return {
         "$schema": SARIF_SCHEMA,
@@ -88,8 +100,10 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
 
 def render_text(report: GuardReport, console: Console) -> None:
     """Findings as a table plus why/fix lines; readable without colour."""
-    unchecked = len(report.not_checked)
+    unchecked = len(report.not_analysed)
+    partly = len(report.not_checked) - unchecked
     tail = f", {unchecked} handler{'s' if unchecked != 1 else ''} not checked" if unchecked else ""
+    tail += f", {partly} checked in part" if partly else ""
     if not report.custom_resources:
         console.print(f"{report.template}: no custom resources.", markup=False)
     elif not report.findings:

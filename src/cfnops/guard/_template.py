@@ -42,6 +42,7 @@ class CodeSource:
     language: str  # "python" | "nodejs"
     entry: str  # the handler function's name
     line_map: tuple[int, ...] = ()  # code line (1-based) -> file line; empty: identity
+    assumed: str = ""  # why the entry is a guess (a Handler setting that cannot be resolved)
 
     def file_line(self, code_line: int) -> int:
         if not self.line_map:
@@ -169,6 +170,13 @@ def handler_code(
     if unsupported is not None:
         return None, unsupported
     module, _, entry = handler.rpartition(".") if isinstance(handler, str) else ("", "", "")
+    assumed = ""
+    if handler is None and props.get("Handler") is not None:
+        assumed = (
+            f"its Handler {_short(props.get('Handler'))} cannot be resolved from the template "
+            "(a parameter without a default or allowed value, or another resource's value)"
+        )
+        entry = " unresolved"  # no function has this name: every top-level one is checked
     entry = entry or "handler"
     code = props.get("Code")
     inline = code.get("ZipFile") if isinstance(code, Mapping) else props.get("InlineCode")
@@ -179,7 +187,7 @@ def handler_code(
             return None, f"inline code is not a string ({_short(inline)}); pass --code DIR"
         text, line_map = _inline_text(template, inline)
         language = _language(runtime, None, text)
-        return CodeSource(text, str(template.path), language, entry, line_map), ""
+        return CodeSource(text, str(template.path), language, entry, line_map, assumed), ""
     folders = _code_folders(template, function_id, props, code_dir)
     if not folders:
         return None, "handler code is not in the template: pass --code DIR"
@@ -190,7 +198,7 @@ def handler_code(
             if candidate.is_file():
                 text = candidate.read_text(encoding="utf-8", errors="replace")
                 language = _language(runtime, candidate.suffix, text)
-                return CodeSource(text, str(candidate), language, entry), ""
+                return CodeSource(text, str(candidate), language, entry, (), assumed), ""
     looked = ", ".join(str(f) for f in folders)
     return None, f"handler module {module!r} not found (looked in {looked})"
 
@@ -322,9 +330,14 @@ def unsupported_language(runtime: str, handler: str | None) -> str | None:
 
 
 def _parameter_default(template: Template, name: str) -> str | None:
+    """The value a deploy uses without arguments: the Default, or the only allowed value."""
     params = template.body.get("Parameters")
     spec = params.get(name) if isinstance(params, Mapping) else None
     default = spec.get("Default") if isinstance(spec, Mapping) else None
+    if default is None and isinstance(spec, Mapping):
+        allowed = spec.get("AllowedValues")
+        if isinstance(allowed, list) and len(allowed) == 1:
+            default = allowed[0]
     return str(default) if isinstance(default, str | int | float) else None
 
 
@@ -344,6 +357,12 @@ def resolve_string(template: Template, value: Any) -> str | None:
             return None
         parts = [resolve_string(template, item) for item in items]
         return None if any(p is None for p in parts) else delimiter.join(str(p) for p in parts)
+    if name == "Fn::Select" and isinstance(arg, list) and len(arg) == 2:
+        index = str(arg[0]) if isinstance(arg[0], int) else resolve_string(template, arg[0])
+        items = _split(template, arg[1]) if isinstance(arg[1], Mapping) else arg[1]
+        if index is None or not index.isdigit() or not isinstance(items, list):
+            return None
+        return resolve_string(template, items[int(index)]) if int(index) < len(items) else None
     if name == "Fn::Sub":
         text, variables = (arg, {}) if isinstance(arg, str) else [*arg, None, None][:2]
         if not isinstance(text, str):
@@ -367,3 +386,11 @@ def resolve_string(template: Template, value: Any) -> str | None:
         out = _SUB_VARIABLE.sub(substitute, text).replace("${!", "${")
         return None if unresolved else out
     return None
+
+
+def _split(template: Template, value: Mapping[str, Any]) -> list[str] | None:
+    arg = value.get("Fn::Split")
+    if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str) and arg[0]):
+        return None
+    text = resolve_string(template, arg[1])
+    return None if text is None else text.split(arg[0])
