@@ -334,7 +334,7 @@ class _Reader:
     ) -> Job | None:
         merged = {
             **_job_defaults(self.defaults),
-            **{k: v for k, v in folder.items() if k in ("Host", "RunAs")},
+            **{k: folder[k] for k in ("Host", "RunAs") if k in folder},
             **obj,
         }
         kind = str(merged.get("Type"))

@@ -127,12 +127,9 @@ def layout(nodes: Sequence[str], edges: Iterable[tuple[str, str]]) -> Layout:
 
 
 def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    """Indices of the set bits, ascending (one pass over the binary text: C speed)."""
+    text = bin(mask)[:1:-1]
+    return [i for i, c in enumerate(text) if c == "1"]
 
 
 class _Builder:

@@ -168,7 +168,8 @@ def plan_import(
                     "exclusion",
                 )
         path = f"{name}.asl.json"
-        plan.files[path] = json.dumps(definition, indent=2, ensure_ascii=False) + "\n"
+        # compact: indenting deeply nested Parallels costs time quadratic in the depth
+        plan.files[path] = json.dumps(definition, ensure_ascii=False) + "\n"
         plan.definitions[name] = definition
         cals = sorted({s.calendar for s in net.schedules if s.calendar})
         notify = any(r.job_net == net.name for r in model.notify)

@@ -15,6 +15,7 @@ its states is entered; :func:`dependency_problems` compares it with the source g
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -22,6 +23,9 @@ __all__ = ["dependency_problems", "ended_before", "job_of"]
 
 _TAG = re.compile(r"cfnops:job=(\S+)")
 Set = frozenset[str]
+# Inside the walk a set of jobs is an int used as a bitset (bit i: the i-th job met),
+# so that unions and intersections stay cheap on job-nets of thousands of jobs.
+_Cache = dict[tuple[int, int], "int | None"]
 
 
 def job_of(state: Mapping[str, Any]) -> str | None:
@@ -29,7 +33,7 @@ def job_of(state: Mapping[str, Any]) -> str | None:
     return found.group(1) if found else None
 
 
-def _meet(a: Set | None, b: Set) -> Set:
+def _meet(a: int | None, b: int) -> int:
     return b if a is None else a & b
 
 
@@ -46,71 +50,101 @@ def _targets(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     return normal, caught
 
 
-def _scope(scope: Mapping[str, Any], entry: Set, record: dict[str, Set]) -> Set | None:
-    states: Mapping[str, Any] = scope.get("States") or {}
-    ins: dict[str, Set | None] = dict.fromkeys(states)
-    start = scope.get("StartAt")
-    if not isinstance(start, str) or start not in states:
-        return None
-    ins[start] = entry
-    changed = True
-    end: Set | None = None
-    while changed:
-        changed = False
-        end = None
-        for name, state in states.items():
+class _Walk:
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.record: dict[str, int] = {}
+        self.cache: _Cache = {}
+
+    def bit(self, job: str | None) -> int:
+        if job is None:
+            return 0
+        if job not in self.index:
+            self.index[job] = len(self.index)
+        return 1 << self.index[job]
+
+    def scope(self, scope: Mapping[str, Any], entry: int) -> int | None:
+        """The jobs surely ended at the scope's normal end; records each job's entry set."""
+        key = (id(scope), entry)
+        if key not in self.cache:
+            self.cache[key] = self._solve(scope, entry)
+        return self.cache[key]
+
+    def _after(self, state: Mapping[str, Any], here: int) -> int:
+        out = here
+        if state.get("Type") == "Parallel":
+            for branch in state.get("Branches") or []:
+                branch_end = self.scope(branch, here)
+                if branch_end is not None:
+                    out |= branch_end
+        return out
+
+    def _solve(self, scope: Mapping[str, Any], entry: int) -> int | None:
+        states: Mapping[str, Any] = scope.get("States") or {}
+        start = scope.get("StartAt")
+        if not isinstance(start, str) or start not in states:
+            return None
+        tags = {name: job_of(state) for name, state in states.items()}
+        bits = {name: self.bit(tag) for name, tag in tags.items()}
+        links = {name: _targets(state) for name, state in states.items()}
+        ins: dict[str, int | None] = dict.fromkeys(states)
+        ins[start] = entry
+        pending, queued = deque([start]), {start}
+        while pending:  # a worklist: a state again only when what reaches it shrank
+            name = pending.popleft()
+            queued.discard(name)
             here = ins[name]
-            if here is None:
-                continue
-            out = here
-            if state.get("Type") == "Parallel":
-                for branch in state.get("Branches") or []:
-                    branch_end = _scope(branch, here, record)
-                    if branch_end is not None:
-                        out = out | branch_end
-            mine = job_of(state)
-            normal, caught = _targets(state)
-            for target in normal:
+            assert here is not None
+            out = self._after(states[name], here)
+            mine = tags[name]
+            normal, caught = links[name]
+            moves = [(t, out | bits[name] if mine and tags.get(t) != mine else out) for t in normal]
+            moves += [(t, here) for t in caught]
+            for target, gen in moves:
                 if target not in states:
                     continue
-                gen = out | {mine} if mine and job_of(states[target]) != mine else out
                 new = _meet(ins[target], gen)
                 if new != ins[target]:
-                    ins[target], changed = new, True
-            for target in caught:
-                if target in states:
-                    new = _meet(ins[target], here)
-                    if new != ins[target]:
-                        ins[target], changed = new, True
+                    ins[target] = new
+                    if target not in queued:
+                        pending.append(target)
+                        queued.add(target)
+        end: int | None = None
+        for name, state in states.items():
+            here, mine = ins[name], tags[name]
+            if here is None:
+                continue
+            if mine:
+                self.record[mine] = here & self.record[mine] if mine in self.record else here
             if state.get("Type") == "Succeed" or (
                 state.get("End") is True and state.get("Type") != "Fail"
             ):
-                end = _meet(end, out | {mine} if mine else out)
-    for name, state in states.items():
-        mine = job_of(state)
-        here = ins[name]
-        if mine and here is not None:
-            record[mine] = here & record[mine] if mine in record else here
-    return end
+                end = _meet(end, self._after(state, here) | bits[name])
+        return end
 
 
 def ended_before(definition: Mapping[str, Any]) -> dict[str, Set]:
     """Job path → the jobs that have surely ended normally whenever one of its states runs."""
-    record: dict[str, Set] = {}
-    _scope(definition, frozenset(), record)
-    return record
+    walk = _Walk()
+    walk.scope(definition, 0)
+    names = sorted(walk.index, key=walk.index.__getitem__)
+    out: dict[str, Set] = {}
+    for job, mask in walk.record.items():
+        text = bin(mask)[:1:-1]
+        out[job] = frozenset(names[i] for i, c in enumerate(text) if c == "1")
+    return out
 
 
 def dependency_problems(
     definition: Mapping[str, Any], jobs: Iterable[str], edges: Iterable[tuple[str, str]]
 ) -> list[str]:
     """Each source dependency the definition does not keep, and each job never reached."""
-    before = ended_before(definition)
-    problems = []
-    for job in jobs:
-        if job not in before:
-            problems.append(f"job {job} has no state in the definition")
+    walk = _Walk()
+    walk.scope(definition, 0)
+    problems = [
+        f"job {job} has no state in the definition" for job in jobs if job not in walk.record
+    ]
     for a, b in sorted(set(edges)):
-        if b in before and a not in before[b]:
+        if b in walk.record and not walk.record[b] & walk.bit(a):
             problems.append(f"{b} can start before {a} has ended")
     return problems
