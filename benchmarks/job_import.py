@@ -100,7 +100,7 @@ def jp1(folders: int, per: int) -> bytes:
                 f"\t\tunit=J{i},,jp1admin,;",
                 "\t\t{",
                 "\t\t\tty=j;",
-                f'\t\t\tsc="/opt/run.sh";',
+                '\t\t\tsc="/opt/run.sh";',
                 f'\t\t\tprm="{f} {i}";',
                 '\t\t\tun="batch";',
                 f'\t\t\tex="host{f % 7}";',
