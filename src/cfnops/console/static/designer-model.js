@@ -145,6 +145,73 @@ window.cfnopsDesignModel = (function () {
     return els;
   }
 
+
+  /* A layered layout (fast: dagre took 0.5 s for 100 states with compounds): each machine's
+     states ranked by their distance from StartAt, nested Map/Parallel machines laid out first
+     and sized into their state's box. Positions are the centres of the leaf nodes. */
+  const GAP_X = 28, GAP_Y = 46, PAD = 22, LABEL = 18;
+  function leafSize(name, st) {
+    const width = Math.max(String(name).length, kindOf(st).length) * 6.6 + 24;
+    return {w: Math.max(80, width), h: 40};
+  }
+  function layoutMachine(m, mp) {
+    const sts = isObj(m) && isObj(m.States) ? m.States : {};
+    const names = Object.keys(sts), rank = {}, queue = [];
+    if (typeof m.StartAt === "string" && m.StartAt in sts) { rank[m.StartAt] = 0; queue.push(m.StartAt); }
+    while (queue.length) {
+      const n = queue.shift(), st = sts[n];
+      if (!isObj(st)) continue;
+      const nexts = [st.Next, ...(Array.isArray(st.Choices) ? st.Choices.map((r) => r && r.Next) : []), st.Default,
+                     ...(Array.isArray(st.Catch) ? st.Catch.map((c) => c && c.Next) : [])];
+      for (const t of nexts) if (typeof t === "string" && t in sts && !(t in rank)) { rank[t] = rank[n] + 1; queue.push(t); }
+    }
+    let last = Math.max(-1, ...Object.values(rank));
+    for (const n of names) if (!(n in rank)) rank[n] = ++last;
+    const boxes = {};
+    for (const n of names) boxes[n] = nestedBox(n, sts[n], statePtr(mp, n));
+    const rows = [];
+    for (const n of names) (rows[rank[n]] = rows[rank[n]] || []).push(n);
+    const placed = [];  // [ptr, x, y, box]
+    let y = 0, width = 0;
+    for (const row of rows.filter(Boolean)) {
+      const h = Math.max(...row.map((n) => boxes[n].h));
+      const w = row.reduce((sum, n) => sum + boxes[n].w, 0) + GAP_X * (row.length - 1);
+      let x = -w / 2;
+      for (const n of row) { placed.push([n, x + boxes[n].w / 2, y + h / 2, boxes[n]]); x += boxes[n].w + GAP_X; }
+      width = Math.max(width, w); y += h + GAP_Y;
+    }
+    return {w: width, h: Math.max(0, y - GAP_Y), placed};
+  }
+  /* The size of a state's node, and its children's layout when it holds machines. */
+  function nestedBox(name, st, sp) {
+    if (!isObj(st)) return {...leafSize(name, st), inner: []};
+    const inner = [];
+    for (const key of ["ItemProcessor", "Iterator"]) if (isObj(st[key])) inner.push([`${sp}/${key}`, layoutMachine(st[key], `${sp}/${key}`), false]);
+    (Array.isArray(st.Branches) ? st.Branches : []).forEach((b, i) => inner.push([`${sp}/Branches/${i}`, layoutMachine(b, `${sp}/Branches/${i}`), true]));
+    if (!inner.length) return {...leafSize(name, st), inner};
+    const boxed = inner.map(([mp, lay, branch]) => ({mp, lay, w: lay.w + (branch ? 2 * PAD : 0), h: lay.h + (branch ? 2 * PAD + LABEL : 0), branch}));
+    return {w: boxed.reduce((s, b) => s + b.w, 0) + GAP_X * (boxed.length - 1) + 2 * PAD,
+            h: Math.max(...boxed.map((b) => b.h)) + 2 * PAD + LABEL, inner: boxed};
+  }
+  function layout(data) {
+    const out = {}, top = layoutMachine(data, "");
+    const put = (lay, mp, cx, cy) => {
+      for (const [n, x, y, box] of lay.placed) {
+        const sp = statePtr(mp, n), ax = cx + x, ay = cy - lay.h / 2 + y;
+        if (!box.inner.length) { out[sp] = {x: ax, y: ay}; continue; }
+        let left = ax - box.w / 2 + PAD;
+        for (const b of box.inner) {
+          put(b.lay, b.mp, left + b.w / 2, ay + LABEL / 2);
+          left += b.w + GAP_X;
+        }
+      }
+    };
+    put(top, "", 0, top.h / 2);
+    const first = typeof data.StartAt === "string" && out[statePtr("", data.StartAt)];
+    out["/StartAt"] = first ? {x: first.x, y: first.y - GAP_Y - 20} : {x: 0, y: -GAP_Y};
+    return out;
+  }
+
   /* --- parts ------------------------------------------------------------------------- */
   const pass = () => ({Type: "Pass", Comment: PLACEHOLDER, End: true});
   const PARTS = [
@@ -329,5 +396,5 @@ window.cfnopsDesignModel = (function () {
   }
 
   return {PLACEHOLDER, PARTS, esc, get, locate, statePtr, machines, states, edges, elements, loopOf,
-          kindOf, addPart, removeState, connect, rename, uniqueName};
+          kindOf, layout, addPart, removeState, connect, rename, uniqueName};
 })();

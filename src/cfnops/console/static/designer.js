@@ -1,4 +1,4 @@
-/* cfnops job-net designer: canvas (cytoscape.js + dagre), palette, forms, code view, data flow.
+/* cfnops job-net designer: canvas (cytoscape.js, the console's graph library), palette, forms, code view, data flow.
    No inline script, no innerHTML: the page's data comes from a JSON block, text goes in with
    textContent. The definition is the one source of truth; the drawing is derived from it. */
 "use strict";
@@ -66,8 +66,7 @@ window.cfnopsDesigner = (function () {
     }
     const cy = S.cy;
     cy.batch(() => {
-      cy.elements().remove();
-      cy.add(els);
+      patch(cy, els);
       const bad = new Set(S.check ? S.check.findings.filter((f) => f.severity === "error" && f.state).map((f) => f.state) : []);
       cy.nodes().forEach((n) => { if (bad.has(n.id())) n.addClass("bad"); });
       cy.edges().forEach((e) => {
@@ -81,14 +80,35 @@ window.cfnopsDesigner = (function () {
     else {
       const anchor = S.selected && S.positions[S.selected] ? S.positions[S.selected] : {x: 120, y: 40};
       missing.forEach((n, i) => { S.positions[n.id()] = {x: anchor.x + 30 * i, y: anchor.y + 80 * (i + 1)}; });
-      cy.nodes().forEach((n) => { if (!n.isParent() && S.positions[n.id()]) n.position(S.positions[n.id()]); });
+      cy.batch(() => cy.nodes().forEach((n) => { if (!n.isParent() && S.positions[n.id()]) n.position(S.positions[n.id()]); }));
     }
     if (S.selected) cy.getElementById(S.selected).select();
     drawLists();
   }
+  /* Bring the drawing to `els` touching only what changed (a full redraw of 100 states costs). */
+  function patch(cy, els) {
+    const want = new Map(els.map((e) => [e.data.id, e]));
+    cy.elements().forEach((ele) => {
+      const e = want.get(ele.id());
+      const d = e && e.data;
+      const same = d && (ele.isNode() ? (ele.data("parent") || undefined) === d.parent
+        : ele.data("source") === d.source && ele.data("target") === d.target);
+      if (!same) ele.remove();
+    });
+    const nodes = els.filter((e) => !e.data.source), edges = els.filter((e) => e.data.source);
+    for (const e of [...nodes, ...edges]) {
+      const ele = cy.getElementById(e.data.id);
+      if (ele.length && ele.inside()) {
+        for (const [k, v] of Object.entries(e.data)) if (k !== "id" && k !== "parent" && ele.data(k) !== v) ele.data(k, v);
+        for (const k of Object.keys(ele.data())) if (!(k in e.data) && !["id", "parent", "source", "target"].includes(k)) ele.removeData(k);
+        if ((e.classes || "") !== ele.classes().filter((c) => c !== "bad").join(" ")) ele.classes(e.classes || "");
+      } else cy.add(e);
+    }
+  }
   function autoLayout() {
-    const cy = S.cy;
-    cy.layout({name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36, animate: false, fit: true}).run();
+    const cy = S.cy, at = M.layout(S.data);
+    cy.batch(() => cy.nodes().forEach((n) => { if (!n.isParent() && at[n.id()]) n.position(at[n.id()]); }));
+    cy.fit(undefined, 20);
     cy.nodes().forEach((n) => { if (!n.isParent()) S.positions[n.id()] = {...n.position()}; });
   }
   function hover(edgeId) {
@@ -232,6 +252,7 @@ window.cfnopsDesigner = (function () {
     if (input === null || results === null || !S.data) { delete $("d-graph").dataset.pending; return Promise.resolve(); }
     const seq = ++S.seq, started = performance.now();
     return api("/designer/api/check", {definition: S.data, input, taskResults: results}).then((r) => {
+      window.cfnopsDesignerFetchMs = performance.now() - started;
       if (seq !== S.seq) return;
       delete $("d-graph").dataset.pending;
       if (!r.ok) { status(r.body.error || "The check failed."); return; }
@@ -239,14 +260,19 @@ window.cfnopsDesigner = (function () {
       check.edgesById = {};
       for (const e of check.edges) check.edgesById[e.id] = e;
       S.check = check;
-      S.cy.nodes().removeClass("bad");
-      for (const f of check.findings) if (f.severity === "error" && f.state) S.cy.getElementById(f.state).addClass("bad");
-      S.cy.edges().forEach((e) => {
-        e.data("label", edgeLabel(e.data()));
-        const info = check.edgesById[e.id()];
-        e.toggleClass("bad", !!(info && info.findings.length));
+      const t0 = performance.now();
+      S.cy.batch(() => {
+        S.cy.nodes().removeClass("bad");
+        for (const f of check.findings) if (f.severity === "error" && f.state) S.cy.getElementById(f.state).addClass("bad");
+        S.cy.edges().forEach((e) => {
+          e.data("label", edgeLabel(e.data()));
+          const info = check.edgesById[e.id()];
+          e.toggleClass("bad", !!(info && info.findings.length));
+        });
       });
+      const t1 = performance.now();
       drawLists(); drawFindings();
+      window.cfnopsDesignerPaint = [t1 - t0, performance.now() - t1];
       const form = $("d-form");
       if (S.selected) {
         const info = check.states[S.selected];
@@ -398,7 +424,6 @@ window.cfnopsDesigner = (function () {
   }
   function init() {
     const boot = JSON.parse($("designer-boot").textContent);
-    if (typeof cytoscapeDagre !== "undefined") cytoscape.use(cytoscapeDagre);
     palette();
     $("d-undo").addEventListener("click", undo);
     $("d-redo").addEventListener("click", redo);

@@ -1,0 +1,183 @@
+"""How responsive the job-net designer is on a 100-state job-net (target: 300 ms each).
+
+- server: opening (parse + the data-flow check the page asks for) and the re-check after an
+  edit (one Task's parameter changed), medians of ``--repeat`` rounds;
+- browser (real Chromium, when installed): the designer page opened on the file until the
+  drawing and the first check are shown, and an edit made through the form until the
+  drawing, the code view and the check are updated (the page waits 150 ms after the last
+  keystroke before it asks; printed apart).
+
+    python benchmarks/designer_speed.py [--repeat 7] [--no-browser]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cfnops.console._designer_doc import open_text
+from cfnops.console._designer_flow import design_check
+
+TOKEN = "bench-token-0123456789abcdef"
+
+
+def jobnet(groups: int = 20) -> dict[str, Any]:
+    """``groups`` × (RunCommand loop of 4 states + an AWS API call): 100 states for 20."""
+    states: dict[str, Any] = {}
+    for g in range(groups):
+        send, wait, poll, done, call = (f"{n}{g}" for n in ("Run", "Wait", "Poll", "Done", "Call"))
+        after = f"Run{g + 1}" if g + 1 < groups else None
+        states[send] = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:ssm:sendCommand",
+            "Parameters": {"DocumentName": "AWS-RunShellScript", "InstanceIds.$": "$.instanceIds",
+                           "Parameters": {"commands": [f"step {g}"]}},
+            "ResultSelector": {"CommandId.$": "$.Command.CommandId"}, "ResultPath": "$.command",
+            "Next": wait}  # fmt: skip
+        states[wait] = {"Type": "Wait", "Seconds": 1, "Next": poll}
+        states[poll] = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:ssm:listCommands",
+            "Parameters": {"CommandId.$": "$.command.CommandId"},
+            "ResultSelector": {"Status.$": "$.Commands[0].Status"}, "ResultPath": "$.status",
+            "Next": done}  # fmt: skip
+        states[done] = {"Type": "Choice", "Default": call, "Choices": [
+            {"Variable": "$.status.Status", "StringEquals": "InProgress", "Next": wait}]}  # fmt: skip
+        states[call] = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:ec2:describeInstances",
+            "Parameters": {"InstanceIds.$": "$.instanceIds"}, "ResultPath": None,
+            **({"Next": after} if after else {"End": True})}  # fmt: skip
+    return {"Comment": "benchmark: 100 states", "StartAt": "Run0", "States": states}
+
+
+SAMPLE = {"instanceIds": ["i-0123456789abcdef0", "i-0fedcba9876543210"]}
+
+
+def _median_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - began) * 1000)
+    return statistics.median(times), min(times)
+
+
+def server(text: str, repeat: int) -> None:
+    def open_and_check() -> None:
+        doc = open_text(text, "json")
+        design_check(doc.data, SAMPLE, {})
+
+    edited = json.loads(text)
+    edited["States"]["Call7"]["Parameters"]["InstanceIds.$"] = "$.instanceIds."
+
+    def recheck() -> None:
+        design_check(edited, SAMPLE, {})
+
+    open_and_check()  # warm: botocore's models, the JSONPath parser
+    for label, fn in (
+        ("open (parse + check)", open_and_check),
+        ("re-check after an edit", recheck),
+    ):
+        median, best = _median_ms(fn, repeat)
+        print(f"server  {label:<34} median {median:6.0f} ms   best {best:6.0f} ms")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def browser(path: Path, repeat: int) -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        chromium = None
+    if chromium is None:
+        print("browser: skipped (no chromium or playwright)")
+        return
+    port = _free_port()
+    env = {**os.environ, "CFNOPS_CONSOLE_TOKEN": TOKEN,
+           "CFNOPS_DATABASE_URL": f"sqlite:///{path.parent / 'runs.sqlite'}"}  # fmt: skip
+    console = subprocess.Popen(
+        [sys.executable, "-m", "cfnops", "console", "--port", str(port)],
+        env=env, cwd=path.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"{url}/healthz", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+            page = b.new_page(viewport={"width": 1500, "height": 1100})
+            page.goto(f"{url}/login?token={TOKEN}")
+            opens, edits, drawn = [], [], []
+            page.goto(f"{url}/designer?path={path}")  # warm: caches, the server's first check
+            page.wait_for_function("() => document.getElementById('d-graph').dataset.checked")
+            for i in range(repeat):
+                page.goto(f"{url}/designer?path={path}")
+                page.wait_for_function("() => document.getElementById('d-graph').dataset.checked")
+                opens.append(page.evaluate("performance.now()"))
+                page.locator('#d-states button[data-state="Call7"]').click()
+                field = page.get_by_label("InstanceIds.$", exact=False).first
+                took = page.evaluate(
+                    """async ([i]) => {
+                      const f = document.querySelector('#d-form [data-pointer$="InstanceIds.$"]');
+                      const before = document.getElementById('d-graph').dataset.checked;
+                      const t0 = performance.now();
+                      f.value = '$.instanceIds' + (i % 2 ? '.' : '');
+                      f.dispatchEvent(new Event('input'));
+                      const t1 = performance.now();
+                      while (document.getElementById('d-graph').dataset.checked === before
+                             || document.getElementById('d-graph').dataset.pending)
+                        await new Promise((r) => setTimeout(r, 2));
+                      return [t1 - t0, performance.now() - t0];
+                    }""",
+                    [i],
+                )
+                del field
+                drawn.append(took[0])
+                edits.append(took[1])
+            b.close()
+        print(f"browser open until drawn and checked   median {statistics.median(opens):6.0f} ms"
+              f"   best {min(opens):6.0f} ms  (navigation start → first check shown)")  # fmt: skip
+        print(f"browser edit → drawing and code redrawn median {statistics.median(drawn):6.0f} ms"
+              f"   best {min(drawn):6.0f} ms")  # fmt: skip
+        print(f"browser edit → check shown             median {statistics.median(edits):6.0f} ms"
+              f"   best {min(edits):6.0f} ms  (150 ms of it: the wait after typing)")  # fmt: skip
+    finally:
+        console.terminate()
+        console.wait(timeout=20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--no-browser", action="store_true")
+    args = parser.parse_args()
+    definition = jobnet()
+    assert len(definition["States"]) == 100
+    text = json.dumps(definition, indent=2) + "\n"
+    print(f"100-state job-net ({len(text):,} bytes), {args.repeat} rounds")
+    server(text, args.repeat)
+    if not args.no_browser:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "hundred.asl.json"
+            path.write_text(text)
+            browser(path, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
