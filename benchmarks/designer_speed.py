@@ -34,7 +34,7 @@ TOKEN = "bench-token-0123456789abcdef"
 
 
 def jobnet(groups: int = 20) -> dict[str, Any]:
-    """``groups`` × (RunCommand loop of 4 states + an AWS API call): 100 states for 20."""
+    """``groups`` x (RunCommand loop of 4 states + an AWS API call): 100 states for 20."""
     states: dict[str, Any] = {}
     for g in range(groups):
         send, wait, poll, done, call = (f"{n}{g}" for n in ("Run", "Wait", "Poll", "Done", "Call"))
@@ -49,9 +49,10 @@ def jobnet(groups: int = 20) -> dict[str, Any]:
             "Parameters": {"CommandId.$": "$.command.CommandId"},
             "ResultSelector": {"Status.$": "$.Commands[0].Status"}, "ResultPath": "$.status",
             "Next": done}  # fmt: skip
-        states[done] = {"Type": "Choice", "Default": call, "Choices": [
-            {"Variable": "$.status.Status", "StringEquals": "InProgress", "Next": wait}]}  # fmt: skip
-        states[call] = {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:ec2:describeInstances",
+        rule = {"Variable": "$.status.Status", "StringEquals": "InProgress", "Next": wait}
+        states[done] = {"Type": "Choice", "Default": call, "Choices": [rule]}
+        states[call] = {"Type": "Task",
+            "Resource": "arn:aws:states:::aws-sdk:ec2:describeInstances",
             "Parameters": {"InstanceIds.$": "$.instanceIds"}, "ResultPath": None,
             **({"Next": after} if after else {"End": True})}  # fmt: skip
     return {"Comment": "benchmark: 100 states", "StartAt": "Run0", "States": states}
