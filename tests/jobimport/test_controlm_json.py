@@ -157,3 +157,25 @@ def test_bad_input_exits_2_and_writes_nothing(
     assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 2
     assert where in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_job_array_format_with_repeated_names(tmp_path: Path) -> None:
+    """``"Jobs": [{"Name": …}]`` (allowDuplicateJobNames): both jobs named A come before B."""
+    folder = {
+        "F": {
+            "Type": "Folder",
+            "Jobs": [
+                {"Type": "Job:Command", "Name": "A", "Command": "a.sh"},
+                {"Type": "Job:Command", "Name": "A", "Command": "a2.sh"},
+                {"Type": "Job:Dummy", "Name": "B"},
+            ],
+            "flow": {"Type": "Flow", "Sequence": ["A", "B"]},
+        }
+    }
+    src = tmp_path / "array.json"
+    src.write_text(json.dumps(folder))
+    model = read_export(src.read_bytes(), str(src), "controlm", today=date(2026, 12, 1))
+    plan = plan_import(model, str(src))
+    assert plan.report["jobNets"][0]["jobs"] == 3
+    before = ended_before(plan.definitions["F"])
+    assert before["F/B"] == {"F/A", "F/A#2"}

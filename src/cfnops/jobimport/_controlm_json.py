@@ -260,8 +260,15 @@ class _Reader:
     ) -> None:
         first_jobs: dict[str, list[str]] = {}
         flows: list[tuple[list[Any], str]] = []
+        items: list[tuple[str, Any, str]] = []
         for key, value in obj.items():
-            where = f"{path}.{key}"
+            if key == "Jobs" and isinstance(value, list):  # the job array format
+                for i, item in enumerate(value):
+                    name = str(item.get("Name", f"job{i}")) if isinstance(item, dict) else ""
+                    items.append((name, item, f"{path}.Jobs[{i}]"))
+            else:
+                items.append((key, value, f"{path}.{key}"))
+        for key, value, where in items:
             if not isinstance(value, dict):
                 if key not in _QUIET:
                     self.model.note("keyword", where, "folder keyword not mapped")
@@ -273,14 +280,17 @@ class _Reader:
                 self._rule_calendars(value, where)
                 continue
             if kind.startswith("Job"):
-                job = self._job(net, key, value, where, f"{prefix}/{key}", variables, folder)
+                jpath = f"{prefix}/{key}"
+                if jpath in net.jobs:  # duplicate names (allowDuplicateJobNames)
+                    jpath = f"{jpath}#{sum(p.startswith(jpath) for p in net.jobs) + 1}"
+                job = self._job(net, key, value, where, jpath, variables, folder)
                 if (
                     job is not None
                     and isinstance(value.get("When"), dict)
                     and not folder.get("When")
                 ):
                     whens.append(self._when(value["When"], f"{where}.When"))
-                first_jobs[key] = [f"{prefix}/{key}"]
+                first_jobs.setdefault(key, []).append(jpath)
             elif kind == "SubFolder":
                 before = set(net.jobs)
                 self._contents(
@@ -375,6 +385,8 @@ class _Reader:
             job.confirm = True
         net.add_job(job)
         for key, value in obj.items():
+            if key == "Name":
+                continue
             if isinstance(value, dict):
                 self._job_object(net, job, key, value, f"{where}.{key}")
             elif key not in _QUIET:
@@ -388,6 +400,12 @@ class _Reader:
                 str(rerun.get("Units", "Minutes")).upper(), 60
             )
             job.rerun = Rerun(max(1, times), every)
+            self.model.note(
+                "job",
+                f"{where}.Rerun",
+                "Control-M reruns a cyclic job after every end; cfnops reruns it after a "
+                f"failure only (Retry: {max(1, times)} more attempts, {every} s apart)",
+            )
         return job
 
     def _job_object(
