@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from tests.heal._support import unique
@@ -191,3 +192,31 @@ def test_adopt_a_json_stack(
     adopted = json.loads(capsys.readouterr().out)
     assert adopted["Resources"]["P"]["Properties"]["Value"] == "two"
     assert list(adopted["Resources"]["P"]["Properties"]) == ["Name", "Type", "Value"]
+
+
+def test_adopt_leaves_accepted_drift_as_the_template_says(
+    cfnops_sandbox: Sandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", f"sqlite:///{tmp_path / 'accepted.sqlite'}")
+    cfn, ssm = cfnops_sandbox.client("cloudformation"), cfnops_sandbox.client("ssm")
+    stack = unique("adopta")
+    cfn.create_stack(StackName=stack, TemplateBody=YAML_TEMPLATE)
+    wait_stack(cfn, stack)
+    ssm.put_parameter(Name=f"/{stack}/literal", Value="changed", Type="String", Overwrite=True)
+    accept = ("drift", "accept", stack, "Literal", "/Value", "--until", "2099-12-31")
+    assert _cli(cfnops_sandbox, monkeypatch, *accept, "--reason", "intended") == 0
+    capsys.readouterr()
+    # the only drift is accepted: nothing to adopt, and the message says why
+    assert _cli(cfnops_sandbox, monkeypatch, "drift", "adopt", stack) == 2
+    err = capsys.readouterr().err
+    assert "accepted drift on Literal is not adopted" in err
+
+    ssm.put_parameter(Name=f"/{stack}/ref", Value="bonjour", Type="String", Overwrite=True)
+    assert _cli(cfnops_sandbox, monkeypatch, "-o", "json", "drift", "adopt", stack) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "Value: initial   # keep this comment" in out["template"]  # accepted: kept
+    assert out["adopted"] == []
+    assert [e["logicalId"] for e in out["editHere"]] == ["FromRef"]

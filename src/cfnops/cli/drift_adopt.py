@@ -15,6 +15,7 @@ from rich.console import Console
 from cfnops.cli._state import state
 from cfnops.diff import diff_templates, parse_template, render_text, to_json
 from cfnops.errors import UsageError
+from cfnops.heal._accepted import AcceptedStore
 from cfnops.heal._adopt import adopt_template, selected
 from cfnops.heal._report import drift_report
 
@@ -29,18 +30,27 @@ def adopt(
     """Write the stack's template declaring the actual (drifted) values, and show its diff."""
     st = state(ctx)
     cfn = st.clients.client("cloudformation")
+    # Accepted and ignored differences stay as the template says (docs/heal.md): only the
+    # drift nobody accepted is written into the template.
+    accepted = AcceptedStore(st.settings).list()
     report = drift_report(
         cfn,
         stack,
         ignore=st.settings.heal.ignore,
         poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
         follow_nested=False,
+        accepted=accepted,
+        region=st.clients.region,
+        account=st.clients.account_id() if any(e.account for e in accepted) else None,
     )
     drifted = report.drifted()
     if not drifted:
+        kept = [r.logical_id for r in report.resources if r.effective_status == "ACCEPTED"]
         raise UsageError(
-            f"stack {stack} has no drift to adopt (drift status {report.effective_status})",
-            hint="cfnops drift STACK shows its drift",
+            f"stack {stack} has no drift to adopt (drift status {report.effective_status}"
+            + (f"; accepted drift on {', '.join(kept)} is not adopted" if kept else "")
+            + ")",
+            hint="cfnops drift STACK shows its drift; cfnops drift accepted lists acceptances",
         )
     names = [r.logical_id for r in drifted]
     missing = [r for r in resource or [] if r not in names]
