@@ -220,3 +220,28 @@ def test_adopt_leaves_accepted_drift_as_the_template_says(
     assert "Value: initial   # keep this comment" in out["template"]  # accepted: kept
     assert out["adopted"] == []
     assert [e["logicalId"] for e in out["editHere"]] == ["FromRef"]
+
+
+@pytest.mark.parametrize(
+    ("mapping", "dash"),
+    [(2, "  - "), (2, "- "), (4, "    -   "), (4, "  - ")],
+    ids=["indented-2", "flush-2", "indented-4", "half-4"],
+)
+def test_yaml_sequences_keep_their_indentation(mapping: int, dash: str) -> None:
+    m = " " * mapping
+    item = " " * len(dash)
+    text = (
+        "Resources:\n"
+        f"{m}Queue:\n"
+        f"{m}{m}Type: AWS::SQS::Queue\n"
+        f"{m}{m}Properties:\n"
+        f"{m}{m}{m}QueueName: q\n"
+        f"{m}{m}{m}Tags:\n"
+        f"{m}{m}{m}{dash}Key: team\n"
+        f"{m}{m}{m}{item}Value: web\n"
+        f"{m}{m}{m}{dash}Key: env\n"
+        f"{m}{m}{m}{item}Value: prod\n"
+    )
+    drift = _drift("Queue", ("/Tags/0/Value", "payments", "NOT_EQUAL"))
+    adoption = adopt_template(text, [drift])
+    assert adoption.text == text.replace("Value: web", "Value: payments")

@@ -74,11 +74,51 @@ class Adoption:
         }
 
 
-def _yaml() -> YAML:
+def _yaml(text: str | None = None) -> YAML:
     y = YAML()
     y.preserve_quotes = True
     y.width = 4096  # never re-wrap long lines
+    if text is not None:
+        y.indent(**_yaml_indent(text))
     return y
+
+
+_KEY_LINE = re.compile(r"^(\s*)(?:- )?[^\s#][^#]*:\s*(?:#.*)?$")  # "Key:" opening a block
+_DASH = re.compile(r"^(\s*)-(\s+)\S")
+
+
+def _yaml_indent(text: str) -> dict[str, int]:
+    """The mapping indent and the sequence indent/offset ``text`` is written with.
+
+    ruamel.yaml writes ``- item`` flush with its parent key unless told otherwise, so a
+    template written with indented sequences (``Tags:`` then ``  - Key: a``) would have
+    every list moved two columns on the way back.
+    """
+    mapping: int | None = None
+    dash: tuple[int, int] | None = None
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    for prev, cur in zip(lines, lines[1:], strict=False):
+        opened = _KEY_LINE.match(prev)
+        if opened is None:
+            continue
+        parent = (
+            len(prev) - len(prev.lstrip(" -"))
+            if prev.lstrip().startswith("- ")
+            else len(opened.group(1))
+        )
+        indent = len(cur) - len(cur.lstrip(" "))
+        if indent <= parent:
+            continue
+        item = _DASH.match(cur)
+        if item is not None and dash is None:
+            dash = (indent - parent, indent - parent + 1 + len(item.group(2)))
+        elif item is None and mapping is None:
+            mapping = indent - parent
+        if mapping is not None and dash is not None:
+            break
+    mapping = mapping or 2
+    offset, sequence = dash if dash is not None else (0, mapping)
+    return {"mapping": mapping, "sequence": max(sequence, offset + 2), "offset": offset}
 
 
 def _intrinsic(node: Any) -> str | None:
@@ -249,7 +289,7 @@ def adopt_template(body: str | dict[str, Any], drifts: Iterable[ResourceDrift]) 
         text = _dump_json(template, original)
     else:
         stream = io.StringIO()
-        _yaml().dump(template, stream)
+        _yaml(original).dump(template, stream)
         text = stream.getvalue()
     return Adoption(text, fmt, tuple(adopted), tuple(edits), tuple(skipped))
 
