@@ -16,6 +16,7 @@ Pure: text and drift in, frozen values out.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -97,7 +98,7 @@ def _yaml_indent(text: str) -> dict[str, int]:
     mapping: int | None = None
     dash: tuple[int, int] | None = None
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    for prev, cur in zip(lines, lines[1:], strict=False):
+    for prev, cur in itertools.pairwise(lines):
         opened = _KEY_LINE.match(prev)
         if opened is None:
             continue
