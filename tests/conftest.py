@@ -15,11 +15,14 @@ import threading
 import time
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 # CI (CI=true) draws the same examples every run, so a landing never depends on
-# luck; local runs keep exploring new examples.
-settings.register_profile("ci", derandomize=True, database=None)
+# luck; local runs keep exploring new examples. Generating examples is timed on a
+# shared 2-core machine: "too slow" says how busy the machine was, not how the code is.
+settings.register_profile(
+    "ci", derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 

@@ -34,13 +34,35 @@ def _columns(text: str) -> list[str]:
 
 
 def test_table_folds_an_arn_instead_of_cutting_it() -> None:
-    console = Console(width=80, record=True, color_system=None)
+    console = Console(width=150, record=True, color_system=None)
     table = Table("STACK", "ARN", "NOTE")
-    table.add_row("web", ARN, "ok")
+    table.add_row("web", ARN, "a note that is long enough to be folded at spaces " * 3)
     console.print(table)
     text = console.export_text()
     assert "…" not in text
-    assert any(ARN in col for col in _columns(text)), text
+    assert any(ARN in line for line in text.splitlines()), text  # room for the ARN first
+
+
+def test_a_table_too_wide_for_80_columns_prints_records_with_ids_whole() -> None:
+    console = Console(width=80, record=True, color_system=None)
+    table = Table("RUN ID", "WORKFLOW", "STATUS", "CREATED (UTC)", "NOTE")
+    table.add_row(FIX, "cfnops.heal", "SUCCEEDED", "2026-11-26 05:00:00", "a note with words")
+    table.add_row("web", "cfnops.run", "FAILED", "2026-11-26 05:00:01", ARN)
+    console.print(table, crop=False)  # as the CLI's console prints tables
+    lines = console.export_text().splitlines()
+    assert lines[0] == FIX  # the id alone on its own line, whole
+    assert "  NOTE           a note with words" in lines
+    assert any(line.endswith(ARN) for line in lines)  # never broken by a newline
+    assert "…" not in "\n".join(lines)
+
+
+def test_ids_stay_on_one_line_when_the_table_fits_at_80_columns() -> None:
+    console = Console(width=80, record=True, color_system=None)
+    table = Table("RUN ID", "STATUS", "DETAIL")
+    table.add_row("webapp-stop-0123456789abcdef", "FAILED", "the database was slow to stop today")
+    console.print(table)
+    text = console.export_text()
+    assert any("webapp-stop-0123456789abcdef" in line for line in text.splitlines()), text
 
 
 @pytest.fixture
@@ -65,11 +87,13 @@ def test_audit_list_at_80_columns_keeps_the_arn_and_command_whole(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert max(len(line) for line in done.stdout.splitlines()) <= 80
     assert "…" not in done.stdout
-    cols = _columns(done.stdout)
-    assert any(ARN in col for col in cols), done.stdout
-    assert any(FIX in col for col in cols), done.stdout
+    # Too wide for 80 columns as a table: one record per entry, and the ARN and the
+    # command each on one line, never broken by a newline (copy and paste work).
+    lines = done.stdout.splitlines()
+    assert any(line.endswith(f"  {ARN}") for line in lines), done.stdout
+    assert any(line.endswith(f"  {FIX}") for line in lines), done.stdout
+    assert all(len(line) <= 80 for line in lines if ARN not in line and FIX not in line)
     done = subprocess.run(
         [sys.executable, "-m", "cfnops", "-o", "json", "audit", "list"],
         capture_output=True,

@@ -119,12 +119,14 @@ def test_held_run_exits_3_then_approve_or_reject_finishes_it(
     assert "gate     HOLD: SampleParameter (AWS::SSM::Parameter) is a protected type" in out
     assert _value(sandbox_proc, param) == DRIFTED_VALUE
     # The heal process is gone: approve resumes the run in its own process.
-    code, out, err = _run(env, "-o", "json", verdict, run_id, "--reason", "checked by test")
-    data = json.loads(out)
+    code, out, err = _run(env, verdict, run_id, "--reason", "checked by test")
     expected = "HEALED" if verdict == "approve" else "REJECTED"
+    past = "approved" if verdict == "approve" else "rejected"  # not "rejectd"
     assert code == 0, err
-    assert data["outcome"] == expected
-    assert data["answer"]["reason"] == "checked by test" and data["answer"]["by"]
+    assert f"{run_id}: {past} by " in out and ": checked by test" in out, out
+    code, out, err = _run(env, "-o", "json", "runs", "show", run_id)
+    data = json.loads(out)
+    assert data["outcome"] == expected, data
     assert _value(sandbox_proc, param) == (INITIAL_VALUE if verdict == "approve" else DRIFTED_VALUE)
     code, out, err = _run(env, "-o", "json", "audit", "list", "--target", run_id)
     assert [(e["action"], e["reason"]) for e in json.loads(out)] == [(verdict, "checked by test")]

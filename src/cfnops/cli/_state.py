@@ -94,7 +94,9 @@ class CliState:
 
     @property
     def console(self) -> Console:
-        return Console(highlight=False)
+        from cfnops.cli._table import WholeConsole
+
+        return WholeConsole(highlight=False)
 
     def emit_json(self, data: Any) -> None:
         sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")

@@ -7,10 +7,23 @@ CLI comes from here so those values stay whole, folded onto the next line.
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich import console as _console
 from rich import table as _rich_table
 from rich.align import VerticalAlignMethod
 from rich.console import JustifyMethod, OverflowMethod, RenderableType
 from rich.style import StyleType
+
+
+class WholeConsole(_console.Console):
+    """A console that never crops a table's lines: a record's id, ARN or URL longer
+    than the terminal is printed whole (the terminal wraps it; copying keeps it whole)."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        if any(isinstance(o, Table) for o in objects):
+            kwargs.setdefault("crop", False)
+        super().print(*objects, **kwargs)
 
 
 class Table(_rich_table.Table):
@@ -50,3 +63,63 @@ class Table(_rich_table.Table):
             ratio=ratio,
             no_wrap=no_wrap,
         )
+
+    def __rich_console__(
+        self, console: _console.Console, options: _console.ConsoleOptions
+    ) -> _console.RenderResult:
+        if _keep_tokens_whole(self, options.max_width) or not self.rows:
+            yield from super().__rich_console__(console, options)
+        else:
+            yield from _as_records(self)
+
+
+def _cells(column: _rich_table.Column) -> list[str] | None:
+    cells = [c for c in column._cells if isinstance(c, str)]
+    return cells if len(cells) == len(column._cells) else None
+
+
+def _keep_tokens_whole(table: _rich_table.Table, width: int) -> bool:
+    """Give columns of single tokens (run ids, ARNs, paths, URLs) room for their longest
+    value, so that the prose columns wrap at spaces and the ids stay on one line.
+
+    False when they cannot all fit beside a minimum for the other columns: the caller
+    then prints each row as a record (the first value whole on its own line).
+    """
+    tokens: list[tuple[_rich_table.Column, int]] = []
+    others = 0
+    for column in table.columns:
+        cells = _cells(column)
+        if cells is None:
+            return True  # renderables in cells: leave the table to rich
+        if cells and not any(ch.isspace() for c in cells for ch in c):
+            tokens.append((column, max(len(c) for c in [*cells, str(column.header)])))
+        else:
+            others += 1
+    edges = 3 * len(table.columns) + 1  # borders and padding of a boxed table
+    if sum(n for _c, n in tokens) + 12 * others + edges > width:
+        return False
+    for column, longest in tokens:
+        column.min_width = max(column.min_width or 0, longest)
+        column.no_wrap = True
+    return True
+
+
+def _as_records(table: _rich_table.Table) -> _console.RenderResult:
+    """Each row as its first value on a line of its own, then ``HEADER value`` lines."""
+    from rich.text import Text
+
+    columns = [(str(c.header), _cells(c) or []) for c in table.columns]
+    title = str(table.title) if table.title else None
+    if title:
+        yield Text(title, style="bold")
+    width = max(len(h) for h, _ in columns[1:]) if len(columns) > 1 else 0
+    for row in range(len(table.rows)):
+        yield Text(columns[0][1][row], style="bold", no_wrap=True, overflow="ignore")
+        for header, cells in columns[1:]:
+            value = cells[row] if row < len(cells) else ""
+            if not value:
+                continue
+            if any(ch.isspace() for ch in value):
+                yield Text(f"  {header.ljust(width)}  {value}")
+            else:  # an id, ARN, path or URL: one line, never broken (the terminal may wrap it)
+                yield Text(f"  {header.ljust(width)}  {value}", no_wrap=True, overflow="ignore")

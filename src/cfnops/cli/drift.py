@@ -94,7 +94,7 @@ def drift(
     """Detect drift and report each resource: status, property paths, expected vs actual.
 
     NOT_CHECKED resources are listed with the reason; nested stacks are followed.
-    Ignore rules from [[heal.ignore]] mark differences as ignored. Each stack and
+    Ignore rules from \\[\\[heal.ignore]] mark differences as ignored. Each stack and
     the whole run state their coverage (checked / not checked / unsupported).
     """
     st = state(ctx)

@@ -314,6 +314,9 @@ def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None
             raise HealAlreadyRunning(target.stack, running)
 
 
+_PAST = {"approve": "approved", "reject": "rejected"}
+
+
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:
     st = state(ctx)
     answer = decide(st.settings, run_id, verdict, reason=reason)
@@ -321,7 +324,7 @@ def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bo
         audit.record(actor=str(answer["by"]), action=verdict, target=run_id, reason=reason or None)
     if st.output_format != "json":
         st.console.print(
-            f"{run_id}: {verdict}d by {answer['by']}" + (f": {reason}" if reason else "")
+            f"{run_id}: {_PAST[verdict]} by {answer['by']}" + (f": {reason}" if reason else "")
         )
     if not wait:
         if st.output_format == "json":

@@ -35,26 +35,44 @@ def list_runs(
         str | None, typer.Option(help=f"Only runs in this status: {', '.join(RUN_STATUSES)}.")
     ] = None,
     workflow: Annotated[str | None, typer.Option(help="Only runs of this workflow.")] = None,
+    outcome: Annotated[
+        str | None,
+        typer.Option(
+            help="Only runs that ended so: FAILED (a job-net that failed, too), REJECTED, "
+            "HEALED, IN_SYNC, … (the OUTCOME column)."
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
 ) -> None:
-    """List runs, newest first."""
+    """List runs, newest first, with their outcome.
+
+    STATUS is the engine's (a heal that was rejected, or a job-net whose execution failed,
+    ended normally: SUCCEEDED); OUTCOME is what the run came to.
+    """
     st = state(ctx)
     if status is not None and status.upper() not in RUN_STATUSES:
         raise UsageError(f"unknown status {status!r}", hint=f"use one of {', '.join(RUN_STATUSES)}")
     with RunStore(st.settings) as store:
         records = store.list_runs(
-            status=status.upper() if status else None, workflow=workflow, limit=limit
+            status=status.upper() if status else None,
+            workflow=workflow,
+            limit=limit if outcome is None else max(limit * 20, 2000),
         )
+    if outcome is not None:
+        records = [r for r in records if r.outcome == outcome.upper()][:limit]
     if st.output_format == "json":
         st.emit_json([r.to_json() for r in records])
         return
-    table = Table("RUN ID", "WORKFLOW", "STATUS", "CREATED (UTC)", "UPDATED (UTC)", "VERSION")
+    table = Table(
+        "RUN ID", "WORKFLOW", "STATUS", "OUTCOME", "CREATED (UTC)", "UPDATED (UTC)", "VERSION"
+    )
     for r in records:
         version = r.version or "-"
         table.add_row(
             r.run_id,
             r.workflow,
             r.status,
+            r.outcome,
             _when(r, "created"),
             _when(r, "updated"),
             version if r.compatible else f"{version} (incompatible)",
@@ -69,6 +87,8 @@ def _render_detail(
     console.print(f"run      {record.run_id}")
     console.print(f"workflow {record.workflow}")
     console.print(f"status   {record.status}")
+    if record.outcome != record.status:
+        console.print(f"outcome  {record.outcome}")
     console.print(f"created  {_when(record, 'created')}  updated {_when(record, 'updated')}")
     if not record.compatible:
         console.print(

@@ -66,6 +66,9 @@ class StepRecord:
         return text if len(text) <= width else text[: width - 1] + "…"
 
 
+_JOB_OUTCOMES = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"})
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """A run as recorded: what it was asked, what it did, how it ended."""
@@ -86,11 +89,29 @@ class RunRecord:
     def compatible(self) -> bool:
         return self.version in (None, __version__)
 
+    @property
+    def outcome(self) -> str:
+        """How the run ended for its user: the engine's status, or what the workflow says.
+
+        A workflow that ends normally may still report a domain outcome in its output:
+        ``{"outcome": "REJECTED"}`` (heal) or ``{"status": "FAILED"}`` (a job-net whose
+        execution failed, returned as data). Anything else: the engine's status.
+        """
+        if self.status == "SUCCEEDED" and isinstance(self.output, dict):
+            said = self.output.get("outcome")
+            if isinstance(said, str) and said:
+                return said
+            said = self.output.get("status")
+            if isinstance(said, str) and said in _JOB_OUTCOMES:
+                return said
+        return self.status
+
     def to_json(self) -> dict[str, Any]:
         return {
             "runId": self.run_id,
             "workflow": self.workflow,
             "status": self.status,
+            "outcome": self.outcome,
             "input": self.input,
             "output": self.output,
             "error": self.error,

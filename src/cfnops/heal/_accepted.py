@@ -80,8 +80,15 @@ class AcceptedDrift:
         return not self.path or path == self.path or path.startswith(self.path.rstrip("/") + "/")
 
     def text(self) -> str:
-        until = self.until.strftime("%Y-%m-%dT%H:%M:%SZ")
-        return f"accepted until {until} by {self.by}: {self.reason}"
+        return f"accepted {self.until_text()} by {self.by}: {self.reason}"
+
+    def until_text(self) -> str:
+        """``through 2026-12-31 (UTC)`` for a date given as ``--until 2026-12-31``."""
+        until = self.until.astimezone(dt.UTC)
+        if (until.hour, until.minute, until.second, until.microsecond) == (0, 0, 0, 0):
+            day = (until - dt.timedelta(days=1)).date().isoformat()
+            return f"through {day} (UTC)"
+        return "until " + until.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def to_json(self) -> dict[str, Any]:
         return {

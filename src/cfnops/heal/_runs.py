@@ -160,7 +160,7 @@ def decide(
             raise NotHeld(run_id, f"it is a {record.workflow} run, not {HEAL_WORKFLOW}")
         held = held_info(record, store.steps(run_id))
     if held is None:
-        raise NotHeld(run_id, f"its status is {record.status} and it has no pending approval")
+        raise NotHeld(run_id, f"it is {run_outcome(record)} and has no pending approval")
     answer = {
         "decision": verdict,
         "by": by or getpass.getuser(),
