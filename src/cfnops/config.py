@@ -488,16 +488,21 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     path = find_config(config_file)
     toml_data = read_toml(path) if path is not None else {}
     token = _toml_path.set(path)
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return apply_poll_profile(Settings(**{k: v for k, v in overrides.items() if v is not None}))
+        return apply_poll_profile(Settings(**given))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])
         key = ".".join(str(p) for p in loc) or "(root)"
-        if _in_mapping(toml_data, loc):
-            source = str(path)
-        elif _in_mapping(overrides, loc):
+        variable = "CFNOPS_" + "__".join(str(p) for p in loc[:2]).upper()
+        # the same order as the sources: arguments, then environment, then the file
+        if _in_mapping(given, loc):
             source = "command-line arguments"
+        elif variable in os.environ:
+            source = f"the environment ({variable})"
+        elif _in_mapping(toml_data, loc):
+            source = str(path)
         else:
             source = "environment (CFNOPS_*)" if path is None else f"{path} or environment"
         reason = first["msg"]

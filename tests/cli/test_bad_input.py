@@ -23,7 +23,25 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     binary.write_bytes(bytes(range(128, 256)) * 3)
     hello = root / "hello.yaml"
     hello.write_text('Resources: "hello"\n')
-    return {"binary": binary, "hello": hello, "root": root}
+    empty = root / "empty.yaml"
+    empty.write_text("")
+    tagged = root / "tagged.asl.yaml"
+    tagged.write_text(
+        "StartAt: A\nStates:\n  A:\n    Type: Pass\n    Result: !Ref X\n    End: true\n"
+    )
+    broken = root / "broken.asl.yaml"
+    broken.write_text("StartAt: A\nStates:\n  A: [\n")
+    template = root / "template.json"
+    template.write_text('{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}')
+    return {
+        "binary": binary,
+        "hello": hello,
+        "root": root,
+        "empty": empty,
+        "tagged": tagged,
+        "broken": broken,
+        "template": template,
+    }
 
 
 CASES: list[tuple[str, list[str], dict[str, str], int, str]] = [
@@ -83,6 +101,77 @@ CASES: list[tuple[str, list[str], dict[str, str], int, str]] = [
     ),
     ("AWS_REGION unknown", ["drift", "web"], {"AWS_REGION": "mars-1"}, 2, "mars-1"),
 ]
+
+
+# Each error's hint must fit the error: (name, args, env, exit code, error needle, hint needle).
+HINTS: list[tuple[str, list[str], dict[str, str], int, str, str]] = [
+    ("job validate binary", ["job", "validate", "{binary}"], {}, 2, "not UTF-8 text",
+     "JSON or YAML file holding an Amazon States Language definition"),
+    ("job validate bad YAML", ["job", "validate", "{broken}"], {}, 2,
+     "not valid YAML at line 4", "JSON or YAML file holding"),
+    ("job validate !Ref", ["job", "validate", "{tagged}"], {}, 2,
+     "not valid YAML at line 5 column 13", "no CloudFormation tags"),
+    ("ami check missing file", ["ami", "check", "{root}/missing.yaml"], {}, 2,
+     "No such file or directory", "check the path"),
+    ("ami check empty file", ["ami", "check", "{empty}"], {}, 2, "empty file",
+     "with a Resources section"),
+    ("guard --code missing", ["guard", "{template}", "--code", "/nonexistent"], {}, 2,
+     "--code must be a folder (it does not exist)", "the folder holding the handlers' code"),
+    ("guard -o yaml", ["guard", "{template}", "-o", "yaml"], {}, 2,
+     "expected text, json or sarif", "-o sarif"),
+    ("diff --fail-on bogus", ["diff", "{template}", "{template}", "--fail-on", "bogus"], {}, 2,
+     "expected replace, destroy or any", "replace: exit 1 on a replacement"),
+    ("job list --status BOGUS", ["job", "list", "--status", "BOGUS"], {}, 2,
+     "'BOGUS' is not a job run status", "RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED"),
+    ("CFNOPS_OUTPUT=yaml", ["runs", "list"], {"CFNOPS_OUTPUT": "yaml"}, 2,
+     "in the environment (CFNOPS_OUTPUT)", "fix the value"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "code", "needle", "hint"),
+    [pytest.param(a, e, c, n, h, id=name) for name, a, e, c, n, h in HINTS],
+)
+def test_every_error_has_a_hint_that_fits_it(
+    files: dict[str, Path], args: list[str], env: dict[str, str], code: int, needle: str, hint: str
+) -> None:
+    environ = {
+        **os.environ,
+        "CFNOPS_DATABASE_URL": f"sqlite:///{files['root'] / 'db.sqlite'}",
+        "COLUMNS": "250",
+        **env,
+    }
+    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "cfnops", *argv],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=files["root"],
+    )
+    assert done.returncode == code, done.stdout + done.stderr
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error:")]
+    hints = [line for line in lines if line.startswith("hint:")]
+    assert len(errors) == 1 and needle in errors[0], lines
+    assert len(hints) == 1 and hint in hints[0], lines
+    assert "Traceback" not in done.stderr
+
+
+def test_an_input_file_named_without_at_is_read(files: dict[str, Path]) -> None:
+    """docs/jobs.md writes `job check DEF --input SAMPLE.json`: a path works as @path."""
+    definition = files["root"] / "pass.asl.json"
+    definition.write_text('{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}')
+    (files["root"] / "SAMPLE.json").write_text('{"instances": ["i-1"]}')
+    done = subprocess.run(
+        [sys.executable, "-m", "cfnops", "-o", "json", "job", "check", str(definition),
+         "--input", "SAMPLE.json"],
+        capture_output=True, text=True, timeout=120, cwd=files["root"],
+        env={**os.environ, "CFNOPS_DATABASE_URL": f"sqlite:///{files['root'] / 'db.sqlite'}"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "instances" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -123,16 +123,24 @@ def load_template(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise TemplateLoadError(str(path), exc.strerror or str(exc)) from exc
+        raise TemplateLoadError(
+            str(path), exc.strerror or str(exc), "check the path: give the template's file"
+        ) from exc
     except UnicodeDecodeError:
-        raise TemplateLoadError(str(path), "not UTF-8 text (a binary file?)") from None
+        raise TemplateLoadError(
+            str(path), "not UTF-8 text (a binary file?)", "give a JSON or YAML template"
+        ) from None
     try:
         template = decode(text, str(path))
     except TemplateError as exc:
         where = f"line {exc.line}: " if exc.line else ""
         raise TemplateLoadError(str(path), f"{where}{exc.reason}") from exc
-    if not isinstance(template, dict):
-        raise TemplateLoadError(str(path), "not a template object")
+    if not isinstance(template, dict) or not template:
+        raise TemplateLoadError(
+            str(path),
+            "empty file" if not template else "not a template object",
+            "give a CloudFormation template (JSON or YAML) with a Resources section",
+        )
     for section in ("Resources", "Parameters"):
         if section in template and not isinstance(template[section], dict):
             raise TemplateLoadError(

@@ -63,9 +63,11 @@ class MalformedEvent(AmiError, UsageError):
 class TemplateLoadError(AmiError, UsageError):
     """``cfnops ami check`` could not decode the template."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, hint: str | None = None) -> None:
         self.path = path
-        super().__init__(f"cannot read template {path}: {reason}", hint="fix the JSON/YAML syntax")
+        super().__init__(
+            f"cannot read template {path}: {reason}", hint=hint or "fix the JSON/YAML syntax"
+        )
 
 
 class NothingToRollBack(AmiError, UsageError):

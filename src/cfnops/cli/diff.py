@@ -91,7 +91,10 @@ def diff(
     if fmt not in _FORMATS:
         raise UsageError(f"--output {fmt!r}: expected text, json, markdown or sarif")
     if fail_on is not None and fail_on not in {f.value for f in FailOn}:
-        raise UsageError(f"--fail-on {fail_on!r}: expected replace, destroy or any")
+        raise UsageError(
+            f"--fail-on {fail_on!r}: expected replace, destroy or any",
+            hint="replace: exit 1 on a replacement; destroy: also on a deletion; any: any change",
+        )
     wanted = (1,) if stack else (1, 2, 3, 4, 5, 6, 7, 8, 9) if git_ref else (2,)
     if (
         (len(templates) not in wanted and not (git_ref and templates))

@@ -48,7 +48,10 @@ def guard_command(
     st = state(ctx)
     fmt = output or st.output or "text"
     if fmt not in _OUTPUTS:
-        raise UsageError(f"--output {fmt!r}: expected text, json or sarif")
+        raise UsageError(
+            f"--output {fmt!r}: expected text, json or sarif",
+            hint="e.g. cfnops guard template.yaml -o sarif > guard.sarif",
+        )
     report = check_template(template, code)
     if fmt == "json":
         st.emit_json(to_json(report))

@@ -250,15 +250,26 @@ def check_cmd(
         raise typer.Exit(int(ExitCode.USAGE))
 
 
+# Step Functions' execution statuses (ListExecutions statusFilter), PENDING_REDRIVE aside.
+_JOB_STATUSES = ("RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
+
+
 @job_app.command("list")
 def list_cmd(
     ctx: typer.Context,
-    status: Annotated[str | None, typer.Option(help="Only runs in this status.")] = None,
+    status: Annotated[
+        str | None, typer.Option(help=f"Only runs in this status: {', '.join(_JOB_STATUSES)}.")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1)] = 50,
 ) -> None:
     """List job runs, newest first."""
     st = state(ctx)
     store = _service(st).store
+    if status is not None and status.upper() not in _JOB_STATUSES:
+        raise UsageError(
+            f"--status {status!r} is not a job run status",
+            hint=f"use one of {', '.join(_JOB_STATUSES)}",
+        )
     rows = store.list_runs(status=status.upper() if status else None, limit=limit)
     origins = store.lineage_map([r.run_id for r in rows])
     if st.output_format == "json":

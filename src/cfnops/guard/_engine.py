@@ -42,7 +42,11 @@ def check_template(template_path: Path | str, code_dir: Path | str | None = None
     path = Path(template_path)
     code = Path(code_dir) if code_dir is not None else None
     if code is not None and not code.is_dir():
-        raise GuardInputError(code, "--code must be a folder")
+        raise GuardInputError(
+            code,
+            "--code must be a folder" + ("" if code.exists() else " (it does not exist)"),
+            hint="give the folder holding the handlers' code (the one CodeUri/Code points at)",
+        )
     template = load_template(path)
     customs = tuple(name for name, res in template.resources.items() if is_custom_resource(res))
     findings: set[Finding] = set()

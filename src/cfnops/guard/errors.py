@@ -17,11 +17,13 @@ class GuardError(CfnopsError):
 class GuardInputError(GuardError, UsageError):
     """The template (or a code folder) given to the guard cannot be read: exit 2."""
 
-    def __init__(self, path: Path | str, reason: str, *, line: int | None = None) -> None:
+    def __init__(
+        self, path: Path | str, reason: str, *, line: int | None = None, hint: str | None = None
+    ) -> None:
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(
             f"cannot check {where}: {reason}",
-            hint="pass a CloudFormation template (JSON or YAML) with a Resources section",
+            hint=hint or "pass a CloudFormation template (JSON or YAML) with a Resources section",
         )
         self.path = str(path)
         self.line = line

@@ -30,8 +30,25 @@ def _parse(text: str, where: str, what: str) -> Any:
 
         try:
             return yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise JobInputError(what, where, str(json_error)) from None
+        except yaml.YAMLError as yaml_error:
+            if text.lstrip()[:1] in ("{", "["):  # meant as JSON: the JSON parser's words
+                raise JobInputError(what, where, f"not valid JSON: {json_error}") from None
+            raise _yaml_error(what, where, yaml_error) from None
+
+
+def _yaml_error(what: str, where: str, exc: Any) -> JobInputError:
+    """The YAML parser's complaint at its line, with a fix for CloudFormation tags."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    hint = None
+    tag = getattr(exc, "problem", "") or ""
+    if "constructor for the tag" in tag:
+        hint = (
+            "States Language has no CloudFormation tags (!Ref, !Sub, !GetAtt): write plain "
+            "values, or keep the definition in the template's DefinitionString"
+        )
+    return JobInputError(what, where, f"not valid YAML{at}: {problem}", hint)
 
 
 def load_definition(path: str | Path) -> dict[str, Any]:
@@ -50,7 +67,10 @@ def load_definition(path: str | Path) -> dict[str, Any]:
 
 
 def parse_input(text: str | None) -> Any:
-    """``'{"a": 1}'`` or ``@input.json`` (JSON or YAML) → the value; None → ``{}``."""
+    """``'{"a": 1}'``, ``@input.json`` or ``input.json`` (JSON or YAML) → the value.
+
+    None → ``{}``. A text that is not JSON but names an existing file is that file.
+    """
     if text is None or text == "":
         return {}
     if text.startswith("@"):
@@ -65,4 +85,9 @@ def parse_input(text: str | None) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise JobInputError("the input", "--input", str(exc)) from None
+        path = Path(text)
+        if not text.lstrip().startswith(("{", "[", '"')) and path.is_file():
+            return parse_input("@" + text)  # a file named as users write it: SAMPLE.json
+        raise JobInputError(
+            "the input", "--input", str(exc), "pass JSON inline, or @FILE (or a file's path)"
+        ) from None

@@ -59,11 +59,14 @@ class JobsError(CfnopsError):
 class JobInputError(JobsError, UsageError):
     """A definition or an input could not be read or parsed."""
 
-    def __init__(self, what: str, where: str, reason: str) -> None:
-        super().__init__(
-            f"cannot read {what} from {where}: {reason}",
-            hint="pass JSON inline, or @FILE for a JSON/YAML file",
-        )
+    def __init__(self, what: str, where: str, reason: str, hint: str | None = None) -> None:
+        if hint is None:
+            hint = (
+                "pass JSON inline, or @FILE for a JSON/YAML file"
+                if what == "the input"
+                else "give a JSON or YAML file holding an Amazon States Language definition"
+            )
+        super().__init__(f"cannot read {what} from {where}: {reason}", hint=hint)
 
 
 class ModuleImportFailed(JobsError, UsageError):
