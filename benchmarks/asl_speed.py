@@ -11,7 +11,9 @@ each workload as a durable job run (DBOS workflow, history stored in SQLite) fro
 to the stored result; moto runs it with ``stepfunctions.execute_state_machine`` until
 DescribeExecution is no longer RUNNING.
 
-    python benchmarks/asl_speed.py [--repeat 3]
+    python benchmarks/asl_speed.py [--rounds 7]
+
+Figures are medians of interleaved rounds after a warm-up run (see :func:`bench`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -97,71 +100,96 @@ def transitions(events: list[dict[str, Any]]) -> int:
     return sum(1 for e in events if str(e["type"]).endswith("StateEntered"))
 
 
-def bench_cfnops(repeat: int) -> dict[str, tuple[int, float]]:
-    from cfnops.config import load_settings
-    from cfnops.durable import Engine
-    from cfnops.jobs import JobService
+class CfnopsRunner:
+    """Durable job runs (DBOS workflow, history in SQLite) through ``JobService``."""
 
-    db = os.path.join(tempfile.mkdtemp(prefix="asl-speed-"), "bench.sqlite")
-    settings = load_settings(database_url=f"sqlite:///{db}")
-    engine = Engine.start_process(settings)
-    jobs = JobService(settings)
-    out: dict[str, tuple[int, float]] = {}
-    try:
-        for label, (definition, value) in WORKLOADS.items():
-            best = float("inf")
-            count = 0
-            for _ in range(repeat):
-                start = time.perf_counter()
-                run_id = jobs.start(definition, value, machine_name="bench")
-                result = jobs.wait(run_id, poll=0.002)
-                elapsed = time.perf_counter() - start
-                assert result.status == "SUCCEEDED", result
-                count = transitions(jobs.store.history(run_id))
-                best = min(best, elapsed)
-            out[label] = (count, best)
-    finally:
-        engine.shutdown(grace_seconds=1)
-    return out
+    def __init__(self) -> None:
+        from cfnops.config import load_settings
+        from cfnops.durable import Engine
+        from cfnops.jobs import JobService
+
+        db = os.path.join(tempfile.mkdtemp(prefix="asl-speed-"), "bench.sqlite")
+        settings = load_settings(database_url=f"sqlite:///{db}")
+        self.engine = Engine.start_process(settings)
+        self.jobs = JobService(settings)
+
+    def run(self, label: str) -> tuple[int, float]:
+        definition, value = WORKLOADS[label]
+        start = time.perf_counter()
+        run_id = self.jobs.start(definition, value, machine_name="bench")
+        result = self.jobs.wait(run_id, poll=0.002)
+        elapsed = time.perf_counter() - start
+        assert result.status == "SUCCEEDED", result
+        return transitions(self.jobs.store.history(run_id)), elapsed
+
+    def close(self) -> None:
+        self.engine.shutdown(grace_seconds=1)
 
 
-def bench_moto(repeat: int) -> dict[str, tuple[int, float]]:
-    import boto3
-    from moto import mock_aws
+class MotoRunner:
+    """moto's Step Functions with ``execute_state_machine``, until DescribeExecution ends."""
 
-    out: dict[str, tuple[int, float]] = {}
-    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
-        sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    def __init__(self) -> None:
+        import boto3
+        from moto import mock_aws
+
+        self.mock = mock_aws(config={"stepfunctions": {"execute_state_machine": True}})
+        self.mock.start()
+        self.sfn = boto3.client("stepfunctions", region_name="us-east-1")
         role = "arn:aws:iam::123456789012:role/bench"
-        for n, (label, (definition, value)) in enumerate(WORKLOADS.items()):
-            arn = sfn.create_state_machine(
+        self.arns = {
+            label: self.sfn.create_state_machine(
                 name=f"bench{n}", definition=json.dumps(definition), roleArn=role
             )["stateMachineArn"]
-            best = float("inf")
-            count = 0
-            for _ in range(repeat):
-                start = time.perf_counter()
-                ex = sfn.start_execution(
-                    stateMachineArn=arn,
-                    input=json.dumps(value),
-                    name=f"run-{time.perf_counter_ns()}",
-                )
-                exec_arn = ex["executionArn"]
-                status = _until_done(
-                    lambda arn=exec_arn: sfn.describe_execution(executionArn=arn)["status"]
-                )
-                elapsed = time.perf_counter() - start
-                assert status == "SUCCEEDED", status
-                events = sfn.get_execution_history(executionArn=ex["executionArn"], maxResults=1000)
-                history = list(events["events"])
-                while events.get("nextToken"):
-                    events = sfn.get_execution_history(
-                        executionArn=ex["executionArn"], nextToken=events["nextToken"]
-                    )
-                    history.extend(events["events"])
-                count = transitions(history)
-                best = min(best, elapsed)
-            out[label] = (count, best)
+            for n, (label, (definition, _)) in enumerate(WORKLOADS.items())
+        }
+
+    def run(self, label: str) -> tuple[int, float]:
+        sfn, value = self.sfn, WORKLOADS[label][1]
+        start = time.perf_counter()
+        ex = sfn.start_execution(
+            stateMachineArn=self.arns[label],
+            input=json.dumps(value),
+            name=f"run-{time.perf_counter_ns()}",
+        )
+        arn = ex["executionArn"]
+        status = _until_done(lambda: sfn.describe_execution(executionArn=arn)["status"])
+        elapsed = time.perf_counter() - start
+        assert status == "SUCCEEDED", status
+        events = sfn.get_execution_history(executionArn=arn, maxResults=1000)
+        history = list(events["events"])
+        while events.get("nextToken"):
+            events = sfn.get_execution_history(executionArn=arn, nextToken=events["nextToken"])
+            history.extend(events["events"])
+        return transitions(history), elapsed
+
+    def close(self) -> None:
+        self.mock.stop()
+
+
+def bench(rounds: int) -> dict[str, dict[str, tuple[int, list[float]]]]:
+    """Per engine and workload: transitions and the elapsed times of ``rounds`` runs.
+
+    One warm-up run of each (discarded), then rounds in which every workload runs
+    on both engines back to back, the engine that goes first alternating by round,
+    so drift in the machine's load touches both alike.
+    """
+    runners: dict[str, Any] = {"cfnops": CfnopsRunner(), "moto": MotoRunner()}
+    out: dict[str, dict[str, tuple[int, list[float]]]] = {name: {} for name in runners}
+    try:
+        for label in WORKLOADS:
+            for runner in runners.values():
+                runner.run(label)  # warm-up
+        for round_ in range(rounds):
+            order = list(runners) if round_ % 2 == 0 else list(reversed(runners))
+            for label in WORKLOADS:
+                for name in order:
+                    count, elapsed = runners[name].run(label)
+                    times = out[name].setdefault(label, (count, []))[1]
+                    times.append(elapsed)
+    finally:
+        for runner in runners.values():
+            runner.close()
     return out
 
 
@@ -175,20 +203,26 @@ def _until_done(status: Callable[[], str]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="runs per workload (best kept)")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (median kept)")
     args = parser.parse_args()
-    ours = bench_cfnops(args.repeat)
-    peer = bench_moto(args.repeat)
-    print(f"{'workload':36} {'transitions':>11} {'cfnops/s':>10} {'moto/s':>10} {'ratio':>7}")
+    found = bench(args.rounds)
+    print(
+        f"{'workload':36} {'transitions':>11} {'cfnops/s':>10} {'moto/s':>10} {'ratio':>7}"
+        "   (median; range of transitions/s)"
+    )
     for label in WORKLOADS:
-        n, t = ours[label]
-        pn, pt = peer[label]
-        ours_rate, peer_rate = n / t, pn / pt
+        n, ours = found["cfnops"][label]
+        pn, peer = found["moto"][label]
+        ours_rate, peer_rate = n / statistics.median(ours), pn / statistics.median(peer)
         print(
             f"{label:36} {n:>11} {ours_rate:>10.0f} {peer_rate:>10.0f} "
-            f"{ours_rate / peer_rate:>6.1f}x"
+            f"{ours_rate / peer_rate:>6.1f}x   cfnops {n / max(ours):.0f}-{n / min(ours):.0f}, "
+            f"moto {pn / max(peer):.0f}-{pn / min(peer):.0f}"
         )
-    print("cfnops: durable job runs on SQLite (WAL), history stored; best of", args.repeat)
+    print(
+        f"cfnops: durable job runs on SQLite (WAL), history stored; medians of {args.rounds} "
+        "interleaved rounds after a warm-up, the engine going first alternating by round"
+    )
 
 
 if __name__ == "__main__":

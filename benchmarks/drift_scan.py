@@ -28,7 +28,10 @@ On a machine with two CPUs or more the sandbox runs on one CPU and this process
 on the others: AWS answers from other machines, and a sandbox sharing this
 process's core (its caches) makes every call here cost ~10 % more CPU.
 
-    python benchmarks/drift_scan.py                       # 600 stacks, 3 accounts (~2 min)
+Each side scans ``--rounds`` times (default 3), alternating which goes first;
+the report gives the median round of each and the spread.
+
+    python benchmarks/drift_scan.py                       # 600 stacks, 3 accounts (~4 min)
     python benchmarks/drift_scan.py --stacks 90 --concurrency 16 --no-peer
 """
 
@@ -40,6 +43,7 @@ import contextlib
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -191,6 +195,11 @@ def peer_scan(cfns: list[Any], concurrency: int, poll: float) -> int:
         return len(list(pool.map(one, jobs)))
 
 
+def _spread(label: str, values: list[float], unit: str = "") -> None:
+    low, high = min(values), max(values)
+    print(f"  {label}: median {statistics.median(values):.2f}{unit} (range {low:.2f}-{high:.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stacks", type=int, default=600)
@@ -198,6 +207,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=48)
     parser.add_argument("--poll", type=float, default=1.0, help="Detection poll seconds.")
     parser.add_argument("--no-peer", action="store_true", help="Skip the boto3 peer loop.")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="Scans of each side, alternating (median kept)."
+    )
     args = parser.parse_args()
     proc, url, placement = _start_sandbox()
     os.environ.update(
@@ -253,18 +265,38 @@ def main() -> None:
                     poll_seconds=args.poll,
                 )
             )
-            return len(results[0].rows)
+            return len(results[-1].rows)
 
-        run = _measured(cfns, ours)
-        peer = (
-            None
-            if args.no_peer
-            else _measured(cfns, lambda: peer_scan(cfns, args.concurrency, args.poll))
-        )
+        def theirs() -> int:
+            return peer_scan(cfns, args.concurrency, args.poll)
+
+        runs: list[Run] = []
+        peers: list[Run] = []
+        for round_ in range(args.rounds):
+            # which side goes first alternates by round: neither always meets a sandbox
+            # still busy with the other's detections, or always a fresh one
+            order = [(runs, ours), (peers, theirs)]
+            if args.no_peer:
+                order = order[:1]
+            elif round_ % 2:
+                order.reverse()
+            for into, work in order:
+                into.append(_measured(cfns, work))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    result = results[0]
+    middle = sorted(range(len(runs)), key=lambda i: runs[i].per_minute)[len(runs) // 2]
+    run, result = runs[middle], results[middle]
+    peer = sorted(peers, key=lambda r: r.per_minute)[len(peers) // 2] if peers else None
+    print(
+        f"{args.rounds} round(s), cfnops and the peer alternating which goes first; "
+        "figures below: the median round of each"
+    )
+    _spread("cfnops stacks/minute", [r.per_minute for r in runs])
+    if peers:
+        _spread("peer stacks/minute", [r.per_minute for r in peers])
+        ratios = [a.per_minute / b.per_minute for a, b in zip(runs, peers, strict=True)]
+        _spread("cfnops / peer stacks/minute, per round", ratios, "x")
     per_call = run.meter.sdk_cpu / max(1, sum(run.meter.calls.values()))
     own = run.cpu - run.meter.sdk_cpu
     n = max(1, run.stacks)
