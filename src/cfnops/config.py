@@ -242,6 +242,36 @@ class AmiSettings(_Section):
     roll: bool = False
 
 
+ConsoleRole = Literal["viewer", "operator", "approver"]
+CONSOLE_ROLES: tuple[ConsoleRole, ...] = ("viewer", "operator", "approver")
+
+
+class ConsoleSettings(_Section):
+    """The operations console (``cfnops console``): definition roots, sessions, token roles.
+
+    ``definition_roots`` are the folders the Definitions page may open files under
+    (relative ones from the console's working directory); unset: ``jobnets`` and
+    ``examples/jobnets`` there. ``token_roles`` are the roles of the environment token
+    (``CFNOPS_CONSOLE_TOKEN``), comma-separated: ``CFNOPS_CONSOLE__TOKEN_ROLES=viewer``.
+    """
+
+    definition_roots: tuple[Path, ...] = ()
+    session_idle_seconds: float = Field(default=1800.0, gt=0)
+    session_max_seconds: float = Field(default=43200.0, gt=0)
+    token_roles: str = "viewer,operator,approver"
+
+    @field_validator("token_roles")
+    @classmethod
+    def _check_roles(cls, value: str) -> str:
+        roles = [r.strip() for r in value.split(",") if r.strip()]
+        bad = [r for r in roles if r not in CONSOLE_ROLES]
+        if bad or not roles:
+            raise ValueError(
+                f"{', '.join(bad) or 'no role'}: give roles from {', '.join(CONSOLE_ROLES)}"
+            )
+        return ",".join(roles)
+
+
 _SCHEDULE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$"
 
 
@@ -331,6 +361,7 @@ class Settings(BaseSettings):
     sandbox: SandboxSettings = SandboxSettings()
     ami: AmiSettings = AmiSettings()
     drift_scan: DriftScanSettings = DriftScanSettings()
+    console: ConsoleSettings = ConsoleSettings()
 
     @field_validator("database_url")
     @classmethod

@@ -30,11 +30,11 @@ def chromium_path() -> str | None:
 class ConsoleProcess:
     """``python -m cfnops console`` on a free loopback port with a known token."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], *args: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cfnops", "console", "--port", str(self.port)],
+            [sys.executable, "-m", "cfnops", "console", "--port", str(self.port), *args],
             env={**env, "CFNOPS_CONSOLE_TOKEN": TOKEN},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -67,6 +67,23 @@ class ConsoleProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
+
+
+def csp_violations(page: Any) -> list[str]:
+    """Collects the page's Content-Security-Policy refusals (a script or style blocked)."""
+    found: list[str] = []
+    page.on(
+        "console",
+        lambda msg: found.append(msg.text) if "Content Security Policy" in msg.text else None,
+    )
+    return found
+
+
+def sign_in(page: Any, url: str, token: str = TOKEN) -> None:
+    page.goto(f"{url}/login")
+    page.get_by_label("Token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{url}/runs")
 
 
 def shot(page: Any, name: str) -> Path:

@@ -39,7 +39,9 @@ def settings(tmp_path: Path, template_db: Path) -> Settings:
         src = Path(f"{template_db}{suffix}")
         if src.exists():
             shutil.copy(src, f"{db}{suffix}")
-    return load_settings(database_url=f"sqlite:///{db}")
+    defs = tmp_path / "defs"  # the Definitions page's one root
+    defs.mkdir()
+    return load_settings(database_url=f"sqlite:///{db}", console={"definition_roots": [defs]})
 
 
 @pytest.fixture

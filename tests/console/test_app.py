@@ -52,6 +52,7 @@ def test_state_changes_need_token_and_csrf_and_change_nothing_otherwise(
         ({}, {}),
         ({"csrf": "0" * 64}, {}),
         ({"csrf": csrf}, {"Origin": "http://evil.example"}),
+        ({"csrf": csrf}, {"Origin": "null", "Sec-Fetch-Site": "cross-site"}),
     ):
         answer = anonymous.post("/schedules/nightly/disable", data=data, headers=headers)
         assert answer.status_code == 403, answer.text
@@ -70,12 +71,12 @@ def test_state_changes_need_token_and_csrf_and_change_nothing_otherwise(
     with AuditLog(settings) as audit:
         [entry] = audit.list()
     assert (entry.actor, entry.action, entry.target, entry.reason) == (
-        "console:alice",
+        "console:alice (operator)",
         "disable",
         "schedule:nightly",
         "freeze",
     )
-    assert "console:alice" in anonymous.get("/audit").text
+    assert "console:alice (operator)" in anonymous.get("/audit").text
     # Scripts use the bearer token (a browser never sends it by itself): no CSRF needed.
     bearer = TestClient(anonymous.app, headers={"Authorization": f"Bearer {TOKEN}"})
     assert bearer.post("/schedules/nightly/enable", follow_redirects=False).status_code == 303
@@ -138,6 +139,7 @@ def test_unknown_map_iteration_is_400(settings: Settings, client: TestClient) ->
 
 
 def test_definition_findings_point_at_their_lines(client: TestClient, tmp_path: Path) -> None:
+    tmp_path = tmp_path / "defs"  # the root the settings fixture configures
     csrf = csrf_of(client, "/definitions")
     broken = json.dumps(
         {"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "Missing"}}}, indent=2
@@ -174,12 +176,12 @@ def test_bind_rules_and_token_files(tmp_path: Path) -> None:
     tokens.write_text("alice:short\n")
     with pytest.raises(BadTokenFile, match="line 1"):
         Auth.for_bind("::", token=None, token_file=tokens, user="ops")
-    cookie = auth.session_cookie("alice")
-    assert auth.session_name(cookie) == "alice"
-    tampered = cookie[:-1] + ("1" if cookie.endswith("0") else "0")
-    assert auth.session_name(tampered) is None
-    other = Auth(auth.tokens)  # another console process: another secret
-    assert other.session_name(cookie) is None
+    cookie = auth.start_session("alice")
+    assert auth.session(cookie) == ("alice", False)
+    tampered = cookie[:-1] + ("A" if cookie[-1] != "A" else "B")
+    assert auth.session(tampered) == (None, False)
+    other = Auth(auth.tokens)  # another console process: its own sessions
+    assert other.session(cookie) == (None, False)
 
 
 def test_non_loopback_bind_without_token_refuses_to_start(tmp_path: Path) -> None:
@@ -228,9 +230,9 @@ def test_job_controls_hold_release_skip_force_rerun(settings: Settings, client: 
     with AuditLog(settings) as audit:
         entries = audit.list(target="ctl-1")
     assert [(e.action, e.actor) for e in reversed(entries)] == [
-        ("hold", "console:alice"),
-        ("release", "console:alice"),
-        ("skip", "console:alice"),
+        ("hold", "console:alice (operator)"),
+        ("release", "console:alice (operator)"),
+        ("skip", "console:alice (operator)"),
     ]
     assert entries[0].detail == {"state": "B", "output": {"skipped": True}}
     # Without the CSRF token nothing is held.

@@ -9,6 +9,7 @@ held by policy and approved in the browser. Screenshots go to
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.slow
 HERE = Path(__file__).resolve().parent
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+expect = playwright_api.expect
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +84,8 @@ def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_pat
         running.wait_for(timeout=60_000)
         seen = running.get_attribute("data-state")
         shot(page, "job-running")
-        page.wait_for_function(
-            "document.getElementById('run-status').textContent === 'SUCCEEDED'", timeout=180_000
-        )
+        # Locators, not wait_for_function: the console's CSP forbids the eval it uses.
+        expect(page.locator("#run-status")).to_have_text("SUCCEEDED", timeout=180_000)
         assert page.evaluate("window.__notReloaded") is True
         assert page.locator(f'#state-list button[data-state="{seen}"]').get_attribute(
             "data-status"
@@ -116,10 +117,7 @@ def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_pat
         assert page.evaluate("document.activeElement.textContent") == "Skip to content"
         page.locator('#state-list button[data-state="Init"]').focus()
         page.keyboard.press("Enter")
-        page.wait_for_function(
-            "(document.getElementById('panel-state') || {textContent: ''})"
-            ".textContent.startsWith('Init')"
-        )
+        expect(page.locator("#panel-state")).to_have_text(re.compile(r"^Init"))
         _no_unnamed_controls(page)
         assert run.wait(timeout=60) == 0
         # The Runs page opened before the end shows the outcome without a reload.
@@ -199,9 +197,7 @@ def test_heal_hold_approved_in_the_browser_with_audit(
         assert page.get_by_role("button", name="Approve").is_visible()
         page.get_by_label("Reason for approving").fill("planned change window CHG-42")
         page.get_by_role("button", name="Approve").click()
-        page.wait_for_function(
-            "document.getElementById('heal-outcome').textContent === 'HEALED'", timeout=120_000
-        )
+        expect(page.locator("#heal-outcome")).to_have_text("HEALED", timeout=120_000)
         audit = page.locator(".audit-row").first.inner_text()
         assert "console:" in audit and "approve" in audit and "CHG-42" in audit
         shot(page, "heal-approved")
@@ -233,7 +229,10 @@ def test_definition_revalidated_on_change_and_every_page_named(page: Any, tmp_pa
     good = {"StartAt": "A", "States": {"A": {"Type": "Pass", "Next": "B"},
                                         "B": {"Type": "Succeed"}}}  # fmt: skip
     definition.write_text(json.dumps(good, indent=2))
-    console = ConsoleProcess(worker_env(tmp_path / "runs.sqlite"))
+    roots = json.dumps([str(tmp_path)])
+    console = ConsoleProcess(
+        worker_env(tmp_path / "runs.sqlite", CFNOPS_CONSOLE__DEFINITION_ROOTS=roots)
+    )
     try:
         _sign_in(page, console)
         page.goto(f"{console.url}/definitions")

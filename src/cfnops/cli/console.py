@@ -19,7 +19,10 @@ def console(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8765,
     token_file: Annotated[
         Path | None,
-        typer.Option(help="Tokens, one per line (TOKEN or NAME:TOKEN); or CFNOPS_CONSOLE_TOKEN."),
+        typer.Option(
+            help="Tokens, one per line (NAME:ROLE[,ROLE]:TOKEN; roles viewer, operator, "
+            "approver); or CFNOPS_CONSOLE_TOKEN."
+        ),
     ] = None,
     open_browser: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
 ) -> None:
@@ -36,7 +39,15 @@ def console(
     st = state(ctx)
     settings = st.settings
     secret = settings.console_token.get_secret_value() if settings.console_token else None
-    auth = Auth.for_bind(host, token=secret, token_file=token_file, user=AuditLog.default_actor())
+    auth = Auth.for_bind(
+        host,
+        token=secret,
+        token_file=token_file,
+        user=AuditLog.default_actor(),
+        token_roles=settings.console.token_roles,
+        idle_seconds=settings.console.session_idle_seconds,
+        max_seconds=settings.console.session_max_seconds,
+    )
     app = create_app(settings, auth)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"

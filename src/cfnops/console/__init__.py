@@ -12,25 +12,32 @@ schedules (enable/disable) and the audit log. See ``docs/console.md``::
 """
 
 from cfnops.console._app import create_app
-from cfnops.console._auth import Auth, is_loopback, read_token_file
+from cfnops.console._auth import ROLES, Auth, Principal, Role, is_loopback, read_token_file
+from cfnops.console._web import require_role
 from cfnops.console.errors import (
     BadFilter,
     BadTokenFile,
     ConsoleError,
     Forbidden,
     NotFound,
+    RunFinished,
     TokenRequired,
 )
 
 __all__ = [
+    "ROLES",
     "Auth",
     "BadFilter",
     "BadTokenFile",
     "ConsoleError",
     "Forbidden",
     "NotFound",
+    "Principal",
+    "Role",
+    "RunFinished",
     "TokenRequired",
     "create_app",
     "is_loopback",
     "read_token_file",
+    "require_role",
 ]

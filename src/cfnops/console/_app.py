@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from cfnops.config import Settings
 from cfnops.console import (
@@ -25,7 +26,8 @@ from cfnops.console import (
     _pages_schedules,
 )
 from cfnops.console._auth import Auth
-from cfnops.console._web import HERE, Console, RequireSession, error_page
+from cfnops.console._security import RequireSession, SecurityHeaders
+from cfnops.console._web import HERE, Console, error_page
 from cfnops.console.errors import ConsoleError
 from cfnops.errors import CfnopsError, UsageError
 
@@ -65,6 +67,13 @@ async def _health(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
+class _ConsoleApp(Starlette):
+    """Starlette with the security headers outermost: even the 500 page carries them."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
+
+
 def create_app(settings: Settings, auth: Auth) -> Starlette:
     """The console as an ASGI application (``uvicorn`` serves it; tests call it directly)."""
     console = Console(settings, auth)
@@ -76,7 +85,7 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
         finally:
             console.close()
 
-    app = Starlette(
+    app = _ConsoleApp(
         routes=[
             Route("/healthz", _health),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),

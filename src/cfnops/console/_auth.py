@@ -1,13 +1,19 @@
-"""Who may use the console: tokens, signed session cookies and CSRF tokens.
+"""Who may use the console: tokens with roles, sessions that expire, CSRF tokens.
 
 Every page needs a session; a session is earned by presenting a token once
 (``/login``, or ``?token=`` in the link ``cfnops console`` prints). The cookie
-holds the token's *name* signed with a per-process secret (HMAC-SHA256), so it
-is useless to another console and after a restart. Each state-changing request
-(POST) must also carry a CSRF token (form field ``csrf`` or header
-``X-CSRF-Token``): an HMAC of the session cookie, which a page of another origin
-cannot read. ``Authorization: Bearer <token>`` works for scripts (no cookie, no
-CSRF needed: a browser never sends it on its own).
+holds a random session id known only to this console process: it ends on
+sign-out, after ``idle_seconds`` without a request, after ``max_seconds`` in all,
+and when the console restarts. Each state-changing request (POST) must also
+carry a CSRF token (form field ``csrf`` or header ``X-CSRF-Token``): an HMAC of
+the session id, which a page of another origin cannot read.
+``Authorization: Bearer <token>`` works for scripts (no cookie, no CSRF needed:
+a browser never sends it on its own).
+
+Roles, given per token: ``viewer`` reads, ``operator`` acts on jobs and runs
+(stop, redrive, hold, rerun, skip, force, schedules), ``approver`` approves or
+rejects held heal change sets. A token file line is ``TOKEN``, ``NAME:TOKEN``
+(every role, as before roles existed) or ``NAME:ROLE[,ROLE]:TOKEN``.
 """
 
 from __future__ import annotations
@@ -16,14 +22,21 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, get_args
 
 from cfnops.console.errors import BadTokenFile, TokenRequired
 
 COOKIE = "cfnops_console"
 _MIN_TOKEN = 16
+
+Role = Literal["viewer", "operator", "approver"]
+ROLES: tuple[Role, ...] = get_args(Role)
+ALL_ROLES: frozenset[Role] = frozenset(ROLES)
 
 
 def is_loopback(host: str) -> bool:
@@ -35,51 +48,141 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def read_token_file(path: Path) -> dict[str, str]:
-    """``name → token`` from a file of ``TOKEN`` or ``NAME:TOKEN`` lines (``#`` comments)."""
+def parse_roles(text: str, where: str) -> frozenset[Role]:
+    """``"operator,approver"`` as roles; :class:`BadTokenFile` naming ``where`` otherwise."""
+    found: set[Role] = set()
+    for raw in text.split(","):
+        name = raw.strip()
+        for role in ROLES:
+            if name == role:
+                found.add(role)
+                break
+        else:
+            raise BadTokenFile(where, f"{name!r} is not a role (use {', '.join(ROLES)})")
+    return frozenset(found)
+
+
+def read_token_file(path: Path) -> tuple[dict[str, str], dict[str, frozenset[Role]]]:
+    """``(name → token, name → roles)`` from ``TOKEN``, ``NAME:TOKEN`` or ``NAME:ROLES:TOKEN``.
+
+    ``#`` starts a comment line; a line without roles grants every role.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise BadTokenFile(str(path), exc.strerror or "cannot be read") from exc
     tokens: dict[str, str] = {}
+    roles: dict[str, frozenset[Role]] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        name, sep, token = line.rpartition(":")
-        name = name.strip() if sep else f"token{number}"
-        token = token.strip()
+        parts = [p.strip() for p in line.split(":")]
+        if len(parts) > 3:
+            raise BadTokenFile(str(path), f"line {number}: more than NAME:ROLE[,ROLE]:TOKEN")
+        token = parts[-1]
+        name = (parts[0] if len(parts) > 1 else "") or f"token{number}"
+        granted = parse_roles(parts[1], f"{path} line {number}") if len(parts) == 3 else ALL_ROLES
         if len(token) < _MIN_TOKEN:
             raise BadTokenFile(str(path), f"line {number}: the token is shorter than 16 characters")
-        tokens[name or f"token{number}"] = token
+        if name in tokens:
+            raise BadTokenFile(str(path), f"line {number}: the name {name!r} is used twice")
+        tokens[name], roles[name] = token, granted
     if not tokens:
         raise BadTokenFile(str(path), "no token in the file")
-    return tokens
+    return tokens, roles
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request comes from: the token's name and its roles."""
+
+    name: str
+    roles: frozenset[Role]
+
+    def has(self, role: Role) -> bool:
+        return role in self.roles
+
+    def actor(self, role: Role) -> str:
+        """The audit log's actor: ``console:NAME (ROLE)``, the role that allowed the action."""
+        return f"console:{self.name} ({role})"
+
+
+@dataclass
+class Session:
+    name: str
+    started: float
+    seen: float
+
+
+@dataclass
+class _Sessions:
+    """Live sessions of this process, by id (a restart ends them all)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    by_id: dict[str, Session] = field(default_factory=dict)
+    # Ended by a limit (id → when), so that the sign-in page can say it expired.
+    expired: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Auth:
-    """The tokens the console accepts (``name → token``) and its signing secret."""
+    """The tokens the console accepts (``name → token``), their roles and the sessions.
+
+    A name missing from ``roles`` has every role. ``clock`` is wall time in
+    seconds (tests pass their own to move it).
+    """
 
     tokens: Mapping[str, str]
+    roles: Mapping[str, frozenset[Role]] = field(default_factory=dict)
     generated: bool = False
+    idle_seconds: float = 1800.0
+    max_seconds: float = 43200.0
+    clock: Callable[[], float] = time.time
     secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
+    _sessions: _Sessions = field(default_factory=_Sessions, repr=False)
 
     @classmethod
-    def for_bind(cls, host: str, *, token: str | None, token_file: Path | None, user: str) -> Auth:
-        """Tokens for a bind: required off loopback; generated on loopback when none given."""
+    def for_bind(
+        cls,
+        host: str,
+        *,
+        token: str | None,
+        token_file: Path | None,
+        user: str,
+        token_roles: str | Iterable[Role] = ROLES,
+        idle_seconds: float = 1800.0,
+        max_seconds: float = 43200.0,
+    ) -> Auth:
+        """Tokens for a bind: required off loopback; generated on loopback when none given.
+
+        ``token`` (``CFNOPS_CONSOLE_TOKEN``) is named ``user`` and has ``token_roles``.
+        """
         tokens: dict[str, str] = {}
+        roles: dict[str, frozenset[Role]] = {}
         if token_file is not None:
-            tokens.update(read_token_file(token_file))
+            tokens, roles = read_token_file(token_file)
+        env_roles = (
+            parse_roles(token_roles, "[console] token_roles")
+            if isinstance(token_roles, str)
+            else frozenset(token_roles)
+        )
         if token:
             if len(token) < _MIN_TOKEN:
                 raise BadTokenFile("CFNOPS_CONSOLE_TOKEN", "shorter than 16 characters")
-            tokens[user] = token
+            tokens[user], roles[user] = token, env_roles
         if tokens:
-            return cls(tokens)
+            return cls(tokens, roles, idle_seconds=idle_seconds, max_seconds=max_seconds)
         if not is_loopback(host):
             raise TokenRequired(host)
-        return cls({user: secrets.token_urlsafe(24)}, generated=True)
+        generated = {user: secrets.token_urlsafe(24)}
+        return cls(
+            generated,
+            {user: env_roles},
+            generated=True,
+            idle_seconds=idle_seconds,
+            max_seconds=max_seconds,
+        )
 
     def name_for(self, token: str) -> str | None:
         """The token's name, comparing in constant time."""
@@ -89,19 +192,52 @@ class Auth:
                 found = name
         return found
 
+    def principal(self, name: str) -> Principal:
+        return Principal(name, self.roles.get(name, ALL_ROLES))
+
     def _mac(self, purpose: str, value: str) -> str:
         msg = f"{purpose}:{value}".encode()
         return hmac.new(self.secret, msg, hashlib.sha256).hexdigest()
 
-    def session_cookie(self, name: str) -> str:
-        return f"{name}.{self._mac('session', name)}"
+    def start_session(self, name: str) -> str:
+        """A new session for the token ``name``: the cookie value (a random id)."""
+        now = self.clock()
+        sid = secrets.token_urlsafe(32)
+        with self._sessions.lock:
+            for old, s in list(self._sessions.by_id.items()):
+                if self._expired(s, now):
+                    del self._sessions.by_id[old]
+                    self._sessions.expired[old] = now
+            for old, when in list(self._sessions.expired.items()):  # forget them later
+                if now - when > self.max_seconds:
+                    del self._sessions.expired[old]
+            self._sessions.by_id[sid] = Session(name, now, now)
+        return sid
 
-    def session_name(self, cookie: str | None) -> str | None:
-        if not cookie or "." not in cookie:
-            return None
-        name, mac = cookie.rsplit(".", 1)
-        ok = hmac.compare_digest(mac, self._mac("session", name)) and name in self.tokens
-        return name if ok else None
+    def _expired(self, s: Session, now: float) -> bool:
+        return now - s.seen > self.idle_seconds or now - s.started > self.max_seconds
+
+    def session(self, cookie: str | None, *, touch: bool = True) -> tuple[str | None, bool]:
+        """``(token name, expired)`` for a cookie; ``touch`` counts it as activity."""
+        if not cookie:
+            return None, False
+        now = self.clock()
+        with self._sessions.lock:
+            found = self._sessions.by_id.get(cookie)
+            if found is None:
+                return None, cookie in self._sessions.expired
+            if self._expired(found, now) or found.name not in self.tokens:
+                del self._sessions.by_id[cookie]
+                self._sessions.expired[cookie] = now
+                return None, True
+            if touch:
+                found.seen = now
+            return found.name, False
+
+    def end_session(self, cookie: str | None) -> None:
+        if cookie:
+            with self._sessions.lock:
+                self._sessions.by_id.pop(cookie, None)
 
     def csrf_token(self, cookie: str) -> str:
         return self._mac("csrf", cookie)

@@ -51,7 +51,7 @@ def _back(run_id: str) -> Response:
 
 
 async def hold(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     run_id, reason = request.path_params["run_id"], form.get("reason") or None
     jobs = jobs_for(request)
     await anyio.to_thread.run_sync(lambda: jobs.hold(run_id, actor=actor, reason=reason))
@@ -59,7 +59,7 @@ async def hold(request: Request) -> Response:
 
 
 async def release(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     run_id, reason = request.path_params["run_id"], form.get("reason") or None
     jobs = jobs_for(request)
     await anyio.to_thread.run_sync(lambda: jobs.release(run_id, actor=actor, reason=reason))
@@ -67,7 +67,7 @@ async def release(request: Request) -> Response:
 
 
 async def rerun(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     run_id = request.path_params["run_id"]
     mode = form.get("mode", "")
     if mode not in _MODES:
@@ -87,7 +87,7 @@ async def rerun(request: Request) -> Response:
 
 
 async def skip(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     run_id, state = request.path_params["run_id"], form.get("state", "")
     output, reason = _json_field(form, "output"), form.get("reason") or None
     jobs = jobs_for(request)
@@ -98,7 +98,7 @@ async def skip(request: Request) -> Response:
 
 
 async def force(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     run_id, state = request.path_params["run_id"], form.get("state", "")
     outcome = form.get("outcome", "")
     if outcome not in ("succeed", "fail"):

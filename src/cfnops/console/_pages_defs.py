@@ -20,11 +20,9 @@ from starlette.routing import Route
 
 from cfnops.asl import validate
 from cfnops.console._jobview import graph_elements
-from cfnops.console._web import authorize_post, render, stream, templates
-from cfnops.console.errors import BadFilter
-
-_SUFFIXES = (".json", ".yaml", ".yml")
-_MAX_BYTES = 2_000_000
+from cfnops.console._roots import read_definition
+from cfnops.console._web import authorize_post, console_of, render, stream, templates
+from cfnops.console.errors import BadFilter, ConsoleError
 
 
 def _parse(text: str) -> tuple[Any, str | None]:
@@ -87,24 +85,15 @@ def check(text: str, source: str) -> dict[str, Any]:
     }
 
 
-def _read(path_text: str) -> tuple[Path, str]:
-    path = Path(path_text).expanduser()
-    if not path.name.endswith(_SUFFIXES):
-        raise BadFilter("path", path_text, "a .json, .yaml or .yml definition file")
-    try:
-        if path.stat().st_size > _MAX_BYTES:
-            raise BadFilter("path", path_text, "a file under 2 MB")
-        return path, path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise BadFilter("path", path_text, f"a readable file ({reason})") from None
+def _roots(request: Request) -> tuple[Path, ...]:
+    return console_of(request).definition_roots
 
 
 async def definitions_page(request: Request) -> Response:
     path_text = request.query_params.get("path", "").strip()
     if not path_text:
         return render(request, "definitions.html", result=None, path="", text="")
-    path, text = await anyio.to_thread.run_sync(_read, path_text)
+    path, text = await anyio.to_thread.run_sync(read_definition, path_text, _roots(request))
     result = check(text, str(path))
     return render(
         request,
@@ -117,7 +106,7 @@ async def definitions_page(request: Request) -> Response:
 
 
 async def definitions_paste(request: Request) -> Response:
-    _actor, form = await authorize_post(request)
+    _actor, form = await authorize_post(request, None)
     text = form.get("text", "")
     if not text.strip():
         raise BadFilter("text", "", "a definition pasted in the text box")
@@ -128,7 +117,8 @@ async def definitions_paste(request: Request) -> Response:
 
 async def definitions_stream(request: Request) -> Response:
     path_text = request.query_params.get("path", "")
-    path, _ = await anyio.to_thread.run_sync(_read, path_text)
+    roots = _roots(request)
+    path, _ = await anyio.to_thread.run_sync(read_definition, path_text, roots)
     fragment = templates.get_template("_definition_result.html")
 
     def marker() -> Any:
@@ -140,9 +130,9 @@ async def definitions_stream(request: Request) -> Response:
 
     def payload() -> str:
         try:
-            _, text = _read(str(path))
-        except BadFilter as exc:
-            return json.dumps({"html": f"<p role='alert'>{exc.message}</p>", "elements": []})
+            _, text = read_definition(str(path), roots)
+        except ConsoleError as exc:  # gone, unreadable, or now a link out of the roots
+            return json.dumps({"error": exc.message, "elements": []})
         result = check(text, str(path))
         return json.dumps({"html": fragment.render(result=result), "elements": result["elements"]})
 

@@ -137,7 +137,7 @@ async def heal_stream(request: Request) -> Response:
 
 
 async def _decide(request: Request, verdict: str) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "approver")
     run_id = request.path_params["run_id"]
     reason = form.get("reason", "").strip()
     if not reason:

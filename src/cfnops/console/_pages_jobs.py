@@ -11,7 +11,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from cfnops.console._auth import COOKIE
 from cfnops.console._jobview import (
     fold,
     graph_elements,
@@ -20,8 +19,8 @@ from cfnops.console._jobview import (
     run_command_invocations,
 )
 from cfnops.console._pages_control import jobs_for
-from cfnops.console._web import authorize_post, console_of, render, stream, templates
-from cfnops.console.errors import BadFilter, NotFound
+from cfnops.console._web import authorize_post, console_of, render, stream
+from cfnops.console.errors import BadFilter, NotFound, RunFinished
 from cfnops.jobs import JobService, RunRow
 from cfnops.jobs._runner import iter_states
 from cfnops.jobs.errors import UnknownJobRun
@@ -144,22 +143,22 @@ async def state_panel(request: Request) -> Response:
         }
 
     context = await anyio.to_thread.run_sync(load)
-    cookie = request.cookies.get(COOKIE)
-    context["csrf"] = console_of(request).auth.csrf_token(cookie) if cookie else ""
-    return templates.TemplateResponse(request, "_state_panel.html", context)
+    return render(request, "_state_panel.html", **context)
 
 
 async def stop(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     jobs, run_id = _jobs(request), request.path_params["run_id"]
-    await anyio.to_thread.run_sync(_row, jobs, run_id)
+    row = await anyio.to_thread.run_sync(_row, jobs, run_id)
+    if row.status != "RUNNING":
+        raise RunFinished(run_id, row.status, "stop")
     await anyio.to_thread.run_sync(jobs.stop, run_id)
     await _audit(request, actor, "stop", run_id, form)
     return RedirectResponse(f"/jobs/{run_id}", status_code=303)
 
 
 async def redrive(request: Request) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     jobs, run_id = _jobs(request), request.path_params["run_id"]
     await anyio.to_thread.run_sync(_row, jobs, run_id)
     dbos_id = await anyio.to_thread.run_sync(lambda: jobs.redrive(run_id, queue=QUEUE))

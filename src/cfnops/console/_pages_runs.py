@@ -13,7 +13,7 @@ from starlette.routing import Route
 from cfnops.console._auth import COOKIE
 from cfnops.console._runs_query import KINDS, STATUSES, RunFilter
 from cfnops.console._web import console_of, render, stream, templates
-from cfnops.console.errors import BadFilter, NotFound
+from cfnops.console.errors import BadFilter, Forbidden, NotFound
 from cfnops.durable import RunStore
 from cfnops.durable.errors import UnknownRun
 
@@ -85,21 +85,48 @@ async def audit_page(request: Request) -> Response:
     return render(request, "audit.html", entries=entries, target=target or "", action=action or "")
 
 
+_WHY = {
+    "expired": "Your session expired: sign in again.",
+    "signed-out": "You are signed out.",
+}
+
+
 async def login(request: Request) -> Response:
     auth = console_of(request).auth
     nxt = request.query_params.get("next", "/runs")
-    if not nxt.startswith("/") or nxt.startswith("//"):
+    if not nxt.startswith("/") or nxt.startswith("//") or nxt.startswith("/\\"):
         nxt = "/runs"
     token = request.query_params.get("token")
     if request.method == "POST":
         token = str((await request.form()).get("token", ""))
+    note = _WHY.get(request.query_params.get("why", ""))
     if token is None:
-        return render(request, "login.html", next=nxt, failed=False)
+        return render(request, "login.html", next=nxt, failed=False, note=note)
     name = auth.name_for(token)
     if name is None:
-        return render(request, "login.html", status=403, next=nxt, failed=True)
+        return render(request, "login.html", status=403, next=nxt, failed=True, note=None)
+    auth.end_session(request.cookies.get(COOKIE))  # a new id on each sign-in
     response = RedirectResponse(nxt, status_code=303)
-    response.set_cookie(COOKIE, auth.session_cookie(name), httponly=True, samesite="strict")
+    response.set_cookie(
+        COOKIE,
+        auth.start_session(name),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+async def logout(request: Request) -> Response:
+    """Sign out: the session ends here (the cookie is useless from now on)."""
+    auth = console_of(request).auth
+    form = await request.form()
+    cookie = request.cookies.get(COOKIE)
+    if not auth.csrf_ok(cookie, str(form.get("csrf", ""))):
+        raise Forbidden("missing or wrong CSRF token", hint="reload the page and try again")
+    auth.end_session(cookie)
+    response = RedirectResponse("/login?why=signed-out", status_code=303)
+    response.delete_cookie(COOKIE, httponly=True, samesite="strict")
     return response
 
 
@@ -110,6 +137,7 @@ async def root(request: Request) -> Response:
 routes = [
     Route("/", root),
     Route("/login", login, methods=["GET", "POST"]),
+    Route("/logout", logout, methods=["POST"]),
     Route("/runs", runs_page),
     Route("/runs/stream", runs_stream),
     Route("/runs/{run_id:path}", run_page),

@@ -33,7 +33,7 @@ async def schedules_page(request: Request) -> Response:
 
 
 async def _set(request: Request, enabled: bool) -> Response:
-    actor, form = await authorize_post(request)
+    actor, form = await authorize_post(request, "operator")
     name = request.path_params["name"]
     jobs = JobService(console_of(request).settings)
     try:

@@ -14,12 +14,12 @@ import anyio
 import sqlalchemy as sa
 from sse_starlette.sse import EventSourceResponse
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import Response
 from starlette.templating import Jinja2Templates
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cfnops.config import Settings
-from cfnops.console._auth import COOKIE, Auth
+from cfnops.console._auth import COOKIE, Auth, Principal, Role
+from cfnops.console._roots import definition_roots
 from cfnops.console._runs_query import RunsQuery
 from cfnops.console.errors import Forbidden
 from cfnops.database import Database
@@ -62,7 +62,10 @@ class Console:
     runs: RunsQuery = field(init=False)
     audit: AuditLog = field(init=False)
 
+    definition_roots: tuple[Path, ...] = field(init=False)
+
     def __post_init__(self) -> None:
+        self.definition_roots = definition_roots(self.settings)
         self.database = Database.open(self.settings.database_url, pool_size=4)
         self.engine = self.database.engine
         self.runs = RunsQuery(self.engine)
@@ -77,37 +80,77 @@ def console_of(request: Request) -> Console:
     return found
 
 
+def principal_of(request: Request) -> Principal | None:
+    """Who sent the request (set by :class:`RequireSession`); None when anonymous."""
+    found = request.scope.get("state", {}).get("principal")
+    return found if isinstance(found, Principal) else None
+
+
 def user_of(request: Request) -> str | None:
     """The token name of the request's session or bearer token; None when anonymous."""
-    auth = console_of(request).auth
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return auth.name_for(header[7:].strip())
-    return auth.session_name(request.cookies.get(COOKIE))
+    found = principal_of(request)
+    return found.name if found else None
 
 
-async def authorize_post(request: Request) -> tuple[str, dict[str, str]]:
-    """The actor (``console:<name>``) and form of a state-changing request, or 403."""
+def require_role(request: Request, role: Role) -> Principal:
+    """The request's principal if its token has ``role``; :class:`Forbidden` (403) otherwise.
+
+    Every page or action that needs more than reading calls this (or
+    :func:`authorize_post`, which also checks the CSRF token)::
+
+        who = require_role(request, "operator")
+        audit.record(actor=who.actor("operator"), ...)
+    """
+    who = principal_of(request)
+    if who is None:
+        raise Forbidden("this needs the console token", hint="sign in at /login")
+    if not who.has(role):
+        held = ", ".join(sorted(who.roles)) or "none"
+        raise Forbidden(
+            f"the token {who.name!r} has the role(s) {held}; this action needs {role}",
+            hint=f"ask for a token with the {role} role (docs/console.md, Roles)",
+        )
+    return who
+
+
+async def authorize_post(request: Request, role: Role | None) -> tuple[str, dict[str, str]]:
+    """The actor (``console:NAME (ROLE)``) and form of a POST, or 403.
+
+    Checks the session or bearer token, ``role`` (None: any signed-in token, for
+    a POST that changes nothing, like checking a pasted definition), the Origin
+    and the CSRF token.
+    """
     auth = console_of(request).auth
-    name = user_of(request)
-    if name is None:
-        raise Forbidden("this action needs the console token", hint="sign in at /login")
+    who = principal_of(request) if role is None else require_role(request, role)
+    if who is None:
+        raise Forbidden("this needs the console token", hint="sign in at /login")
     form = {k: str(v) for k, v in (await request.form()).items()}
     bearer = request.headers.get("authorization", "").lower().startswith("bearer ")
     if not bearer:
+        # Under "Referrer-Policy: no-referrer" Chromium sends "Origin: null" even from the
+        # console's own forms; Sec-Fetch-Site still tells a same-origin request apart.
+        site = request.headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none"):
+            raise Forbidden(f"a {site} request is refused")
         origin = request.headers.get("origin")
-        if origin and origin.split("://", 1)[-1] != request.headers.get("host"):
+        if (
+            origin
+            and origin != "null"
+            and origin.split("://", 1)[-1] != request.headers.get("host")
+        ):
             raise Forbidden(f"cross-origin request from {origin} refused")
         given = form.get("csrf") or request.headers.get("x-csrf-token")
         if not auth.csrf_ok(request.cookies.get(COOKIE), given):
             raise Forbidden("missing or wrong CSRF token", hint="reload the page and try again")
-    return f"console:{name}", form
+    return (who.actor(role) if role else f"console:{who.name}"), form
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> Response:
     cookie = request.cookies.get(COOKIE)
     auth = console_of(request).auth
-    context.setdefault("user", user_of(request))
+    who = principal_of(request)
+    context.setdefault("user", who.name if who else None)
+    context["roles"] = who.roles if who else frozenset()
     context["csrf"] = auth.csrf_token(cookie) if cookie else ""
     return templates.TemplateResponse(request, template, context, status_code=status)
 
@@ -120,11 +163,20 @@ def error_page(request: Request, exc: CfnopsError, status: int) -> Response:
 
 
 def stream(request: Request, marker: Callable[[], Any], payload: Callable[[], str]) -> Response:
-    """Server-Sent Events: ``payload()`` whenever ``marker()`` changes (polled off the loop)."""
+    """Server-Sent Events: ``payload()`` whenever ``marker()`` changes (polled off the loop).
+
+    The stream ends when the session does (sign-out, expiry): the page's next
+    connection is refused and it goes to the sign-in page.
+    """
+    auth, cookie = console_of(request).auth, request.cookies.get(COOKIE)
+    by_cookie = not request.headers.get("authorization")
 
     async def events() -> AsyncIterator[dict[str, str]]:
         last: Any = object()
         while not await request.is_disconnected():
+            if by_cookie and auth.session(cookie, touch=False)[0] is None:
+                yield {"event": "signed-out", "data": "{}"}
+                return
             current = await anyio.to_thread.run_sync(marker)
             if current != last:
                 last = current
@@ -132,30 +184,3 @@ def stream(request: Request, marker: Callable[[], Any], payload: Callable[[], st
             await anyio.sleep(POLL_SECONDS)
 
     return EventSourceResponse(events(), ping=15)
-
-
-class RequireSession:
-    """Pure ASGI middleware: every path but /login and /static needs a session or token."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] != "http" or path in ("/login", "/healthz") or path.startswith("/static/"):
-            await self.app(scope, receive, send)
-            return
-        request = Request(scope)
-        if user_of(request) is not None:
-            await self.app(scope, receive, send)
-            return
-        response: Response
-        if scope["method"] in ("GET", "HEAD") and "text/html" in request.headers.get("accept", ""):
-            target = path + (f"?{scope['query_string'].decode()}" if scope["query_string"] else "")
-            response = RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
-        else:
-            response = HTMLResponse(
-                "<h1>403 Forbidden</h1><p>This console needs its token: sign in at /login.</p>",
-                status_code=403,
-            )
-        await response(scope, receive, send)

@@ -54,3 +54,15 @@ class Forbidden(ConsoleError):
     """A state-changing request without the token or with a bad CSRF token."""
 
     status = 403
+
+
+class RunFinished(ConsoleError):
+    """An action offered only while a run is going, asked of a finished run."""
+
+    status = 409
+
+    def __init__(self, run_id: str, status: str, action: str) -> None:
+        super().__init__(
+            f"job run {run_id} is {status}: there is nothing to {action}",
+            hint="reload the page to see what the run can still do",
+        )

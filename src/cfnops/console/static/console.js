@@ -9,10 +9,34 @@ window.cfnops = (function () {
     return el ? JSON.parse(el.textContent) : null;
   }
 
+  // Server-rendered fragments (autoescaped templates) are parsed inert by DOMParser and
+  // moved in as nodes; data from JSON is only ever set as text, never as markup.
+  function adopt(target, html) {
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    target.replaceChildren(...Array.from(doc.body.childNodes));
+  }
+
+  function signIn(why) {
+    const next = encodeURIComponent(location.pathname + location.search);
+    location.assign(`/login?next=${next}&why=${why}`);
+  }
+
   function listen(url, onUpdate) {
     const source = new EventSource(url);
     source.addEventListener("update", (ev) => onUpdate(ev.data));
+    source.addEventListener("signed-out", () => { source.close(); signIn("expired"); });
+    source.addEventListener("error", () => {
+      if (source.readyState !== EventSource.CLOSED) return;
+      // Refused (the session ended while the page was closed or asleep): ask why.
+      fetch(url, {headers: {Accept: "application/json", "X-Cfnops-Live": "1"}})
+        .then((r) => { if (r.status === 401) signIn("expired"); });
+    });
     return source;
+  }
+
+  // Requests a live page makes on its own do not count as the user's activity.
+  function liveFetch(url) {
+    return fetch(url, {headers: {Accept: "text/html", "X-Cfnops-Live": "1"}});
   }
 
   function graph(container, elements) {
@@ -42,10 +66,11 @@ window.cfnops = (function () {
 
   function liveRuns() {
     const box = document.getElementById("runs-live");
-    listen(box.dataset.stream, (html) => { box.innerHTML = html; });
+    listen(box.dataset.stream, (html) => adopt(box, html));
   }
 
-  function jobPage(runId) {
+  function jobPage() {
+    const runId = json("job-data").runId;
     const base = "/jobs/" + encodeURIComponent(runId);
     const cy = graph(document.getElementById("graph"), json("job-elements"));
     window.cfnopsGraph = cy;
@@ -60,18 +85,20 @@ window.cfnops = (function () {
     function openState(name) {
       open = name;
       const sep = scope.map ? "&" : "?";
-      fetch(`${base}/state${query()}${sep}state=${encodeURIComponent(name)}`,
-            {headers: {Accept: "text/html"}})
+      liveFetch(`${base}/state${query()}${sep}state=${encodeURIComponent(name)}`)
         .then((r) => r.text().then((html) => {
-          if (r.ok) { panel.innerHTML = html; return; }
+          if (r.ok) { adopt(panel, html); return; }
           const doc = new DOMParser().parseFromString(html, "text/html");
           const error = doc.querySelector(".error");
-          panel.innerHTML = error ? error.outerHTML : "<p role='alert'>The state could not be read.</p>";
+          if (error) { panel.replaceChildren(error); return; }
+          const p = document.createElement("p");
+          p.setAttribute("role", "alert"); p.textContent = "The state could not be read.";
+          panel.replaceChildren(p);
         }));
       if (cy) { cy.nodes().unselect(); cy.nodes().filter((n) => n.data("name") === name).select(); }
     }
     function drawList() {
-      list.innerHTML = "";
+      list.replaceChildren();
       const names = cy ? cy.nodes().filter((n) => n.data("name")).map((n) => n.data("name"))
                        : Object.keys(data.statuses);
       for (const name of names) {
@@ -102,8 +129,9 @@ window.cfnops = (function () {
           box.append(label, sel);
         }
         const keep = sel.value;
-        sel.innerHTML = '<option value="">latest of each state</option>' +
-          indexes.map((i) => `<option value="${i}">iteration ${i}</option>`).join("");
+        const options = [new Option("latest of each state", "")]
+          .concat(indexes.map((i) => new Option(`iteration ${i}`, String(i))));
+        sel.replaceChildren(...options);
         sel.value = keep;
       }
     }
@@ -112,7 +140,7 @@ window.cfnops = (function () {
       const rows = data.history.filter((e) => !needle ||
         `${e.type} ${e.state} ${e.details}`.toLowerCase().includes(needle));
       const tbody = document.querySelector("#history-table tbody");
-      tbody.innerHTML = "";
+      tbody.replaceChildren();
       for (const e of rows) {
         const tr = document.createElement("tr");
         for (const v of [e.id, e.type, e.state, new Date(e.timestamp * 1000).toISOString().slice(11, 23), e.details]) {
@@ -148,9 +176,10 @@ window.cfnops = (function () {
     let first = true;
     listen(`/heal/runs/${encodeURIComponent(box.dataset.run)}/stream`, () => {
       if (first) { first = false; return; }
-      fetch(location.href, {headers: {Accept: "text/html"}}).then((r) => r.text()).then((html) => {
+      liveFetch(location.href).then((r) => r.text()).then((html) => {
         const doc = new DOMParser().parseFromString(html, "text/html");
-        document.getElementById("main").innerHTML = doc.getElementById("main").innerHTML;
+        const fresh = doc.getElementById("main");
+        if (fresh) document.getElementById("main").replaceChildren(...Array.from(fresh.childNodes));
       });
     });
   }
@@ -161,13 +190,22 @@ window.cfnops = (function () {
     const live = document.getElementById("def-live");
     if (!live || !live.dataset.stream) return;
     listen(live.dataset.stream, (text) => {
-      const msg = JSON.parse(text);
-      document.getElementById("def-result").innerHTML = msg.html;
+      const msg = JSON.parse(text), result = document.getElementById("def-result");
+      if (msg.error !== undefined) {
+        const p = document.createElement("p");
+        p.setAttribute("role", "alert"); p.className = "error"; p.textContent = msg.error;
+        result.replaceChildren(p);
+      } else {
+        adopt(result, msg.html);
+      }
       if (cy) cy.destroy();
       cy = graph(document.getElementById("graph"), msg.elements);
       window.cfnopsDefinitionGraph = cy;
     });
   }
 
-  return {liveRuns, jobPage, healRun, definitionPage};
+  const pages = {"runs": liveRuns, "job": jobPage, "heal-run": healRun, "definitions": definitionPage};
+  const start = pages[document.body.dataset.page || ""];
+  if (start) start();
+  return {adopt, listen, liveFetch, json};
 })();
