@@ -31,12 +31,18 @@ def _boot(html: str) -> Any:
     return json.loads(html[start : html.index("</script>", start)])
 
 
-def test_page_opens_a_file_and_a_template_and_escapes_the_data(client: TestClient) -> None:
-    page = client.get(f"/designer?path={EXAMPLES / 'webapp-stop.asl.json'}")
+def test_page_opens_a_file_and_a_template_and_escapes_the_data(
+    client: TestClient, tmp_path: Path
+) -> None:
+    opened = tmp_path / "defs" / "webapp-stop.asl.json"  # under the configured root
+    opened.write_text((EXAMPLES / "webapp-stop.asl.json").read_text())
+    page = client.get(f"/designer?path={opened}")
     assert page.status_code == 200
     boot = _boot(page.text)
     assert boot["doc"]["format"] == "json"
-    assert boot["doc"]["text"] == (EXAMPLES / "webapp-stop.asl.json").read_text()
+    assert boot["doc"]["text"] == opened.read_text()
+    outside = client.get(f"/designer?path={EXAMPLES / 'webapp-stop.asl.json'}")
+    assert outside.status_code == 403
     body = page.text.split("</head>", 1)[1]
     assert "<script>" not in body  # no inline script (CSP): data only in the JSON block
     assert "<html><body><h1>" not in page.text  # the definition's HTML is escaped in the JSON block
@@ -101,10 +107,8 @@ def test_parse_reports_the_line_and_render_keeps_yaml_comments(client: TestClien
     assert yaml.safe_load(out) == data
 
 
-def test_save_writes_under_the_roots_only_and_audits(
-    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)  # the default definition root is the console's folder
+def test_save_writes_under_the_roots_only_and_audits(client: TestClient, tmp_path: Path) -> None:
+    tmp_path = tmp_path / "defs"  # the settings fixture's definition root: relative paths land here
     definition = json.loads((TEMPLATES_DIR / "websystem-stop.asl.json").read_text())
     body = {"path": "stop.asl.yaml", "definition": definition, "format": "yaml"}
     saved = _post(client, "/designer/api/save", body)

@@ -58,5 +58,5 @@ def test_runs_page_jobs_and_audit_on_postgresql(pg_url: str) -> None:
         assert answer.status_code == 303
     with AuditLog(settings) as audit:
         assert [(e.action, e.actor) for e in audit.list(target="pg-job-1")] == [
-            ("hold", "console:alice")
+            ("hold", "console:alice (operator)")
         ]

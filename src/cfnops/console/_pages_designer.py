@@ -22,9 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cfnops.config import Settings
 from cfnops.console._designer_doc import DesignDoc, DesignSyntaxError, open_text, save_text
-from cfnops.console._pages_defs import _read
+from cfnops.console._roots import read_definition
 from cfnops.console._web import HERE, authorize_post, console_of, render
 from cfnops.console.errors import BadFilter, Forbidden
 
@@ -40,12 +39,10 @@ _QUEUE = "cfnops"
 _MAX_BODY = 2_000_000
 
 
-def definition_roots(settings: Settings) -> list[Path]:
-    """Folders the designer may save under: ``[console] definition_roots``, else the cwd."""
-    console = getattr(settings, "console", None)
-    configured = getattr(console, "definition_roots", None) if console is not None else None
-    roots = [Path(str(r)).expanduser() for r in configured or []] or [Path.cwd()]
-    return [r.resolve() for r in roots]
+def definition_roots(request: Request) -> list[Path]:
+    """Folders the designer opens and saves under: the Definitions page's roots
+    (``[console] definition_roots``, resolved once when the console starts)."""
+    return list(console_of(request).definition_roots)
 
 
 def _doc_json(doc: DesignDoc, sample: Any = None) -> dict[str, Any]:
@@ -61,8 +58,8 @@ def _template(name: str) -> dict[str, Any]:
     return _doc_json(doc, sample)
 
 
-def _open(path_text: str) -> tuple[str, DesignDoc]:
-    path, text = _read(path_text)
+def _open(path_text: str, roots: list[Path]) -> tuple[str, DesignDoc]:
+    path, text = read_definition(path_text, roots)
     fmt = "yaml" if path.suffix in (".yaml", ".yml") else "json"
     return str(path), open_text(text, fmt)
 
@@ -72,7 +69,8 @@ async def designer_page(request: Request) -> Response:
     template = request.query_params.get("template", "").strip()
     path, doc = "", {"format": "json", "text": "", "data": None, "sample": None}
     if path_text:
-        path, opened = await anyio.to_thread.run_sync(_open, path_text)
+        roots = definition_roots(request)
+        path, opened = await anyio.to_thread.run_sync(_open, path_text, roots)
         doc = _doc_json(opened)
     elif template:
         doc = await anyio.to_thread.run_sync(_template, template)
@@ -81,7 +79,7 @@ async def designer_page(request: Request) -> Response:
         "path": path,
         "doc": doc,
         "templates": [{"name": k, "title": v} for k, v in TEMPLATES.items()],
-        "roots": [str(r) for r in definition_roots(settings)],
+        "roots": [str(r) for r in definition_roots(request)],
         "sandbox": bool(settings.aws.endpoint_url),
     }
     return render(request, "designer.html", boot=boot)
@@ -118,7 +116,7 @@ def _base(body: Mapping[str, Any]) -> DesignDoc | None:
 
 
 async def api_parse(request: Request) -> Response:
-    await authorize_post(request)
+    await authorize_post(request, None)  # changes nothing: any signed-in token
     body = await _body(request)
     try:
         doc = open_text(str(body.get("text", "")), str(body.get("format") or "json"))
@@ -128,14 +126,14 @@ async def api_parse(request: Request) -> Response:
 
 
 async def api_render(request: Request) -> Response:
-    await authorize_post(request)
+    await authorize_post(request, None)  # changes nothing: any signed-in token
     body = await _body(request)
     text = save_text(_base(body), _definition(body), str(body.get("format") or "json"))
     return JSONResponse({"text": text})
 
 
 async def api_check(request: Request) -> Response:
-    await authorize_post(request)
+    await authorize_post(request, None)  # changes nothing: any signed-in token
     body = await _body(request)
     definition = _definition(body)
     results = body.get("taskResults") or {}
@@ -167,8 +165,7 @@ async def api_sdk(request: Request) -> Response:
     return JSONResponse(await anyio.to_thread.run_sync(sdk_operation, service, action))
 
 
-def _target(settings: Settings, path_text: str, fmt: str) -> Path:
-    roots = definition_roots(settings)
+def _target(roots: list[Path], path_text: str, fmt: str) -> Path:
     raw = Path(path_text).expanduser()
     path = (raw if raw.is_absolute() else roots[0] / raw).resolve()
     if not any(path.is_relative_to(root) for root in roots):
@@ -197,12 +194,12 @@ def _write(path: Path, text: str) -> None:
 
 
 async def api_save(request: Request) -> Response:
-    actor, _ = await authorize_post(request)
+    actor, _ = await authorize_post(request, "operator")
     body = await _body(request)
     definition = _definition(body)
     fmt = str(body.get("format") or "json")
     console = console_of(request)
-    path = _target(console.settings, str(body.get("path") or ""), fmt)
+    path = _target(definition_roots(request), str(body.get("path") or ""), fmt)
     text = save_text(_base(body), definition, fmt)
     await anyio.to_thread.run_sync(_write, path, text)
     await anyio.to_thread.run_sync(
@@ -217,7 +214,7 @@ async def api_save(request: Request) -> Response:
 
 
 async def api_run(request: Request) -> Response:
-    actor, _ = await authorize_post(request)
+    actor, _ = await authorize_post(request, "operator")
     body = await _body(request)
     definition = _definition(body)
     console = console_of(request)
