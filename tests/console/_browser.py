@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,20 @@ class ConsoleProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.communicate()
+
+
+def wait_until(page: Any, expression: str, arg: Any = None, timeout: float = 30.0) -> None:
+    """Poll a JS predicate with ``page.evaluate`` until it is truthy.
+
+    Playwright's ``wait_for_function`` builds its poller with ``eval``, which the
+    console's Content-Security-Policy refuses; ``evaluate`` goes through the
+    DevTools protocol and is not subject to it.
+    """
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(expression, arg):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still false after {timeout} s: {expression}")
+        page.wait_for_timeout(50)
 
 
 def csp_violations(page: Any) -> list[str]:

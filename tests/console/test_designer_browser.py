@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, chromium_path, shot
+from tests.console._browser import (
+    TOKEN,
+    UNNAMED_CONTROLS,
+    ConsoleProcess,
+    chromium_path,
+    shot,
+    wait_until,
+)
 from tests.heal._proc import SandboxProcess, env_for
 
 pytestmark = pytest.mark.slow
@@ -57,8 +64,11 @@ def sandbox() -> Iterator[SandboxProcess]:
 def console(
     tmp_path: Path, sandbox: SandboxProcess, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[ConsoleProcess]:
-    monkeypatch.chdir(tmp_path)  # the console's definition root: where it was started
-    process = ConsoleProcess(env_for(sandbox, tmp_path / "runs.sqlite"))
+    monkeypatch.chdir(tmp_path)
+    env = env_for(sandbox, tmp_path / "runs.sqlite")
+    # The definition roots: the test's folder (saves) and the examples it reopens.
+    env["CFNOPS_CONSOLE__DEFINITION_ROOTS"] = json.dumps([str(tmp_path), str(ROOT / "examples")])
+    process = ConsoleProcess(env)
     yield process
     process.stop()
 
@@ -138,9 +148,10 @@ def _form(page: Any) -> Any:
 
 def _checked(page: Any) -> None:
     """Wait for the data-flow check that follows the last edit."""
-    page.wait_for_function(
+    wait_until(
+        page,
         "() => { const g = document.getElementById('d-graph').dataset;"
-        " return g.checked && !g.pending; }"
+        " return g.checked && !g.pending; }",
     )
 
 
@@ -148,7 +159,8 @@ def _sdk(page: Any, ui: Mouse, service: str, action: str, params: dict[str, str]
     form = _form(page)
     ui.fill(form.get_by_label("Service", exact=True), service)
     ui.commit(form.get_by_label("Service", exact=True))
-    page.wait_for_function(
+    wait_until(
+        page,
         "(a) => [...document.querySelectorAll('#d-form select option')].some(o => o.value === a)",
         arg=action,
     )
@@ -259,7 +271,7 @@ def test_build_save_validate_and_run_from_an_empty_canvas(
     shot(page, f"designer-built-{name}")
     ui.fill(page.get_by_label("Save as", exact=False), f"stop-web-{name}.asl.json")
     ui.press(page.get_by_role("button", name="Save"))
-    page.wait_for_function("() => document.getElementById('d-status').dataset.saved")
+    wait_until(page, "() => document.getElementById('d-status').dataset.saved")
     saved = tmp_path / f"stop-web-{name}.asl.json"
     definition = json.loads(saved.read_text())
     assert definition == page.evaluate("cfnopsDesigner.state.data")
@@ -296,12 +308,13 @@ def test_a_trailing_dot_is_flagged_in_the_form_and_on_the_arrow(
     ]
     shot(page, "designer-typo")
     ui.fill(field, TYPO.rstrip("."))  # valid now, but the sample input lacks it
-    page.wait_for_function(
-        "() => /selects nothing/.test(document.querySelector('#d-form .field-error').textContent)"
+    wait_until(
+        page,
+        "() => /selects nothing/.test(document.querySelector('#d-form .field-error').textContent)",
     )
     sample = {"Execution": {"Input": {"Input": {"TargetAlb": {"TargetGroup": "arn:tg"}}}}}
     ui.fill(page.get_by_label("Sample input (JSON)"), json.dumps(sample))
-    page.wait_for_function("() => !document.querySelector('#d-arrows li.bad')")
+    wait_until(page, "() => !document.querySelector('#d-arrows li.bad')")
     assert form.locator(".field-error").count() == 0
     assert "parent" not in page.locator("#d-arrows").text_content()
     assert "Execution: {Input:" in page.locator("#d-arrows").text_content()
@@ -312,10 +325,10 @@ def test_open_and_save_without_edits_and_the_drawing_of_every_definition(
 ) -> None:
     for source in sorted((ROOT / "examples").glob("**/*.asl.json")):
         page.goto(f"{console.url}/designer?path={source}")
-        page.wait_for_function("() => document.getElementById('d-graph').dataset.checked")
+        wait_until(page, "() => document.getElementById('d-graph').dataset.checked")
         page.get_by_label("Save as", exact=False).fill(f"copy-{source.name}")
         page.get_by_role("button", name="Save").click()
-        page.wait_for_function("() => document.getElementById('d-status').dataset.saved")
+        wait_until(page, "() => document.getElementById('d-status').dataset.saved")
         assert (tmp_path / f"copy-{source.name}").read_bytes() == source.read_bytes()
     shot(page, "designer-open")
     if not CASES.is_dir():
