@@ -41,7 +41,7 @@ def out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def test_jobs_conditions_and_resources(out: Path) -> None:
     nets = {n["name"]: n for n in report(out)["jobNets"]}
-    assert {k: v["jobs"] for k, v in nets.items()} == {"PAY_MONTHLY": 5, "GL_NIGHTLY": 4}
+    assert {k: v["jobs"] for k, v in nets.items()} == {"PAY_MONTHLY": 6, "GL_NIGHTLY": 4}
     assert report(out)["pools"] == {"DB_CONN": 2, "BANK_LINK": 1}
     d = json.loads((out / "PAY_MONTHLY.asl.json").read_text())
     before = ended_before(d)
@@ -58,6 +58,11 @@ def test_jobs_conditions_and_resources(out: Path) -> None:
     assert "cfnops:pool=DB_CONN" in calc["Comment"]
     assert d["States"]["PAY_CALC.Rerun"]["Retry"][0]["MaxAttempts"] == 2
     assert "PAY_BANK.Confirm" in json.dumps(d)  # CONFIRM=1: a held start
+    # ON NOTOK DOCOND PAY_BANK-FAILED + a job waiting only for it: a Catch path
+    bank = json.dumps(d)
+    assert '"Catch": [{"ErrorEquals": ["States.ALL"], "Next": "PAY_BANK_RECOVER"}]' in bank
+    assert p + "PAY_BANK" not in before[p + "PAY_BANK_RECOVER"]
+    assert before[p + "PAY_BANK_RECOVER"] >= {p + "PAY_CALC"}
 
 
 def test_confcal_shift_fire_dates_2027(out: Path) -> None:

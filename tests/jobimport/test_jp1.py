@@ -42,7 +42,7 @@ def out(tmp_path: Path) -> Path:
 
 def test_nested_jobnets_are_flattened_with_their_relations(out: Path) -> None:
     nets = {n["name"]: n for n in report(out)["jobNets"]}
-    assert {k: v["jobs"] for k, v in nets.items()} == {"DAILY_SALES": 7, "MONTH_CLOSE": 1}
+    assert {k: v["jobs"] for k, v in nets.items()} == {"DAILY_SALES": 8, "MONTH_CLOSE": 1}
     before = ended_before(json.loads((out / "DAILY_SALES.asl.json").read_text()))
     p = "DAILY_SALES/"
     fetch = {p + "FETCH/FETCH_EAST", p + "FETCH/FETCH_WEST", p + "FETCH/MERGE"}
@@ -73,7 +73,9 @@ def test_job_parameters(out: Path) -> None:
     assert 'merged\\".csv' in text  # #" in a quoted value is a quote
     assert "AWS-RunPowerShellScript" in text and "POST_BI.Confirm" in text  # PC job, ha=y
     unmapped = report(out)["unmapped"]
-    assert any("recovery unit (rj)" in u["reason"] for u in unmapped)
+    aggregate = _find(d, "AGGREGATE.Recovery")  # FAIL_MAIL (rj) runs when AGGREGATE fails
+    assert aggregate["Catch"] == [{"ErrorEquals": ["States.ALL"], "Next": "FAIL_MAIL"}]
+    assert _find(d, "AGGREGATE.Recovered")["Type"] == "Fail"
     assert any("JP1 event sending job" in u["reason"] for u in unmapped)
 
 

@@ -29,7 +29,10 @@ RETRY_XML = """<?xml version="1.0" encoding="UTF-8"?>
     <JOB JOBNAME="LOAD" TASKTYPE="Command" CMDLINE="load.sh --all" NODEID="dbsrv"
          MAXRERUN="2" INTERVAL="00000M" WEEKDAYS="ALL" TIMEFROM="0100">
       <INCOND NAME="EXTRACT-OK"/><OUTCOND NAME="LOAD-OK" SIGN="+"/>
+      <ON STMT="*" CODE="NOTOK"><DOCOND NAME="LOAD-FAILED" ODATE="ODAT" SIGN="+"/></ON>
     </JOB>
+    <JOB JOBNAME="ROLLBACK" TASKTYPE="Command" CMDLINE="rollback.sh" NODEID="dbsrv"
+         WEEKDAYS="ALL" TIMEFROM="0100"><INCOND NAME="LOAD-FAILED"/></JOB>
     <JOB JOBNAME="REPORT" TASKTYPE="Command" CMDLINE="report.sh" NODEID="dbsrv"
          WEEKDAYS="ALL" TIMEFROM="0100"><INCOND NAME="LOAD-OK"/></JOB>
   </FOLDER>
@@ -134,6 +137,7 @@ def test_worker_runs_the_schedules_and_the_rerun_rule(
     assert len(_commands("NIGHTLY_LOAD/LOAD")) == 3  # the first run and MAXRERUN=2 reruns
     assert len(_commands("NIGHTLY_LOAD/REPORT")) == 0  # REPORT waits for LOAD
     assert len(_commands("NIGHTLY_LOAD/EXTRACT")) == 1
+    assert len(_commands("NIGHTLY_LOAD/ROLLBACK")) == 1  # ON NOTOK DOCOND: the Catch path
 
 
 def _ended(jobs: JobService) -> bool:

@@ -155,9 +155,33 @@ def _comment(job: Job, pools: bool = True) -> str:
     return " ".join(parts)
 
 
+def _recovery(ctx: _Ctx, job: Job, states: dict[str, Any]) -> str | None:
+    """The recovery jobs of ``job`` in a row, then a Fail: the entry a Catch goes to."""
+    chain = ctx.net.recovery.get(job.path)
+    if not chain:
+        return None
+    base = ctx.names[job.path]
+    entry = f"{base}.Recovered"
+    states[entry] = {
+        "Type": "Fail",
+        "Error": "Job.Failed",
+        "Cause": f"job {job.path} ended abnormally; its recovery ran"[:256],
+    }
+    for path in reversed(chain):
+        entry = _job(ctx, ctx.net.jobs[path], entry, states)
+    return entry
+
+
+def _catch(target: str) -> list[dict[str, Any]]:
+    return [{"ErrorEquals": ["States.ALL"], "Next": target}]
+
+
 def _job(ctx: _Ctx, job: Job, nxt: str | None, states: dict[str, Any]) -> str:
     base = ctx.names[job.path]
     tag = _comment(job)
+    catch = _recovery(ctx, job, states)
+    if catch is not None and job.kind in ("dummy", "wait"):
+        ctx.notes.append(("job", job.source, f"{job.path} cannot fail: its recovery never runs"))
     if job.kind == "dummy":
         entry = base
         states[base] = _link({"Type": "Pass", "Comment": tag}, nxt)
@@ -169,8 +193,10 @@ def _job(ctx: _Ctx, job: Job, nxt: str | None, states: dict[str, Any]) -> str:
         if target is not None and target.function:
             entry = base
             states[base] = _link(_function_task(job, target.function, tag), nxt)
+            if catch is not None:
+                states[base]["Catch"] = _catch(catch)
         else:
-            entry = _runcommand(ctx, job, base, target, tag, nxt, states)
+            entry = _runcommand(ctx, job, base, target, tag, nxt, states, catch)
     if job.confirm:
         ctx.needs_confirm = True
         states[f"{base}.Confirm"] = {
@@ -245,6 +271,7 @@ def _runcommand(
     tag: str,
     nxt: str | None,
     states: dict[str, Any],
+    catch: str | None = None,
 ) -> str:
     args: dict[str, Any] = {
         "DocumentName": "AWS-RunPowerShellScript" if job.windows else "AWS-RunShellScript",
@@ -283,7 +310,7 @@ def _runcommand(
         },
         "Next": f"{base}.Check",
     }
-    wrap = job.rerun is not None
+    wrap = job.rerun is not None or catch is not None
     done = nxt if (nxt is not None and not wrap) else f"{base}.Done"
     running = ", ".join(f"'{s}'" for s in _RUNNING)
     block[f"{base}.Check"] = {
@@ -306,15 +333,18 @@ def _runcommand(
     if not wrap:
         states.update(block)
         return base
-    name = f"{base}.Rerun"
+    name = f"{base}.Rerun" if job.rerun is not None else f"{base}.Recovery"
     states[name] = _link(
         {
             "Type": "Parallel",
-            "Comment": f"rerun rule of {job.path}",
+            "Comment": f"cfnops:job={job.path} (its rerun rule and recovery)",
             "Branches": [{"StartAt": base, "States": block}],
-            "Retry": [_retrier(job)],
             "Output": {},
         },
         nxt,
     )
+    if job.rerun is not None:
+        states[name]["Retry"] = [_retrier(job)]
+    if catch is not None:
+        states[name]["Catch"] = _catch(catch)
     return name

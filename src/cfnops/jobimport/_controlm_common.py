@@ -76,6 +76,8 @@ class EventBook:
 
     adds: dict[str, list[tuple[JobNet, Job | None]]] = field(default_factory=dict)
     waits: list[tuple[str, JobNet, Job | None, str]] = field(default_factory=list)
+    # events a job adds when it ends NOTOK (ON NOTOK DOCOND, If NOTOK Event:Add)
+    on_failure: dict[str, tuple[JobNet, Job]] = field(default_factory=dict)
 
     def add(self, event: str, net: JobNet, job: Job | None) -> None:
         self.adds.setdefault(event, []).append((net, job))
@@ -83,10 +85,42 @@ class EventBook:
     def wait(self, event: str, net: JobNet, job: Job | None, source: str) -> None:
         self.waits.append((event, net, job, source))
 
+    def added_on_failure(self, event: str, net: JobNet, job: Job) -> None:
+        self.on_failure[event] = (net, job)
+
+    def _recovery(self, model: ImportModel) -> set[int]:
+        """Jobs that wait only for events a failing job adds: a Catch path (wait indexes)."""
+        by_job: dict[int, list[int]] = {}
+        for i, (_, _, job, _) in enumerate(self.waits):
+            if job is not None:
+                by_job.setdefault(id(job), []).append(i)
+        waited = {e for e, _, _, _ in self.waits}
+        taken: set[int] = set()
+        for indexes in by_job.values():
+            events = [self.waits[i][0] for i in indexes]
+            _, net, job, source = self.waits[indexes[0]]
+            if not all(e in self.on_failure and e not in self.adds for e in events):
+                continue
+            failing = {id(self.on_failure[e][1]): self.on_failure[e] for e in events}
+            assert job is not None
+            adds_waited = any(
+                e in waited and any(j is job for _, j in prods) for e, prods in self.adds.items()
+            )
+            if len(failing) != 1 or adds_waited or next(iter(failing.values()))[0] is not net:
+                model.note("dependency", source, "recovery path not laid out: add a Catch by hand")
+                continue
+            _, failed = next(iter(failing.values()))
+            net.recovery.setdefault(failed.path, []).append(job.path)
+            taken.update(indexes)
+        return taken
+
     def resolve(self, model: ImportModel) -> None:
         """Edges inside folders, ``after`` between them; events nobody adds are reported."""
         after: dict[str, set[str]] = {}
-        for event, net, job, source in self.waits:
+        taken = self._recovery(model)
+        for i, (event, net, job, source) in enumerate(self.waits):
+            if i in taken:
+                continue
             producers = self.adds.get(event, [])
             if not producers:
                 model.note(

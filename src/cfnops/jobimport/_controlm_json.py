@@ -505,6 +505,12 @@ class _Reader:
                         awhere,
                     )
                 )
+            elif (
+                atype in ("Event:Add", "Action:AddEvent") and job is not None and status == "NOTOK"
+            ):
+                for ev in _list(action.get("Events")) or [action]:
+                    if isinstance(ev, dict) and ev.get("Event"):
+                        self.events.added_on_failure(str(ev["Event"]), net, job)
             elif atype == "Action:Rerun" and job is not None:
                 limit = value.get("RerunLimit") or {}
                 job.rerun = job.rerun or Rerun(

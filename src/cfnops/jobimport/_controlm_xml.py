@@ -385,7 +385,7 @@ class _XmlReader:
                 job.rerun = Rerun(int(maxrerun), _interval(el.get("INTERVAL", "")))
         elif el.get("CYCLIC") == "1":
             self.model.note("job", where, "cyclic job (CYCLIC=1): run once per schedule")
-        if el.get("PRIORITY") or el.get("CRITICAL") in ("1", "Y"):
+        if el.get("PRIORITY", "AA") not in ("", "AA", "00") or el.get("CRITICAL") in ("1", "Y"):
             self.model.note("keyword", where, "PRIORITY/CRITICAL: no priorities in cfnops")
         net.add_job(job)
         if collect and _has_schedule(el):
@@ -458,6 +458,13 @@ class _XmlReader:
                 )
             elif do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN" and job:
                 job.rerun = job.rerun or Rerun(1, 0)
+            elif (
+                do.tag == "DOCOND"
+                and code == "NOTOK"
+                and job is not None
+                and do.get("SIGN", "+").upper() in ("+", "ADD", "A")
+            ):
+                self.events.added_on_failure(do.get("NAME", ""), net, job)
             else:
                 self.model.note(
                     "keyword",

@@ -207,16 +207,21 @@ class _Jp1(ScheduleRules):
         """Add the unit's jobs and edges; return the job paths it holds."""
         self._attrs(unit)
         members: dict[str, list[str]] = {}
+        recovery: dict[str, str] = {}  # recovery job name -> path
         for child in unit.children:
             path = f"{prefix}/{child.name}"
             ty = child.type
             if ty.startswith("r") and ty not in ("rm",):
-                self.model.note(
-                    "job",
-                    self.where(child),
-                    f"recovery unit ({ty}) runs only when "
-                    "a unit fails: not imported; add a Catch by hand",
-                )
+                if ty[1:] in _JOBS or ty[1:] in _EVENTS or ty[1:] in _DUMMY:
+                    recovery[child.name] = path
+                    net.add_job(self._job(child, path))
+                else:
+                    self.model.note(
+                        "job",
+                        self.where(child),
+                        f"recovery unit ({ty}) runs only when a unit fails: not imported; "
+                        "add a Catch by hand",
+                    )
                 continue
             if ty in ("n", "rm"):
                 members[child.name] = self._flatten(net, child, path)
@@ -264,17 +269,53 @@ class _Jp1(ScheduleRules):
                     self.where(unit, line),
                     "conditional relation (judgment): mapped as an ordinary one",
                 )
+            if b in recovery:
+                self._recovery_edge(net, unit, line, a, b, members, recovery)
+                continue
+            if a in recovery:
+                self.model.note(
+                    "dependency",
+                    self.where(unit, line),
+                    f"{b} follows recovery unit {a}: not laid out (a recovery path ends there)",
+                )
+                continue
             if a not in members or b not in members:
-                continue  # a recovery unit
+                continue  # a recovery unit that was not imported
             in_a, in_b = set(members[a]), set(members[b])
             ends = [p for p in members[a] if not any(x == p and y in in_a for x, y in net.edges)]
             starts = [p for p in members[b] if not any(y == p and x in in_b for x, y in net.edges)]
             net.edges.update((x, y) for x in ends for y in starts)
         return [p for paths in members.values() for p in paths]
 
+    def _recovery_edge(
+        self,
+        net: JobNet,
+        unit: Unit,
+        line: int,
+        a: str,
+        b: str,
+        members: dict[str, list[str]],
+        recovery: dict[str, str],
+    ) -> None:
+        """``a`` → recovery unit ``b``: ``b`` runs when ``a`` ends abnormally (a Catch)."""
+        if a in recovery:  # a chain of recovery units
+            for chain in net.recovery.values():
+                if recovery[a] in chain:
+                    chain.append(recovery[b])
+                    return
+        paths = members.get(a, [])
+        if len(paths) == 1 and paths[0].endswith("/" + a):
+            net.recovery.setdefault(paths[0], []).append(recovery[b])
+            return
+        self.model.note(
+            "job",
+            self.where(unit, line),
+            f"recovery unit {b} after jobnet {a}: not laid out; add a Catch by hand",
+        )
+
     def _job(self, unit: Unit, path: str) -> Job:
         self._attrs(unit)
-        ty = unit.type
+        ty = unit.type[1:] if unit.type.startswith("r") else unit.type
         job = Job(
             unit.name, path, source=self.where(unit), description=unquote(unit.get("cm") or "")
         )

@@ -133,9 +133,9 @@ def parse_units(text: str, source: str) -> list[Unit]:
     for stmt, line in stmts:
         if stmt.startswith("unit="):
             fields = stmt[5:].split(",")
-            pending = Unit(
-                fields[0].strip(), line, owner=fields[2].strip() if len(fields) > 2 else ""
-            )
+            # ajsprint names the top unit by its full path (unit=/GROUP/NET,...)
+            name = fields[0].strip().rstrip("/").rsplit("/", 1)[-1] or fields[0].strip()
+            pending = Unit(name, line, owner=fields[2].strip() if len(fields) > 2 else "")
             continue
         if stmt == "{":
             if pending is None:

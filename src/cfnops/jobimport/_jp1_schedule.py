@@ -181,6 +181,12 @@ class ScheduleRules:
                 comment="no JP1 calendar: every day is open",
                 source="(default)",
             )
+            self.model.note(
+                "calendar",
+                "jp1-all-open",
+                "the file defines no open/closed days (job group op=/cl=): every day is open; "
+                "export the calendar and edit calendars/jp1-all-open.toml",
+            )
         return "jp1-all-open"
 
     def _cycle(

@@ -134,6 +134,9 @@ class JobNet:
     edges: set[tuple[str, str]] = field(default_factory=set)  # (from path, to path)
     schedules: list[ScheduleSpec] = field(default_factory=list)
     exclusive: str | None = None  # run | skip | queue for the schedule entries
+    # job path -> recovery jobs run (in order) when it ends abnormally; they are in
+    # ``jobs`` but not in the dependency graph
+    recovery: dict[str, list[str]] = field(default_factory=dict)
     timezone: str = "UTC"
     description: str = ""
 

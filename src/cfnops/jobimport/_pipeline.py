@@ -129,7 +129,8 @@ def plan_import(
     unmapped_hosts: set[str] = set()
     for net in model.jobnets:
         name = names[net.name]
-        nodes = list(net.jobs)
+        rescue = {p for chain in net.recovery.values() for p in chain}
+        nodes = [p for p in net.jobs if p not in rescue]
         cycle = find_cycle(nodes, net.edges)
         if cycle:
             raise ImportInputError(
