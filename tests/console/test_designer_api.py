@@ -149,3 +149,15 @@ def test_templates_are_strictly_valid_and_check_clean_with_their_sample(name: st
     found = design_check(definition, sample, {})
     assert found["strict"] == []
     assert [f for f in found["findings"] if f["severity"] == "error"] == []
+
+
+def test_a_job_runs_definition_opens_in_the_designer(client: TestClient, settings: Any) -> None:
+    from cfnops.jobs import JobService
+
+    definition = json.loads((TEMPLATES_DIR / "websystem-start.asl.json").read_text())
+    JobService(settings).store.create_run("run-1", "start", definition, {"clusterId": "db"})
+    boot = _boot(client.get("/designer?run=run-1").text)
+    assert boot["doc"]["data"] == definition and boot["doc"]["sample"] == {"clusterId": "db"}
+    assert boot["path"] == ""  # saved as a new file; the run keeps its own copy
+    assert 'href="/designer?run=run-1"' in client.get("/jobs/run-1").text
+    assert client.get("/designer?run=nope").status_code == 404

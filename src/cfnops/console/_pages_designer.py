@@ -22,10 +22,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from cfnops.config import Settings
 from cfnops.console._designer_doc import DesignDoc, DesignSyntaxError, open_text, save_text
 from cfnops.console._roots import read_definition
 from cfnops.console._web import HERE, authorize_post, console_of, render
-from cfnops.console.errors import BadFilter, Forbidden
+from cfnops.console.errors import BadFilter, Forbidden, NotFound
 
 __all__ = ["TEMPLATES", "definition_roots", "routes"]
 
@@ -58,6 +59,19 @@ def _template(name: str) -> dict[str, Any]:
     return _doc_json(doc, sample)
 
 
+def _from_run(settings: Settings, run_id: str) -> dict[str, Any]:
+    """The definition a job run ran (saved as a new file: the run keeps its own copy)."""
+    from cfnops.jobs import JobService
+    from cfnops.jobs.errors import UnknownJobRun
+
+    try:
+        row = JobService(settings).store.get_run(run_id)
+    except UnknownJobRun:
+        raise NotFound(f"no job run {run_id!r}", hint="pick one on the Runs page") from None
+    text = json.dumps(row.definition, indent=2, ensure_ascii=False) + "\n"
+    return _doc_json(open_text(text, "json"), row.input)
+
+
 def _open(path_text: str, roots: list[Path]) -> tuple[str, DesignDoc]:
     path, text = read_definition(path_text, roots)
     fmt = "yaml" if path.suffix in (".yaml", ".yml") else "json"
@@ -67,6 +81,7 @@ def _open(path_text: str, roots: list[Path]) -> tuple[str, DesignDoc]:
 async def designer_page(request: Request) -> Response:
     path_text = request.query_params.get("path", "").strip()
     template = request.query_params.get("template", "").strip()
+    run_id = request.query_params.get("run", "").strip()
     path, doc = "", {"format": "json", "text": "", "data": None, "sample": None}
     if path_text:
         roots = definition_roots(request)
@@ -74,6 +89,9 @@ async def designer_page(request: Request) -> Response:
         doc = _doc_json(opened)
     elif template:
         doc = await anyio.to_thread.run_sync(_template, template)
+    elif run_id:
+        settings_ = console_of(request).settings
+        doc = await anyio.to_thread.run_sync(_from_run, settings_, run_id)
     settings = console_of(request).settings
     boot = {
         "path": path,

@@ -29,7 +29,7 @@ window.cfnopsDesigner = (function () {
     return [
       {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center", "shape": "round-rectangle",
         "width": "label", "height": "label", "padding": "8px", "font-size": 11, "background-color": "#fff", "border-width": 1,
-        "border-color": "#7a8699"}},
+        "border-color": "#7a8699", "min-zoomed-font-size": 5}},
       {selector: ":parent", style: {"text-valign": "top", "background-opacity": 0.06, "border-style": "dashed", "font-size": 10}},
       {selector: "node.part", style: {"background-color": "#e8f1ff", "background-opacity": 0.5, "border-color": "#0b5fff"}},
       {selector: "node[kind = 'end']", style: {"shape": "ellipse", "background-color": "#232f3e", "color": "#fff"}},
@@ -40,7 +40,7 @@ window.cfnopsDesigner = (function () {
       {selector: "node:selected", style: {"border-width": 3, "border-color": "#0b5fff"}},
       {selector: "edge", style: {"curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.2, "line-color": "#9aa5b5",
         "target-arrow-color": "#9aa5b5", "label": "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 220,
-        "text-background-color": "#fff", "text-background-opacity": 0.85}},
+        "text-background-color": "#fff", "text-background-opacity": 0.85, "min-zoomed-font-size": 6}},
       {selector: "edge.k-catch", style: {"line-style": "dashed", "line-color": "#d9822b", "target-arrow-color": "#d9822b"}},
       {selector: "edge.bad", style: {"line-color": "#c8102e", "target-arrow-color": "#c8102e", "width": 3, "color": "#a1001b"}},
     ];
@@ -348,7 +348,8 @@ window.cfnopsDesigner = (function () {
     S.undo = []; S.redo = []; S.selected = null; S.positions = {}; S.check = null;
     if (path !== undefined) $("d-path").value = path;
     if (doc.sample !== undefined && doc.sample !== null) $("d-input").value = JSON.stringify(doc.sample, null, 2);
-    draw(true); renderForm(); renderCode(); scheduleCheck(0);
+    S.seq++; runCheck();  // asked first: the server checks while the page draws
+    draw(true); renderForm(); renderCode();
   }
   function save() {
     const path = $("d-path").value.trim();
