@@ -139,3 +139,41 @@ def test_bad_input_exits_2_and_writes_nothing(
     assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 2
     assert where in capsys.readouterr().err
     assert not out.exists()
+
+
+LATIN1 = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<!--Exported at 01-12-2026 09:00:00-->
+<DEFTABLE xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+          xsi:noNamespaceSchemaLocation="Folder.xsd">
+  <FOLDER DATACENTER="CTMPROD" VERSION="919" PLATFORM="UNIX" FOLDER_NAME="FACTURACIÓN" TYPE="1">
+    <JOB JOBNAME="CARGA" TASKTYPE="Command" NODEID="srv01" RUN_AS="app" DESCRIPTION="Carga diaria"
+         CMDLINE="run.sh %%OPTS" JAN="1" FEB="1" MAR="1" APR="1" MAY="1" JUN="1" JUL="1" AUG="1"
+         SEP="1" OCT="1" NOV="1" DEC="1" SHIFT="Ignore Job" SHIFTNUM="+00" PRIORITY="AA">
+      <VARIABLE NAME="%%OPTS" VALUE="-o %%ORDERID --año"/>
+      <OUTCOND NAME="CARGA-OK" ODATE="ODAT" SIGN="+"/>
+      <ON PGMST="ANYSTEP" PROCST="" CODES="NOTOK" AND_OR="O">
+        <DOSHOUT URGENCY="R" DEST="OPER2" MESSAGE="%%JOBNAME ENDED NOTOK"/>
+      </ON>
+      <ON STMT="*" CODE="OK"><DOFORCEJOB TABLE_NAME="OTRA" NAME="J2" ODATE="ODAT"/></ON>
+    </JOB>
+  </FOLDER>
+</DEFTABLE>
+"""
+
+
+def test_latin1_export_without_days(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Encoding from the XML declaration; a job with months but no days is not scheduled;
+    a variable naming a system variable; ON CODES (z/OS spelling); DOFORCEJOB reported."""
+    src = tmp_path / "latin.xml"
+    src.write_bytes(LATIN1.encode("latin-1"))
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 0
+    rep = report(out)
+    (net,) = rep["jobNets"]
+    assert net["name"] == "FACTURACIÓN" and net["schedules"] == []
+    text = (out / "FACTURACIÓN.asl.json").read_text(encoding="utf-8")
+    assert "run.sh -o %%ORDERID --año" in text
+    reasons = " ".join(u["reason"] for u in rep["unmapped"])
+    assert "%%ORDERID" in reasons and "forces job J2 of OTRA" in reasons
+    assert "no scheduling criteria" in reasons
+    assert rep["notify"][0]["destination"] == "OPER2"

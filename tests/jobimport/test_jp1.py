@@ -111,11 +111,17 @@ def test_closed_day_shift_and_exclusive_schedule_2027(out: Path) -> None:
 
 def test_shift_jis_file_is_read(tmp_path: Path) -> None:
     text = SRC.read_text().replace('cm="Daily sales close";', 'cm="日次売上締め";')
+    text = text.replace("MONTH_CLOSE", "月次締め").replace("AGGREGATE", "集計")
     sjis = tmp_path / "sales_sjis.txt"
     sjis.write_bytes(text.encode("cp932"))
     assert _import(sjis, tmp_path / "out") == 0
-    d = json.loads((tmp_path / "out" / "DAILY_SALES.asl.json").read_text())
-    assert len(report(tmp_path / "out")["jobNets"]) == 2 and d["StartAt"] == "Init"
+    d = json.loads((tmp_path / "out" / "DAILY_SALES.asl.json").read_text(encoding="utf-8"))
+    nets = {n["name"]: n for n in report(tmp_path / "out")["jobNets"]}
+    assert set(nets) == {"DAILY_SALES", "月次締め"}
+    assert (tmp_path / "out" / "月次締め.asl.json").exists()
+    assert d["Comment"].startswith("DAILY_SALES") and "集計.Recovery" in json.dumps(
+        d, ensure_ascii=False
+    )
 
 
 @pytest.mark.parametrize(

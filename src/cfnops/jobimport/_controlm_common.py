@@ -54,20 +54,30 @@ def timezone_of(value: str, model: ImportModel, source: str) -> str | None:
 def substitute(command: str, variables: Mapping[str, str], model: ImportModel, src: str) -> str:
     """``%%NAME`` replaced by the job's or folder's variable; others reported."""
 
+    unknown: list[str] = []
+
     def one(m: re.Match[str]) -> str:
         name = m.group(1)
         for key in (name, f"%%{name}"):
             if key in variables:
                 return variables[key]
+        if name not in unknown:
+            unknown.append(name)
+        return m.group(0)
+
+    for _ in range(3):  # a variable's value may name another variable
+        replaced = _VAR.sub(one, command)
+        if replaced == command:
+            break
+        command = replaced
+    for name in unknown:
         model.note(
             "value",
             src,
             f"variable %%{name} is a Control-M system or global variable: "
             "left as it is in the command; replace it by hand",
         )
-        return m.group(0)
-
-    return _VAR.sub(one, command)
+    return command
 
 
 @dataclass

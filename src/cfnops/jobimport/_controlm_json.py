@@ -106,12 +106,17 @@ class _Reader:
         self.source, self.tz, self.today = source, tz, today
         self.events = EventBook()
         self.defaults: dict[str, Any] = {}
+        self.job_defaults: dict[str, Any] = {}
         self.rules: dict[str, CtmWhen] = {}
         self.pending: list[tuple[JobNet, list[CtmWhen]]] = []
 
     def read(self, data: dict[str, Any]) -> ImportModel:
         if isinstance(data.get("Defaults"), dict):
             self.defaults = data["Defaults"]
+            self.job_defaults = _job_defaults(self.defaults)
+            for key in self.defaults:
+                if key not in _QUIET and key != "Job":
+                    self.model.note("keyword", f"$.Defaults.{key}", "default not mapped")
         for name, obj in data.items():
             path = f"$.{name}"
             if name == "Defaults":
@@ -133,7 +138,7 @@ class _Reader:
         for net, whens in self.pending:
             seen: set[str] = set()
             for i, when in enumerate(whens):
-                key = repr(when)
+                key = repr({**when.__dict__, "source": ""})
                 if key in seen:
                     continue
                 seen.add(key)
@@ -280,6 +285,7 @@ class _Reader:
                 self._rule_calendars(value, where)
                 continue
             if kind.startswith("Job"):
+                value = {**self.job_defaults, **value}  # Defaults.Job: When, If, Host …
                 jpath = f"{prefix}/{key}"
                 if jpath in net.jobs:  # duplicate names (allowDuplicateJobNames)
                     jpath = f"{jpath}#{sum(p.startswith(jpath) for p in net.jobs) + 1}"
@@ -343,7 +349,6 @@ class _Reader:
         folder: dict[str, Any],
     ) -> Job | None:
         merged = {
-            **_job_defaults(self.defaults),
             **{k: folder[k] for k in ("Host", "RunAs") if k in folder},
             **obj,
         }
@@ -511,6 +516,13 @@ class _Reader:
                 for ev in _list(action.get("Events")) or [action]:
                     if isinstance(ev, dict) and ev.get("Event"):
                         self.events.added_on_failure(str(ev["Event"]), net, job)
+            elif atype == "Run" and status == "NOTOK":
+                self.model.note(
+                    "job",
+                    awhere,
+                    f"runs folder {action.get('Folder')} when it fails: add a Catch to a "
+                    "states:startExecution.sync Task naming that job-net (cfnops job deploy it)",
+                )
             elif atype == "Action:Rerun" and job is not None:
                 limit = value.get("RerunLimit") or {}
                 job.rerun = job.rerun or Rerun(
@@ -525,9 +537,10 @@ class _Reader:
 
 
 def _job_defaults(defaults: dict[str, Any]) -> dict[str, Any]:
+    """What every job gets unless it says otherwise: Host, RunAs and all of Defaults.Job."""
     out = {k: v for k, v in defaults.items() if k in ("Host", "RunAs")}
     if isinstance(defaults.get("Job"), dict):
-        out.update({k: v for k, v in defaults["Job"].items() if k in ("Host", "RunAs")})
+        out.update(defaults["Job"])
     return out
 
 

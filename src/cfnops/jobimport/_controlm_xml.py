@@ -124,7 +124,8 @@ _WEEKNUM = {"0": "SUN", "1": "MON", "2": "TUE", "3": "WED", "4": "THU", "5": "FR
 _FIX = "export the folder again with exportdeftable and import the whole file"
 
 
-def _parse(text: str, source: str, root_names: set[str], what: str) -> ET.Element:
+def _parse(text: str | bytes, source: str, root_names: set[str], what: str) -> ET.Element:
+    """Parse bytes (the XML declaration's encoding, e.g. ISO-8859-1, is honoured) or text."""
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -143,7 +144,7 @@ def _parse(text: str, source: str, root_names: set[str], what: str) -> ET.Elemen
     return root
 
 
-def read_defcal(text: str, source: str, model: ImportModel) -> None:
+def read_defcal(text: str | bytes, source: str, model: ImportModel) -> None:
     """Regular calendars of a DEFCAL export: each year's DAYS string, Y = a working day."""
     root = _parse(text, source, {"DEFCAL"}, "calendar export (DEFCAL)")
     for i, cal in enumerate(root.iter("CALENDAR"), 1):
@@ -166,7 +167,7 @@ def read_defcal(text: str, source: str, model: ImportModel) -> None:
 
 
 def read_controlm_xml(
-    text: str, source: str, tz: str, today: date, calendars: str | None = None
+    text: str | bytes, source: str, tz: str, today: date, calendars: str | bytes | None = None
 ) -> ImportModel:
     root = _parse(text, source, {"DEFTABLE", "DEFCAL"}, "DEFTABLE export")
     if root.tag == "DEFCAL":
@@ -197,7 +198,7 @@ class _XmlReader:
         self.unknown: dict[str, tuple[int, str]] = {}
         self.pending: list[tuple[JobNet, list[CtmWhen]]] = []
 
-    def read(self, root: ET.Element, calendars: str | None) -> ImportModel:
+    def read(self, root: ET.Element, calendars: str | bytes | None) -> ImportModel:
         if calendars:
             read_defcal(calendars, "--calendars", self.model)
         folders = [c for c in root if c.tag in _FOLDERS]
@@ -445,7 +446,7 @@ class _XmlReader:
                 )
             )
             return
-        code = el.get("CODE", "").upper()
+        code = (el.get("CODE") or el.get("CODES") or "").upper()  # CODES: z/OS exports
         for do in el:
             dwhere = f"{where}/ON[@CODE='{code}']/{do.tag}"
             if do.tag in ("DOSHOUT", "DOMAIL"):
@@ -455,6 +456,13 @@ class _XmlReader:
                     NotifyRule(
                         net.name, when, dest, do.get("MESSAGE", do.get("SUBJECT", "")), dwhere
                     )
+                )
+            elif do.tag == "DOFORCEJOB":
+                self.model.note(
+                    "dependency",
+                    dwhere,
+                    f"forces job {do.get('NAME')} of {do.get('TABLE_NAME')} on {code or 'a code'}: "
+                    "give that job-net a schedule --after this one by hand",
                 )
             elif do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN" and job:
                 job.rerun = job.rerun or Rerun(1, 0)
@@ -474,7 +482,10 @@ class _XmlReader:
 
 
 def _has_schedule(el: ET.Element) -> bool:
-    return any(el.get(a) for a in _SCHED) or el.find("RULE_BASED_CALENDARS") is not None
+    """Days to run on: without DAYS/WEEKDAYS/a calendar a job is only ordered by hand
+    (or forced); months, times and shifts alone select no day."""
+    days = ("DAYS", "WEEKDAYS", "DAYSCAL", "WEEKSCAL")
+    return any(el.get(a) for a in days) or el.find("RULE_BASED_CALENDARS") is not None
 
 
 def _interval(text: str) -> int:

@@ -29,7 +29,8 @@ from cfnops.jobimport.errors import ImportInputError
 
 __all__ = ["ImportPlan", "plan_import", "read_export", "write_plan"]
 
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+# Unicode letters are fine in file and state machine names (JP1 names are often Japanese)
+_SAFE = re.compile(r"[^\w.-]+")
 
 
 def safe_name(name: str) -> str:
@@ -83,15 +84,15 @@ def read_export(
     ``calendars``: a Control-M DEFCAL export the XML's CONFCAL/DAYSCAL names refer to.
     """
     today = today or date.today()
+    if product == "controlm" and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        from cfnops.jobimport._controlm_xml import read_controlm_xml
+
+        # bytes: the parser reads the declared encoding (exports say ISO-8859-1 or UTF-8)
+        return read_controlm_xml(data, source, timezone, today, calendars)
     text = _decode(data, source, product)
     if not text.strip():
         raise ImportInputError(source, "line 1", "the file is empty", "give a whole export")
     if product == "controlm":
-        if text.lstrip().startswith("<"):
-            from cfnops.jobimport._controlm_xml import read_controlm_xml
-
-            cal_text = _decode(calendars, "--calendars", product) if calendars else None
-            return read_controlm_xml(text, source, timezone, today, cal_text)
         from cfnops.jobimport._controlm_json import read_controlm_json
 
         return read_controlm_json(text, source, timezone, today)
@@ -123,6 +124,14 @@ def plan_import(
     """Lay out, build and check every job-net; nothing is written here."""
     names = _rename(model)
     _check_cycles(model, source, names)
+    seen_rules: set[tuple[str, str, str, str]] = set()
+    rules = []
+    for rule in model.notify:  # one per job-net, whatever number of jobs repeat it
+        key = (rule.job_net, rule.when, rule.destination, rule.message)
+        if key not in seen_rules:
+            seen_rules.add(key)
+            rules.append(rule)
+    model.notify = rules
     plan = ImportPlan(model)
     hosts = hosts or {}
     nets_json = []
