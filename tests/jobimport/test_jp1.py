@@ -147,3 +147,22 @@ def test_bad_input_exits_2_and_writes_nothing(
     assert _import(src, out) == 2
     assert where in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_escapes_numeric_names_and_no_schedule(tmp_path: Path) -> None:
+    """``##`` and ``#"`` inside quotes (also right before the closing quote), units named by
+    number, repeated parameters, a jobnet with no schedule rule (reported)."""
+    text = (
+        "/* 定義 */\nunit=0001,,,;\n{\n\tty=g;\n\tunit=0002,,,;\n\t{\n\t\tty=n;\n\t\tty=n;\n"
+        "\t\tel=0004,pj,+240 +144;\n\t\tsz=12\u00d78;\n\t\tar=(f=0004,t=0005);\n"
+        '\t\tunit=0004,,,;\n\t\t{\n\t\t\tty=pj;\n\t\t\tsc="foo.exe";\n'
+        '\t\t\tprm="a ##b## #"c#" d##";\n\t\t}\n\t\tunit=0005,,,;\n\t\t{\n\t\t\tty=j;\n'
+        '\t\t\tte="echo done";\n\t\t}\n\t}\n}\n'
+    )
+    src = tmp_path / "units.txt"
+    src.write_bytes(text.encode("cp932"))
+    assert _import(src, tmp_path / "out") == 0
+    d = json.loads((tmp_path / "out" / "0002.asl.json").read_text())
+    assert _find(d, "0004")["Arguments"]["Parameters"]["commands"] == ['foo.exe a #b# "c" d#']
+    assert ended_before(d)["0002/0005"] == {"0002/0004"}
+    assert any("no schedule rule" in u["reason"] for u in report(tmp_path / "out")["unmapped"])

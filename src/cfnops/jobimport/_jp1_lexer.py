@@ -79,11 +79,8 @@ def _statements(text: str, source: str) -> list[tuple[str, int]]:
             start = line
         if ch == '"':
             j = i + 1
-            while j < n and not (text[j] == '"' and text[j - 1] != "#"):
-                if text[j] == "#" and j + 1 < n and text[j + 1] in '#"':
-                    j += 2
-                    continue
-                j += 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "#" and j + 1 < n and text[j + 1] in '#"' else 1
             if j >= n:
                 raise ImportInputError(
                     source, f"line {start}", "a quoted value is never closed (truncated?)", _FIX

@@ -62,6 +62,10 @@ class ScheduleRules:
                 m = _RULE.match(value)
                 assert m is not None
                 rules.setdefault(m.group(1) or "1", {})[key] = (m.group(2).strip(), line)
+        if not rules:
+            self.model.note(
+                "schedule", self.where(unit), "no schedule rule (sd): started by hand; none made"
+            )
         cal = self._group_calendar(unit)
         for number, rule in sorted(rules.items()):
             name = net.name if len(rules) == 1 else f"{net.name}-{number}"
