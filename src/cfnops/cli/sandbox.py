@@ -6,7 +6,7 @@ import contextlib
 import signal
 import threading
 from types import FrameType
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -51,6 +51,15 @@ def up(
     log_requests: Annotated[
         bool, typer.Option("--log-requests", help="Print one line per request.")
     ] = False,
+    functions: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--functions",
+            help="Import MODULE (it registers Lambda functions with "
+            "cfnops.durable.lambda_function) and serve the Lambda durable-execution API "
+            "for them on the run database. Repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run the sandbox until Ctrl-C or SIGTERM; print the shell exports to use it."""
     from cfnops.sandbox import Sandbox
@@ -70,6 +79,7 @@ def up(
     previous = signal.signal(signal.SIGTERM, _on_signal)
     allow_remote_control(allow_remote)
     sandbox = Sandbox(host=host, port=port, delays=delay, region=region, log_requests=log_requests)
+    engine = _serve_durable_functions(cli, functions or [])
     try:
         # Listening comes first: moto loads behind it and requests wait for it.
         sandbox.start(wait=False)
@@ -86,8 +96,33 @@ def up(
             _serve(sandbox, stop)
     finally:
         sandbox.stop()
+        if engine is not None:
+            engine.shutdown(grace_seconds=2)
         signal.signal(signal.SIGTERM, previous)
     typer.echo("# cfnops sandbox stopped", err=True)
+
+
+def _serve_durable_functions(cli: Any, modules: list[str]) -> Any:
+    """Import the function modules and serve their durable executions (None: none asked)."""
+    if not modules:
+        return None
+    import importlib
+
+    from cfnops.durable import LocalLambda
+    from cfnops.errors import UsageError
+    from cfnops.sandbox.extensions import lambda_durable
+
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise UsageError(
+                f"--functions {module}: cannot import it ({exc})",
+                hint="give an importable module (on PYTHONPATH) that registers functions",
+            ) from exc
+    engine = cli.engine()
+    lambda_durable.attach(LocalLambda.for_settings(cli.settings))
+    return engine
 
 
 def _serve(sandbox: Sandbox, stop: threading.Event) -> None:

@@ -69,12 +69,12 @@ def new_record(
 def callback_id(arn: str, op_id: str) -> str:
     """An opaque callback id that names its execution (no lookup table needed)."""
     raw = json.dumps([arn, op_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return base64.b64encode(raw).decode()  # the API's CallbackId pattern: base64
 
 
 def parse_callback_id(value: str) -> tuple[str, str] | None:
     try:
-        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        raw = base64.b64decode(value, validate=True)
         arn, op_id = json.loads(raw)
     except (ValueError, TypeError):
         return None

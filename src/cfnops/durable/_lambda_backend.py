@@ -194,6 +194,11 @@ class LocalLambda:
     def drive(self, arn: str) -> dict[str, Any]:
         """Run the execution to its end (the body of its DBOS workflow)."""
         fn = get_function(self.record(arn)["function"])
+        # A driver that starts (or restarts after a crash: an invocation may have died
+        # half-way) begins with an invocation, as Lambda re-invokes a crashed one.
+        with self.store.update(arn) as found:
+            if found is not None and found[0]["status"] == "RUNNING":
+                found[0]["wake"] = True
         self._resume_children(arn)
         crashes = 0
         while True:

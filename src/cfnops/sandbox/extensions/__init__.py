@@ -32,6 +32,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cloudtrail_events",
     "sts_roles",
     "cfn_nested_ids",
+    "lambda_durable",
 )
 
 _lock = threading.Lock()
