@@ -179,3 +179,57 @@ def test_job_array_format_with_repeated_names(tmp_path: Path) -> None:
     assert plan.report["jobNets"][0]["jobs"] == 3
     before = ended_before(plan.definitions["F"])
     assert before["F/B"] == {"F/A", "F/A#2"}
+
+
+def test_sub_folder_events_defaults_and_folder_resources(tmp_path: Path) -> None:
+    """A sub-folder's own WaitForEvents/AddEvents bind its first/last jobs; Defaults.Job
+    (When, If) applies to every job; a folder-level resource is taken by each job."""
+    export = {
+        "Defaults": {
+            "RunAs": "batch",
+            "Host": "srv",
+            "Job": {
+                "When": {"WeekDays": ["MON"], "FromTime": "0500"},
+                "OnFail": {
+                    "Type": "If",
+                    "CompletionStatus": "NOTOK",
+                    "mail": {"Type": "Mail", "To": "ops@example.com", "Message": "failed"},
+                },
+            },
+        },
+        "F": {
+            "Type": "Folder",
+            "DB": {"Type": "Resource:Semaphore", "Quantity": "1"},
+            "Start": {
+                "Type": "Job:Command",
+                "Command": "start.sh",
+                "out": {"Type": "AddEvents", "Events": [{"Event": "START-OK"}]},
+            },
+            "Sub": {
+                "Type": "SubFolder",
+                "When": {"RuleBasedCalendars": {"Included": ["USE PARENT"]}},
+                "X": {"Type": "Job:Command", "Command": "x.sh"},
+                "Y": {"Type": "Job:Command", "Command": "y.sh"},
+                "fl": {"Type": "Flow", "Sequence": ["X", "Y"]},
+                "in": {"Type": "WaitForEvents", "Events": [{"Event": "START-OK"}]},
+                "out": {"Type": "AddEvents", "Events": [{"Event": "SUB-OK"}]},
+            },
+            "End": {
+                "Type": "Job:Command",
+                "Command": "end.sh",
+                "in": {"Type": "WaitForEvents", "Events": [{"Event": "SUB-OK"}]},
+            },
+        },
+    }
+    src = tmp_path / "sub.json"
+    src.write_text(json.dumps(export))
+    model = read_export(src.read_bytes(), str(src), "controlm", today=date(2026, 12, 1))
+    plan = plan_import(model, str(src))
+    before = ended_before(plan.definitions["F"])
+    assert before["F/Sub/X"] == {"F/Start"}
+    assert before["F/End"] >= {"F/Sub/X", "F/Sub/Y"}
+    (sched,) = plan.report["jobNets"][0]["schedules"]
+    assert sched["cron"] == "cron(0 5 ? * MON *)"
+    assert plan.report["notify"][0]["destination"] == "ops@example.com"
+    assert all(job.pools == ["DB"] for job in model.jobnets[0].jobs.values())
+    assert not any("sub-folder criteria" in u.reason for u in model.unmapped)

@@ -80,20 +80,33 @@ def substitute(command: str, variables: Mapping[str, str], model: ImportModel, s
     return command
 
 
+Target = Job | tuple[str, ...]  # a job, or a sub-folder / folder as the paths of its jobs
+
+
+def _ends(net: JobNet, target: Target, first: bool) -> list[str]:
+    """A job's path; for a unit, its first jobs (``first``) or its last ones."""
+    if isinstance(target, Job):
+        return [target.path]
+    inside = set(target)
+    if first:
+        return [p for p in target if not any(b == p and a in inside for a, b in net.edges)]
+    return [p for p in target if not any(a == p and b in inside for a, b in net.edges)]
+
+
 @dataclass
 class EventBook:
     """Who adds and who waits for each event, across the whole export."""
 
-    adds: dict[str, list[tuple[JobNet, Job | None]]] = field(default_factory=dict)
-    waits: list[tuple[str, JobNet, Job | None, str]] = field(default_factory=list)
+    adds: dict[str, list[tuple[JobNet, Target]]] = field(default_factory=dict)
+    waits: list[tuple[str, JobNet, Target, str]] = field(default_factory=list)
     # events a job adds when it ends NOTOK (ON NOTOK DOCOND, If NOTOK Event:Add)
     on_failure: dict[str, tuple[JobNet, Job]] = field(default_factory=dict)
 
-    def add(self, event: str, net: JobNet, job: Job | None) -> None:
-        self.adds.setdefault(event, []).append((net, job))
+    def add(self, event: str, net: JobNet, target: Target) -> None:
+        self.adds.setdefault(event, []).append((net, target))
 
-    def wait(self, event: str, net: JobNet, job: Job | None, source: str) -> None:
-        self.waits.append((event, net, job, source))
+    def wait(self, event: str, net: JobNet, target: Target, source: str) -> None:
+        self.waits.append((event, net, target, source))
 
     def added_on_failure(self, event: str, net: JobNet, job: Job) -> None:
         self.on_failure[event] = (net, job)
@@ -101,9 +114,9 @@ class EventBook:
     def _recovery(self, model: ImportModel) -> set[int]:
         """Jobs that wait only for events a failing job adds: a Catch path (wait indexes)."""
         by_job: dict[int, list[int]] = {}
-        for i, (_, _, job, _) in enumerate(self.waits):
-            if job is not None:
-                by_job.setdefault(id(job), []).append(i)
+        for i, (_, _, target, _) in enumerate(self.waits):
+            if isinstance(target, Job):
+                by_job.setdefault(id(target), []).append(i)
         waited = {e for e, _, _, _ in self.waits}
         taken: set[int] = set()
         for indexes in by_job.values():
@@ -112,7 +125,7 @@ class EventBook:
             if not all(e in self.on_failure and e not in self.adds for e in events):
                 continue
             failing = {id(self.on_failure[e][1]): self.on_failure[e] for e in events}
-            assert job is not None
+            assert isinstance(job, Job)
             adds_waited = any(
                 e in waited and any(j is job for _, j in prods) for e, prods in self.adds.items()
             )
@@ -128,9 +141,13 @@ class EventBook:
         """Edges inside folders, ``after`` between them; events nobody adds are reported."""
         after: dict[str, set[str]] = {}
         taken = self._recovery(model)
-        for i, (event, net, job, source) in enumerate(self.waits):
-            if i in taken:
-                continue
+        # job-to-job edges first: a sub-folder's first and last jobs depend on them
+        order = sorted(
+            (i for i in range(len(self.waits)) if i not in taken),
+            key=lambda i: not isinstance(self.waits[i][2], Job),
+        )
+        for i in order:
+            event, net, target, source = self.waits[i]
             producers = self.adds.get(event, [])
             if not producers:
                 model.note(
@@ -140,24 +157,26 @@ class EventBook:
                     "another table, or ctmcontb): the wait is dropped; add --after by hand",
                 )
                 continue
-            for pnet, pjob in producers:
+            for pnet, producer in producers:
                 if pnet is net:
-                    if pjob is not None and job is not None and pjob is not job:
-                        net.edges.add((pjob.path, job.path))
-                    elif pjob is None or job is None:
+                    mine = {target.path} if isinstance(target, Job) else set(target)
+                    theirs = {producer.path} if isinstance(producer, Job) else set(producer)
+                    if mine & theirs:
                         model.note(
-                            "dependency",
-                            source,
-                            f"folder-level event {event!r} inside one folder: ignored",
+                            "dependency", source, f"event {event!r} inside one unit: ignored"
                         )
+                        continue
+                    ends, starts = _ends(net, producer, False), _ends(net, target, True)
+                    net.edges.update((a, b) for a in ends for b in starts if a != b)
                     continue
                 after.setdefault(net.name, set()).add(pnet.name)
-                if job is not None:
+                if isinstance(target, Job):
                     model.note(
                         "dependency",
                         source,
-                        f"job {job.path} waits for {event!r} from folder {pnet.name}: the whole "
-                        f"job-net {net.name} starts after {pnet.name} succeeds (schedule after)",
+                        f"job {target.path} waits for {event!r} from folder {pnet.name}: the "
+                        f"whole job-net {net.name} starts after {pnet.name} succeeds "
+                        "(schedule after)",
                     )
         for net in model.jobnets:
             preds = sorted(after.get(net.name, ()))

@@ -265,6 +265,9 @@ class _Reader:
     ) -> None:
         first_jobs: dict[str, list[str]] = {}
         flows: list[tuple[list[Any], str]] = []
+        before_unit = set(net.jobs)
+        unit_events: list[tuple[str, dict[str, Any], str]] = []
+        unit_pools: list[tuple[str, dict[str, Any], str]] = []
         items: list[tuple[str, Any, str]] = []
         for key, value in obj.items():
             if key == "Jobs" and isinstance(value, list):  # the job array format
@@ -280,6 +283,10 @@ class _Reader:
                 continue
             kind = str(value.get("Type", ""))
             if key == "When" and not kind:
+                if obj is not folder and not _uses_parent(value):
+                    self.model.note(
+                        "schedule", where, "sub-folder criteria: the folder's schedule is used"
+                    )
                 continue
             if key == "RuleBasedCalendars" and not kind:
                 self._rule_calendars(value, where)
@@ -312,17 +319,21 @@ class _Reader:
             elif kind == "Flow":
                 flows.append((_list(value.get("Sequence")), where))
             elif kind in ("WaitForEvents", "AddEvents", "DeleteEvents"):
-                self._events(net, None, kind, value, where)
+                unit_events.append((kind, value, where))
             elif kind.startswith("Resource:"):
-                self.model.note(
-                    "resource", where, "folder-level resource: every job of the folder takes it"
-                )
+                unit_pools.append((key, value, where))
             elif kind.startswith("If") or kind.startswith("Notify"):
                 self._action(net, None, key, value, where)
             else:
                 self.model.note("keyword", where, f"object of type {kind!r} not mapped")
         for seq, where in flows:
             self._flow(net, seq, where, first_jobs)
+        unit = tuple(p for p in net.jobs if p not in before_unit)
+        for kind, value, where in unit_events:  # the (sub-)folder's own events
+            self._events(net, unit, kind, value, where)
+        for key, value, where in unit_pools:  # every job of the (sub-)folder takes it
+            for path in unit:
+                self._job_object(net, net.jobs[path], key, value, where)
 
     def _flow(self, net: JobNet, seq: list[Any], where: str, units: dict[str, list[str]]) -> None:
         for i, item in enumerate(seq):
@@ -359,6 +370,9 @@ class _Reader:
         variables = {**variables, **_vars(obj)}
         if kind == "Job:Dummy" or merged.get("RunAsDummy") is True:
             job.kind = "dummy"
+        elif kind == "Job:SLAManagement":
+            job.kind = "dummy"
+            self.model.note("job", where, "SLA management job: a Pass (use --deadline/--expected)")
         elif kind == "Job:Command":
             job.command = str(merged.get("Command", ""))
         elif kind == "Job:Script":
@@ -376,11 +390,14 @@ class _Reader:
             job.wait_seconds = _int(merged.get("SearchInterval"), 10)
         else:
             job.command = f"echo 'job type {kind} was not imported' >&2; exit 1"
+            own = sorted(k for k, v in obj.items() if k not in _QUIET and not isinstance(v, dict))
             self.model.note(
                 "job",
                 where,
-                f"job type {kind!r} not mapped: its Task fails until you replace the command",
+                f"job type {kind!r} not mapped: its Task fails until you replace the command"
+                + (f" (its settings: {', '.join(own)})" if own else ""),
             )
+            obj = {k: v for k, v in obj.items() if k in _QUIET or isinstance(v, dict)}
         for hook, fmt in (("PreCommand", "{} && {}"), ("PostCommand", "{1} && {0}")):
             if merged.get(hook) and job.command is not None:
                 job.command = fmt.format(str(merged[hook]), job.command)
@@ -444,7 +461,7 @@ class _Reader:
             self.model.note("keyword", where, f"object of type {kind!r} not mapped")
 
     def _events(
-        self, net: JobNet, job: Job | None, kind: str, value: dict[str, Any], where: str
+        self, net: JobNet, job: Job | tuple[str, ...], kind: str, value: dict[str, Any], where: str
     ) -> None:
         for i, item in enumerate(_list(value.get("Events"))):
             if not isinstance(item, dict):
@@ -542,6 +559,16 @@ def _job_defaults(defaults: dict[str, Any]) -> dict[str, Any]:
     if isinstance(defaults.get("Job"), dict):
         out.update(defaults["Job"])
     return out
+
+
+def _uses_parent(when: Any) -> bool:
+    """A sub-folder ``When`` that only says "as the parent folder" (USE PARENT)."""
+    if not isinstance(when, dict):
+        return True
+    rbc = when.get("RuleBasedCalendars")
+    included = rbc.get("Included", []) if isinstance(rbc, dict) else []
+    rest = {k for k, v in when.items() if v not in ([], "", None) and k != "RuleBasedCalendars"}
+    return included in ([], ["USE PARENT"]) and rest <= {"DaysRelation"}
 
 
 def _vars(obj: Mapping[str, Any]) -> dict[str, str]:

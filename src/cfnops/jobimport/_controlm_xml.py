@@ -281,6 +281,8 @@ class _XmlReader:
         folder_level: bool,
     ) -> None:
         smart = el.tag == "SMART_FOLDER" and _has_schedule(el)
+        before = set(net.jobs)
+        conds: list[ET.Element] = []
         for child in el:
             tag = child.tag
             if tag == "JOB":
@@ -289,14 +291,17 @@ class _XmlReader:
                 sub = child.get("JOBNAME") or child.get("FOLDER_NAME") or "sub"
                 swhere = f"{where}/SUB_FOLDER[@JOBNAME='{sub}']"
                 self._children(net, child, swhere, f"{prefix}/{sub}", whens, False)
-            elif tag in ("INCOND", "OUTCOND") and folder_level:
-                self._cond(net, None, child, where)
+            elif tag in ("INCOND", "OUTCOND"):
+                conds.append(child)
             elif tag in ("SHOUT", "ON") and folder_level:
                 self._notify(net, child, where)
             elif tag in ("RULE_BASED_CALENDAR", "RULE_BASED_CALENDARS", "VARIABLE"):
                 continue
             else:
                 self.model.note("keyword", f"{where}/{tag}", "element not mapped")
+        unit = tuple(p for p in net.jobs if p not in before)
+        for cond in conds:  # the smart folder's / sub-folder's own conditions
+            self._cond(net, unit, cond, where)
 
     def _when(self, el: ET.Element, where: str) -> CtmWhen:
         when = CtmWhen(source=where)
@@ -421,7 +426,7 @@ class _XmlReader:
             else:
                 self.model.note("keyword", cwhere, "element not mapped")
 
-    def _cond(self, net: JobNet, job: Job | None, el: ET.Element, where: str) -> None:
+    def _cond(self, net: JobNet, job: Job | tuple[str, ...], el: ET.Element, where: str) -> None:
         name = el.get("NAME", "")
         cwhere = f"{where}/{el.tag}[@NAME='{name}']"
         if el.get("ODATE", "ODAT").upper() not in ("ODAT", "STAT", "****", "$$$$"):
