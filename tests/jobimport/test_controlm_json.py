@@ -233,3 +233,20 @@ def test_sub_folder_events_defaults_and_folder_resources(tmp_path: Path) -> None
     assert plan.report["notify"][0]["destination"] == "ops@example.com"
     assert all(job.pools == ["DB"] for job in model.jobnets[0].jobs.values())
     assert not any("sub-folder criteria" in u.reason for u in model.unmapped)
+
+
+def test_job_names_with_spaces_keep_their_order(tmp_path: Path) -> None:
+    export = {
+        "F": {
+            "Type": "Folder",
+            "Job One": {"Type": "Job:Command", "Command": "a"},
+            "Job Two": {"Type": "Job:Command", "Command": "b"},
+            "f": {"Type": "Flow", "Sequence": ["Job One", "Job Two"]},
+        }
+    }
+    src = tmp_path / "spaces.json"
+    src.write_text(json.dumps(export))
+    plan = plan_import(read_export(src.read_bytes(), str(src), "controlm"), str(src))
+    definition = plan.definitions["F"]
+    assert "Job Two" in definition["States"]  # the state is named after the job
+    assert ended_before(definition)["F/Job Two"] == {"F/Job One"}

@@ -27,6 +27,7 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from cfnops.jobimport._graph import Node, Par, Seq
 from cfnops.jobimport._model import Job, JobNet
@@ -146,8 +147,13 @@ def _build(ctx: _Ctx, node: Node, nxt: str | None, states: dict[str, Any]) -> st
     return name
 
 
+def _tag(job: Job) -> str:
+    """``cfnops:job=PATH``; spaces and control characters percent-encoded (one token)."""
+    return "cfnops:job=" + quote(job.path, safe="/#~.-_:@!$&'()*+,;=[]{}|^`")
+
+
 def _comment(job: Job, pools: bool = True) -> str:
-    parts = [f"cfnops:job={job.path}"]
+    parts = [_tag(job)]
     if pools:
         parts.extend(f"cfnops:pool={pool_name(p)}" for p in job.pools)
     if job.description:
@@ -295,7 +301,7 @@ def _runcommand(
     }
     block[f"{base}.Wait"] = {
         "Type": "Wait",
-        "Comment": f"cfnops:job={job.path}",
+        "Comment": _tag(job),
         "Seconds": "{% $pollSeconds %}",
         "Next": f"{base}.Poll",
     }
@@ -315,7 +321,7 @@ def _runcommand(
     running = ", ".join(f"'{s}'" for s in _RUNNING)
     block[f"{base}.Check"] = {
         "Type": "Choice",
-        "Comment": f"cfnops:job={job.path}",
+        "Comment": _tag(job),
         "Choices": [
             {"Condition": f"{{% $states.input.Status in [{running}] %}}", "Next": f"{base}.Wait"},
             {"Condition": "{% $states.input.Status = 'Success' %}", "Next": done},
@@ -324,12 +330,12 @@ def _runcommand(
     }
     block[f"{base}.Failed"] = {
         "Type": "Fail",
-        "Comment": f"cfnops:job={job.path}",
+        "Comment": _tag(job),
         "Error": "Job.Failed",
         "Cause": "{% 'job " + _jsonata_text(job.path) + " ended ' & $states.input.Status %}",
     }
     if done == f"{base}.Done":
-        block[done] = {"Type": "Succeed", "Comment": f"cfnops:job={job.path}"}
+        block[done] = {"Type": "Succeed", "Comment": _tag(job)}
     if not wrap:
         states.update(block)
         return base
@@ -337,7 +343,7 @@ def _runcommand(
     states[name] = _link(
         {
             "Type": "Parallel",
-            "Comment": f"cfnops:job={job.path} (its rerun rule and recovery)",
+            "Comment": f"{_tag(job)} (its rerun rule and recovery)",
             "Branches": [{"StartAt": base, "States": block}],
             "Output": {},
         },

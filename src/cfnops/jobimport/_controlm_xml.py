@@ -197,6 +197,7 @@ class _XmlReader:
         self.rules: dict[str, CtmWhen] = {}
         self.unknown: dict[str, tuple[int, str]] = {}
         self.pending: list[tuple[JobNet, list[CtmWhen]]] = []
+        self.platform = ""
 
     def read(self, root: ET.Element, calendars: str | bytes | None) -> ImportModel:
         if calendars:
@@ -256,6 +257,7 @@ class _XmlReader:
                 "export from Control-M 9 (or give the Automation API JSON)",
             )
         net = JobNet(name, where, timezone=self.tz)
+        self.platform = el.get("PLATFORM", "")
         if el.get("TIMEZONE"):
             net.timezone = timezone_of(el.get("TIMEZONE", ""), self.model, where) or self.tz
         self.model.jobnets.append(net)
@@ -356,6 +358,7 @@ class _XmlReader:
         self._attrs(el, where, _USED)
         job = Job(name, f"{prefix}/{name}", source=where, description=el.get("DESCRIPTION", ""))
         job.host = el.get("NODEID") or None
+        job.windows = self.platform.upper() in ("WINDOWS", "NT", "WIN", "WINDOWS_NT")
         job.run_as = el.get("RUN_AS") or el.get("OWNER") or None
         task = el.get("TASKTYPE", "Job").strip().upper()
         variables = {

@@ -25,7 +25,7 @@ from cfnops.jobimport._graph import find_cycle, layout
 from cfnops.jobimport._model import ImportModel, JobNet, ScheduleSpec
 from cfnops.jobimport._report import render_markdown, render_text
 from cfnops.jobimport._verify import dependency_problems
-from cfnops.jobimport.errors import ImportInputError
+from cfnops.jobimport.errors import ImportInputError, JobImportError
 
 __all__ = ["ImportPlan", "plan_import", "read_export", "write_plan"]
 
@@ -264,7 +264,11 @@ def _self_check(definition: dict[str, Any], net: JobNet, source: str) -> None:
     problems = dependency_problems(definition, net.jobs, net.edges)
     problems += [str(f) for f in validate(definition, strict=True)]
     if problems:  # a bug in the importer, not in the export
-        raise RuntimeError(f"{source}: job-net {net.name}: " + "; ".join(problems[:5]))
+        raise JobImportError(
+            f"{source}: job-net {net.name}: the generated definition is wrong: "
+            + "; ".join(problems[:5]),
+            hint="nothing was written; please report this with the export",
+        )
 
 
 def write_plan(plan: ImportPlan, out: str | Path) -> list[str]:

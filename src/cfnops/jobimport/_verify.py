@@ -18,6 +18,7 @@ import re
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import unquote
 
 __all__ = ["dependency_problems", "ended_before", "job_of"]
 
@@ -29,8 +30,9 @@ _Cache = dict[tuple[int, int], "int | None"]
 
 
 def job_of(state: Mapping[str, Any]) -> str | None:
+    """The job path a state's ``Comment`` names (``cfnops:job=PATH``, percent-decoded)."""
     found = _TAG.search(str(state.get("Comment", "")))
-    return found.group(1) if found else None
+    return unquote(found.group(1)) if found else None
 
 
 def _meet(a: int | None, b: int) -> int:
