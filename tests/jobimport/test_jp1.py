@@ -72,6 +72,8 @@ def test_job_parameters(out: Path) -> None:
     assert (east["Retry"][0]["MaxAttempts"], east["Retry"][0]["IntervalSeconds"]) == (2, 60)
     assert 'merged\\".csv' in text  # #" in a quoted value is a quote
     assert "AWS-RunPowerShellScript" in text and "POST_BI.Confirm" in text  # PC job, ha=y
+    post_gl = _find(d, "POST_GL")["Arguments"]["Targets"]  # no ex: its jobnet's agent
+    assert post_gl == [{"Key": "tag:Name", "Values": ["salesap03"]}]
     unmapped = report(out)["unmapped"]
     aggregate = _find(d, "AGGREGATE.Recovery")  # FAIL_MAIL (rj) runs when AGGREGATE fails
     assert aggregate["Catch"] == [{"ErrorEquals": ["States.ALL"], "Next": "FAIL_MAIL"}]

@@ -203,9 +203,14 @@ class _Jp1(ScheduleRules):
             count, first = self.unknown.get(key, (0, self.where(unit, line)))
             self.unknown[key] = (count + 1, first)
 
-    def _flatten(self, net: JobNet, unit: Unit, prefix: str) -> list[str]:
-        """Add the unit's jobs and edges; return the job paths it holds."""
+    def _flatten(self, net: JobNet, unit: Unit, prefix: str, agent: str | None = None) -> list[str]:
+        """Add the unit's jobs and edges; return the job paths it holds.
+
+        ``agent``: the execution agent of the enclosing jobnets, which a job without its
+        own ``ex`` uses (Operator's Guide, Define Details - [Jobnet], Exec-agent).
+        """
         self._attrs(unit)
+        agent = unquote(unit.get("ex") or "") or agent
         members: dict[str, list[str]] = {}
         recovery: dict[str, str] = {}  # recovery job name -> path
         for child in unit.children:
@@ -214,7 +219,7 @@ class _Jp1(ScheduleRules):
             if ty.startswith("r") and ty not in ("rm",):
                 if ty[1:] in _JOBS or ty[1:] in _EVENTS or ty[1:] in _DUMMY:
                     recovery[child.name] = path
-                    net.add_job(self._job(child, path))
+                    net.add_job(self._job(child, path, agent))
                 else:
                     self.model.note(
                         "job",
@@ -224,7 +229,7 @@ class _Jp1(ScheduleRules):
                     )
                 continue
             if ty in ("n", "rm"):
-                members[child.name] = self._flatten(net, child, path)
+                members[child.name] = self._flatten(net, child, path, agent)
                 if child.get("sd") and child.get("sd") not in ("0,ud", "ud"):
                     self.model.note(
                         "schedule",
@@ -244,7 +249,7 @@ class _Jp1(ScheduleRules):
                 members[child.name] = []
                 continue
             members[child.name] = [path]
-            net.add_job(self._job(child, path))
+            net.add_job(self._job(child, path, agent))
         for value, line in unit.all("ar"):
             m = re.fullmatch(r"\(\s*f=([^,]+),\s*t=([^,)]+)(?:,\s*(\w+))?\s*\)", value)
             if not m:
@@ -313,13 +318,13 @@ class _Jp1(ScheduleRules):
             f"recovery unit {b} after jobnet {a}: not laid out; add a Catch by hand",
         )
 
-    def _job(self, unit: Unit, path: str) -> Job:
+    def _job(self, unit: Unit, path: str, agent: str | None = None) -> Job:
         self._attrs(unit)
         ty = unit.type[1:] if unit.type.startswith("r") else unit.type
         job = Job(
             unit.name, path, source=self.where(unit), description=unquote(unit.get("cm") or "")
         )
-        job.host = unquote(unit.get("ex") or "") or None
+        job.host = unquote(unit.get("ex") or "") or agent
         job.run_as = unquote(unit.get("un") or "") or None
         if ty in _JOBS:
             job.windows = _JOBS[ty] == "pc"
