@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from tests.console._browser import (
     TOKEN,
     UNNAMED_CONTROLS,
@@ -343,3 +344,55 @@ def test_open_and_save_without_edits_and_the_drawing_of_every_definition(
         definitions,
     )
     assert all(n == m and same for n, m, same in drawn)
+
+
+def test_code_view_undo_redo_connect_delete_and_yaml(
+    page: Any, console: ConsoleProcess, tmp_path: Path
+) -> None:
+    ui = Mouse(page)
+    page.goto(f"{console.url}/designer")
+    for kind in ("pass", "wait", "succeed"):
+        ui.press(_part(page, kind))
+    states = "Object.keys(cfnopsDesigner.state.data.States)"
+    assert page.evaluate(states) == ["Pass", "Wait", "Succeed"]
+    assert page.evaluate("cfnopsDesigner.state.data.States.Wait.Next") == "Succeed"
+    # Delete: Pass's successor goes on to Wait's next state; undo, redo.
+    ui.press(_state(page, "Wait"))
+    page.keyboard.press("Delete")
+    assert page.evaluate(states) == ["Pass", "Succeed"]
+    assert page.evaluate("cfnopsDesigner.state.data.States.Pass.Next") == "Succeed"
+    page.keyboard.press("Control+Z")
+    assert page.evaluate(states) == ["Pass", "Wait", "Succeed"]
+    page.keyboard.press("Control+Y")
+    assert page.evaluate(states) == ["Pass", "Succeed"]
+    page.keyboard.press("Control+Z")
+    # Connect: Pass straight to Succeed (C, then the target in the state list).
+    ui.press(_state(page, "Pass"))
+    page.keyboard.press("c")
+    ui.press(_state(page, "Succeed"))
+    assert page.evaluate("cfnopsDesigner.state.data.States.Pass.Next") == "Succeed"
+    # Code view: invalid text is reported at its line and the drawing stays.
+    code = page.locator("#d-code")
+    wait_until(page, "() => document.getElementById('d-code').value.includes('Succeed')")
+    good = code.input_value()
+    broken = good.replace('"Type": "Wait"', '"Type": "Wait",,', 1)
+    code.fill(broken)
+    line = broken[: broken.index(",,")].count("\n") + 1
+    wait_until(page, "() => document.getElementById('d-code-error').textContent")
+    assert f"line {line}" in page.locator("#d-code-error").text_content()
+    assert page.locator(f'#d-gutter .bad[data-line="{line}"]').count() == 1
+    assert page.evaluate(states) == ["Pass", "Wait", "Succeed"]
+    assert page.evaluate("cfnopsDesignerGraph.nodes('[name]').length") == 3
+    code.fill(good.replace('"Seconds": 10', '"Seconds": 42'))
+    wait_until(page, "() => cfnopsDesigner.state.data.States.Wait.Seconds === 42")
+    assert page.locator("#d-code-error").text_content() == ""
+    # YAML: the code view converts, and Save writes YAML.
+    page.locator("#d-format").select_option("yaml")
+    wait_until(page, "() => document.getElementById('d-code').value.startsWith('Comment:')")
+    page.get_by_label("Save as", exact=False).fill("small.asl.yaml")
+    page.get_by_role("button", name="Save").click()
+    wait_until(page, "() => document.getElementById('d-status').dataset.saved")
+    text = (tmp_path / "small.asl.yaml").read_text()
+    assert yaml.safe_load(text)["States"]["Wait"]["Seconds"] == 42
+    assert not text.lstrip().startswith("{")
+    shot(page, "designer-code")
