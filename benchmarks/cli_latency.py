@@ -21,6 +21,10 @@ imports (cumulative, top level). Figures are printed, never asserted.
 
     python benchmarks/cli_latency.py                 # everything, 7 rounds
     python benchmarks/cli_latency.py --rounds 3 --only diff,guard
+    python benchmarks/cli_latency.py --only help,diff,job --base-src ../base/src  # a change
+
+``--base-src`` adds each cfnops command run from another checkout's ``src/`` (the base
+of a change, same venv) to the same interleaved rounds and prints the difference.
 """
 
 from __future__ import annotations
@@ -88,6 +92,7 @@ class Case:
     argv: list[str]
     env: dict[str, str] | None = None
     peer_of: str | None = None  # this case is the peer of that cfnops case
+    base_of: str | None = None  # this case is that cfnops case run from --base-src
 
 
 def _generated(n: int, changed: bool) -> dict[str, object]:
@@ -351,11 +356,21 @@ def main() -> int:
     parser.add_argument(
         "--src", type=Path, default=None, help="run cfnops from this src/ folder (a base checkout)"
     )
+    parser.add_argument(
+        "--base-src", type=Path, default=None, help="also run each command from this src/"
+    )
     args = parser.parse_args()
     only = {x for x in args.only.split(",") if x}
     with tempfile.TemporaryDirectory(prefix="cfnops-bench-") as tmp:
         work = Path(tmp)
         cases = build_cases(work, args.cache, only, args.src)
+        if args.base_src is not None:
+            base_env = bench_env(work, args.base_src)
+            cases += [
+                Case(f"{c.name} [base]", c.argv, base_env, base_of=c.name)
+                for c in list(cases)
+                if c.argv[: len(CFNOPS)] == CFNOPS
+            ]
         times: dict[str, list[float]] = {c.name: [] for c in cases}
         for case in cases:  # warm-up: bytecode caches, node's compile cache, the db schema
             _time(case)
@@ -372,6 +387,9 @@ def main() -> int:
                     if ratio >= 1
                     else (f"   cfnops is {1 / ratio:.1f}x slower")
                 )
+            if case.base_of:
+                delta = statistics.median(times[case.base_of]) - statistics.median(times[case.name])
+                line += f"   this change: {delta * 1000:+.0f} ms"
             print(line)
         env = bench_env(work, args.src)
         if not only or "sandbox" in only:

@@ -6,12 +6,18 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 __all__ = ["main"]
 
 
 def main() -> None:
+    if "_CFNOPS_COMPLETE" in os.environ:  # a shell asking for completions (Tab)
+        from cfnops.cli.completion import complete
+
+        complete()
+        return
     if sys.argv[1:] in (["--help"], ["-h"]):
         from cfnops.cli._root_help import print_root_help
 

@@ -52,6 +52,7 @@ SUMMARIES: dict[str, str] = {
     "reject": "Reject a held change set: the run deletes it and ends as REJECTED.",
     "audit": "The audit log of operator actions.",
     "console": "Serve the console: runs, job runs, heal approvals, definitions, schedules, audit.",
+    "completion": "Print the shell completion script (bash, zsh or fish).",
     "demo": "Demonstrations on the embedded defaults (local sandbox, SQLite).",
 }
 

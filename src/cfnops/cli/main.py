@@ -47,6 +47,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "reject": ("cfnops.cli.heal",),
     "audit": ("cfnops.cli.audit",),
     "console": ("cfnops.cli.console",),
+    "completion": ("cfnops.cli.completion",),
     "demo": (
         "cfnops.cli.demo",
         "cfnops.cli.demo_heal",
