@@ -6,6 +6,7 @@ how often each step really ran.
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,15 @@ def poll_pause(event: dict[str, Any], context: DurableContext) -> Any:
 
     config = WaitForConditionConfig(wait_strategy=strategy, initial_state={"n": 0, "t": 0.0})
     return context.wait_for_condition(check, config, name="poll")
+
+
+@workflow("test.logs")
+@durable_execution
+def logs(event: dict[str, Any], context: DurableContext) -> str:
+    """Logs one warning inside a step (tests/durable/test_log_context.py)."""
+
+    def say(_: StepContext) -> str:
+        logging.getLogger("cfnops.test.logs").warning("inside the step")
+        return "ok"
+
+    return str(context.step(say, name="say"))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cfnops import logcontext
 from cfnops.asl._dataflow import Scope, StateError
 from cfnops.asl._ports import RandomTaskTokens
 from cfnops.asl._timestamps import format_timestamp
@@ -220,6 +221,7 @@ class Branch:
             decision = gate.skip(name, state)
             if decision is not None:
                 return self._skipped(name, state, decision)
+        bound = logcontext.bind(state=name)  # --log-format json names the state
         try:
             outcome = HANDLERS[state_type](self, name, state, value, ctx)
         except StateError as exc:
@@ -230,6 +232,8 @@ class Branch:
             raise self.state_failure(
                 StateError("States.Runtime", f"{type(exc).__name__}: {exc}")
             ) from exc
+        finally:
+            logcontext.reset(bound)
         if state_type in ("Fail",):
             return outcome
         output_text = dumps_event(outcome.output)

@@ -12,7 +12,11 @@ import copy
 import logging
 import sys
 
-__all__ = ["OneLineFormatter", "configure_logging"]
+from cfnops.logcontext import JsonFormatter
+
+__all__ = ["LOG_FORMATS", "JsonFormatter", "OneLineFormatter", "configure_logging"]
+
+LOG_FORMATS = ("text", "json")
 
 _FORMAT = "%(levelname)s %(name)s: %(message)s"
 # DBOS keeps (and reconfigures) the handler with this name instead of adding its own.
@@ -46,15 +50,20 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
-def configure_logging(verbose: int) -> None:
-    """Warnings by default, ``-v`` info, ``-vv`` debug with full tracebacks.
+def configure_logging(verbose: int, log_format: str = "text") -> None:
+    """Warnings by default, ``-v`` info, ``-vv`` debug with full tracebacks; ``json``:
+    one JSON object per line (:class:`JsonFormatter`) on stderr.
 
     Applies to the root logger and to DBOS's logger (which does not propagate).
     """
     level = logging.WARNING - 10 * min(verbose, 2)
-    formatter: logging.Formatter = (
-        logging.Formatter(_FORMAT) if verbose >= 2 else OneLineFormatter(_FORMAT)
-    )
+    formatter: logging.Formatter
+    if log_format == "json":
+        formatter = JsonFormatter(tracebacks=verbose >= 2)
+    elif verbose >= 2:
+        formatter = logging.Formatter(_FORMAT)
+    else:
+        formatter = OneLineFormatter(_FORMAT)
     handler = _StderrHandler()
     handler.setFormatter(formatter)
     root = logging.getLogger()

@@ -72,6 +72,14 @@ GLOBAL_OPTIONS: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("--output", "-o", "<str>", "text | json | markdown (where the command has it).", None),
     ("--config", "", "<path>", "Settings file (default: ./cfnops.toml when present).", None),
     ("--verbose", "-v", "<int>", "More logging (-vv for debug).", "0"),
+    (
+        "--log-format",
+        "",
+        "<str>",
+        "text | json: logs on stderr as text or one JSON object per line "
+        "(default: CFNOPS_LOG_FORMAT, else text).",
+        None,
+    ),
     ("--version", "", "", "Print the version.", None),
     ("--help", "-h", "", "Show this message and exit.", None),
 )

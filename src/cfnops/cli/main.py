@@ -153,6 +153,14 @@ def _global_options(
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="More logging (-vv for debug).")
     ] = 0,
+    log_format: Annotated[
+        str | None,
+        typer.Option(
+            "--log-format",
+            help="text | json: logs on stderr as text or one JSON object per line "
+            "(default: CFNOPS_LOG_FORMAT, else text).",
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -168,7 +176,20 @@ def _global_options(
         config=config,
         verbose=verbose,
     )
-    configure_logging(verbose)
+    configure_logging(verbose, _log_format(log_format))
+
+
+def _log_format(given: str | None) -> str:
+    """Flag > CFNOPS_LOG_FORMAT > text (resolved here, at the entry point)."""
+    import os
+
+    from cfnops.cli._logging import LOG_FORMATS
+
+    value = given if given is not None else os.environ.get("CFNOPS_LOG_FORMAT") or "text"
+    if value not in LOG_FORMATS:
+        where = "--log-format" if given is not None else "CFNOPS_LOG_FORMAT"
+        raise typer.BadParameter(f"{value!r}: must be text or json", param_hint=where)
+    return value
 
 
 def _report(err: CfnopsError) -> int:

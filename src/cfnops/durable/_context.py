@@ -64,6 +64,7 @@ from aws_durable_execution_sdk_python.types import (
 from aws_durable_execution_sdk_python.waits import WaitForConditionConfig
 from dbos import DBOS
 
+from cfnops import logcontext
 from cfnops.durable._inputs import check_json
 
 _log = logging.getLogger("cfnops.workflow")
@@ -121,7 +122,8 @@ class DbosDurableContext:
 
             def run_attempt(label: str = label, attempt: int = attempt) -> dict[str, Any]:
                 try:
-                    value = func(StepContext(logger=self.logger, attempt=attempt))
+                    with logcontext.bound(step=label):
+                        value = func(StepContext(logger=self.logger, attempt=attempt))
                 except Exception as exc:
                     decision = strategy(exc, attempt)
                     delay = max(1, decision.delay_seconds)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from dbos import DBOS, SetWorkflowID
 
+from cfnops import logcontext
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.durable._dbos_port import active_workflows, reenqueue
@@ -41,12 +42,16 @@ DEFAULT_QUEUE = "cfnops"
 
 @DBOS.workflow(name=RUN_WORKFLOW)
 def _run(workflow: str, event: Any) -> Any:
-    fn = get_workflow(workflow)
-    if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
-        return fn(event, None)
-    from cfnops.durable._context import DbosDurableContext
+    stack = event.get("stack") if isinstance(event, dict) else None
+    with logcontext.bound(
+        run_id=DBOS.workflow_id, workflow=workflow, stack=stack if isinstance(stack, str) else None
+    ):
+        fn = get_workflow(workflow)
+        if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
+            return fn(event, None)
+        from cfnops.durable._context import DbosDurableContext
 
-    return fn(event, DbosDurableContext(DBOS.workflow_id or ""))
+        return fn(event, DbosDurableContext(DBOS.workflow_id or ""))
 
 
 @dataclass(frozen=True)
