@@ -161,3 +161,28 @@ def test_a_job_runs_definition_opens_in_the_designer(client: TestClient, setting
     assert boot["path"] == ""  # saved as a new file; the run keeps its own copy
     assert 'href="/designer?run=run-1"' in client.get("/jobs/run-1").text
     assert client.get("/designer?run=nope").status_code == 404
+
+
+def test_run_on_the_sandbox_queues_the_job_net_for_a_worker(settings: Any) -> None:
+    from tests.console.conftest import TOKEN
+
+    from cfnops.console import Auth, create_app
+    from cfnops.jobs import JobService
+
+    sandboxed = settings.model_copy(
+        update={"aws": settings.aws.model_copy(update={"endpoint_url": "http://127.0.0.1:9"})}
+    )
+    definition = {"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}}
+    with TestClient(
+        create_app(sandboxed, Auth({"alice": TOKEN})), headers={"Accept": "text/html"}
+    ) as c:
+        c.get(f"/login?token={TOKEN}")
+        assert _boot(c.get("/designer").text)["sandbox"] is True
+        body = {"definition": definition, "input": {"n": 1}, "machineName": "small"}
+        answer = _post(c, "/designer/api/run", body)
+        assert answer.status_code == 200, answer.text
+        run_id = answer.json()["runId"]
+        assert answer.json()["url"] == f"/jobs/{run_id}" and run_id.startswith("small-")
+        row = JobService(sandboxed).store.get_run(run_id)
+        assert (row.definition, row.input, row.machine_name) == (definition, {"n": 1}, "small")
+        assert "designer.run" in c.get("/audit").text
