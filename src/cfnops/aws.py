@@ -192,6 +192,40 @@ def parse_timestamp(value: Any) -> dt.datetime:
     return parsed
 
 
+def _unreachable(exc: BaseException | None) -> bool:
+    """A refused connection or a name that does not resolve: retrying will not help."""
+    import socket
+
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, ConnectionRefusedError | socket.gaierror):
+            return True
+        text = str(exc)
+        if "Connection refused" in text or "Name or service not known" in text:
+            return True
+        inner = getattr(exc, "kwargs", {}).get("error") if hasattr(exc, "kwargs") else None
+        exc = inner or exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _stop_retrying(caught_exception: BaseException | None = None, **_: Any) -> None:
+    if caught_exception is not None and _unreachable(caught_exception):
+        raise caught_exception  # out of botocore's retry loop: no backoff, no more attempts
+
+
+def fail_fast_when_unreachable(client: Any) -> Any:
+    """``client`` giving up at once on a refused connection or an unknown host name.
+
+    botocore's standard and adaptive retry modes retry every connection error with
+    backoff (23.8 s to tell that nothing listens on a port). Throttling, 5xx answers,
+    timeouts and dropped connections keep their retries.
+    https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html
+    """
+    client.meta.events.register_first("needs-retry", _stop_retrying)
+    return client
+
+
 def tuned(session: boto3.session.Session) -> boto3.session.Session:
     """``session`` with :func:`parse_timestamp` for the clients it makes from now on."""
     factory = session._session.get_component("response_parser_factory")
@@ -275,6 +309,7 @@ class AwsClients:
                     kwargs["endpoint_url"] = self.settings.endpoint_url
                 session = tuned(self.session)  # injected sessions too
                 found = session.client(service, **kwargs)  # type: ignore[call-overload]
+                fail_fast_when_unreachable(found)
                 self._clients[service] = found
             return found
 

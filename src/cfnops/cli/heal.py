@@ -209,7 +209,9 @@ def heal(
     given = [check_region(r.strip()) for r in (regions or "").split(",") if r.strip()]
     region_list: list[str | None] = list(given) or [None]
     if not all_stacks and (tag or name):
-        raise UsageError("--tag and --name select stacks for --all")
+        raise UsageError(
+            "--tag and --name select stacks for --all", hint="add --all, or name the stacks"
+        )
     entered = _enter(st, accounts, role_name)  # every role assumed before any run starts
     if all_stacks:
         runtime = configure_runtime(st.settings, st.clients)
@@ -222,7 +224,11 @@ def heal(
             role_name=role_name,
         )
         if not targets:
-            raise UsageError("no stack matches the filters")
+            raise UsageError(
+                "no stack matches the filters",
+                hint="'cfnops drift --all' lists the stacks here; check --name (a glob such as "
+                "'web-*'), --tag and --region",
+            )
     else:
         targets = [
             FleetTarget(s, r, a, role_name if a else None)

@@ -73,7 +73,9 @@ class WaitTimedOut(HealError, OperationFailed):
         )
 
 
-class StackNotFound(HealError, OperationFailed):
+class StackNotFound(HealError, UsageError):
+    """An unknown stack is the caller's mistake (a wrong name or region): exit 2."""
+
     def __init__(self, stack: str) -> None:
         self.stack = stack
         super().__init__(f"stack {stack} does not exist", hint="check the name and --region")
