@@ -6,6 +6,7 @@ down by :meth:`Rotator.close` only if this rotator started it.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -23,6 +24,9 @@ from cfnops.aws import AwsClients
 from cfnops.config import Settings
 
 __all__ = ["Rotator"]
+
+# https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/resource-ids.html: 8 or 17 hex digits
+_AMI_ID = re.compile(r"ami-(?:[0-9a-f]{8}|[0-9a-f]{17})")
 
 
 class Rotator:
@@ -71,6 +75,39 @@ class Rotator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    # -- pre-flight ------------------------------------------------------------
+
+    def check_target(self, image_id: str, *, stack: str | None = None) -> None:
+        """Refuse an explicit rotation whose image or stack does not exist (exit 2), before
+        any run starts: a rotation from an event waits for its image instead (an AMI
+        just created may not be visible yet), an operator's typo should not."""
+        from cfnops.ami._images import describe_image
+        from cfnops.ami.errors import UnknownImage, UnknownStack
+
+        if not _AMI_ID.fullmatch(image_id):
+            raise UnknownImage(
+                image_id,
+                "not an AMI id",
+                "AMI ids are ami- and 8 or 17 hexadecimal digits (aws ec2 describe-images)",
+            )
+        region = self.clients.region or "this region"
+        if stack is not None:
+            from cfnops.aws import error_code, error_message
+
+            try:
+                self.clients.client("cloudformation").describe_stacks(StackName=stack)
+            except Exception as exc:
+                if error_code(exc) == "ValidationError" and "does not exist" in error_message(exc):
+                    raise UnknownStack(stack, region) from exc
+                raise
+        if describe_image(self.clients.client("ec2"), image_id).state == "missing":
+            raise UnknownImage(
+                image_id,
+                f"no such AMI in {region}",
+                "check the id and --region; for an image still being created, rotate from "
+                "its event (--event), which waits for it",
+            )
 
     # -- rotations -------------------------------------------------------------
 

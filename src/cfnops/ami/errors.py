@@ -7,6 +7,8 @@
     │   ├── MalformedEvent          the event is not JSON / misses a field it must have
     │   ├── TemplateLoadError       ``ami check`` cannot read the template
     │   ├── NoImageParameter        the stack has no such template parameter
+    │   ├── UnknownImage            an explicit --image-id is malformed or does not exist
+    │   ├── UnknownStack            an explicit --stack does not exist
     │   └── NothingToRollBack       no previous value recorded for the target
     └── OperationFailed (exit 1)
         ├── ImageNotAvailable       the AMI is missing, failed, or still pending after the wait
@@ -37,6 +39,8 @@ __all__ = [
     "ParameterOwnedByStack",
     "StackNotReady",
     "TemplateLoadError",
+    "UnknownImage",
+    "UnknownStack",
     "UpdateRolledBack",
 ]
 
@@ -79,6 +83,25 @@ class NothingToRollBack(AmiError, UsageError):
             f"no previous AMI recorded for {target} (looked in {where})",
             hint="roll back only after a 'cfnops ami rotate' of this target, or rotate "
             "explicitly with --image-id",
+        )
+
+
+class UnknownImage(AmiError, UsageError):
+    """``--image-id`` is not an AMI id, or no such AMI exists in the region."""
+
+    def __init__(self, image_id: str, reason: str, hint: str) -> None:
+        self.image_id = image_id
+        super().__init__(f"--image-id {image_id}: {reason}; nothing was changed", hint=hint)
+
+
+class UnknownStack(AmiError, UsageError):
+    """``--stack`` names a stack that does not exist in the region."""
+
+    def __init__(self, stack: str, region: str) -> None:
+        self.stack = stack
+        super().__init__(
+            f"stack {stack} does not exist in {region}; nothing was changed",
+            hint="check the stack name and --region (cfnops drift --all lists the stacks)",
         )
 
 

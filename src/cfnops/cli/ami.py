@@ -155,6 +155,8 @@ def rotate_command(
         parameter_key=parameter_key,
         roll=roll,
     ) as rotator:
+        if event is None:
+            rotator.check_target(str(image_id), stack=stack)
         if event is not None:
             data, source = _read_event(event)
             results: list[Any] = rotator.event(data, source)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cfnops.errors import CfnopsError, OperationFailed
+from cfnops.errors import CfnopsError, OperationFailed, UsageError
 from cfnops.templates.errors import TemplateError
 
 # The shared loader's one error class, under the name this package has always exported.
@@ -19,6 +19,12 @@ class StackTemplateError(DiffError, OperationFailed):
     def __init__(self, stack: str, reason: str, *, hint: str | None = None) -> None:
         self.stack = stack
         super().__init__(f"stack {stack}: {reason}", hint=hint)
+
+
+class StackNotFound(StackTemplateError, UsageError):
+    """The stack does not exist (a wrong name or region): exit 2."""
+
+    exit_code = UsageError.exit_code
 
 
 class ChangeSetError(DiffError, OperationFailed):

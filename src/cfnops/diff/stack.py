@@ -24,7 +24,7 @@ from cfnops.diff._model import TemplateDiff
 from cfnops.diff._normalise import plain
 from cfnops.diff._params import parameter_values
 from cfnops.diff._pseudo import stack_pseudo_parameters
-from cfnops.diff.errors import ChangeSetError, StackTemplateError
+from cfnops.diff.errors import ChangeSetError, StackNotFound, StackTemplateError
 
 # CreateChangeSet takes TemplateBody up to 51,200 bytes (AWS docs: CloudFormation
 # quotas, cloudformation-limits.html); larger templates need TemplateURL on S3.
@@ -45,8 +45,11 @@ class DeployedStack:
 
 def _client_error(stack: str, exc: bex.ClientError, action: str) -> StackTemplateError:
     message = error_message(exc, str(exc))
-    hint = "check the stack name and --region" if "does not exist" in message else None
-    return StackTemplateError(stack, f"{action} failed: {message}", hint=hint)
+    if "does not exist" in message:
+        return StackNotFound(
+            stack, f"{action} failed: {message}", hint="check the stack name and --region"
+        )
+    return StackTemplateError(stack, f"{action} failed: {message}")
 
 
 def fetch_stack(cfn: Any, stack: str) -> DeployedStack:
