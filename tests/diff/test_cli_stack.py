@@ -89,8 +89,9 @@ def test_stack_diff_with_new_parameter_value(
     assert doc["resources"]["Queue"]["impact"] == "WILL_REPLACE"  # propagated through ${Bucket}
 
 
-def test_unknown_stack_exits_1(stack: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["--region", "us-east-1", "diff", "--stack", "nope", str(stack)]) == 1
+def test_unknown_stack_exits_2(stack: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # docs/cli.md: an unknown stack is a usage error (2), as for drift and heal
+    assert run(["--region", "us-east-1", "diff", "--stack", "nope", str(stack)]) == 2
     assert "stack nope" in capsys.readouterr().err
 
 
