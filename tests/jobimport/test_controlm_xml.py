@@ -68,6 +68,8 @@ def test_jobs_conditions_and_resources(out: Path) -> None:
 def test_confcal_shift_fire_dates_2027(out: Path) -> None:
     (sched,) = next(n for n in report(out)["jobNets"] if n["name"] == "PAY_MONTHLY")["schedules"]
     assert (sched["cron"], sched["dayRule"]) == ("cron(0 7 1,15 * ? *)", "next-open")
+    # SHOUT EXECTIME >045 and LATETIME 1000: the job-net's delay monitoring
+    assert (sched["expected"], sched["deadline"]) == ("45m", "10:00")
     # By hand: the 1st and 15th; Jan 1 (holiday) -> Jan 4, May 1 (Sat) -> May 6 (May 3-5
     # holidays), May 15 (Sat) -> May 17, Aug 1 (Sun) -> Aug 2, Aug 15 (Sun) -> Aug 16.
     expected = [

@@ -30,6 +30,7 @@ RETRY_XML = """<?xml version="1.0" encoding="UTF-8"?>
          MAXRERUN="2" INTERVAL="00000M" WEEKDAYS="ALL" TIMEFROM="0100">
       <INCOND NAME="EXTRACT-OK"/><OUTCOND NAME="LOAD-OK" SIGN="+"/>
       <ON STMT="*" CODE="NOTOK"><DOCOND NAME="LOAD-FAILED" ODATE="ODAT" SIGN="+"/></ON>
+      <SHOUT WHEN="EXECTIME" TIME="&gt;010" URGENCY="R" DEST="EM" MESSAGE="LOAD runs long"/>
     </JOB>
     <JOB JOBNAME="ROLLBACK" TASKTYPE="Command" CMDLINE="rollback.sh" NODEID="dbsrv"
          WEEKDAYS="ALL" TIMEFROM="0100"><INCOND NAME="LOAD-FAILED"/></JOB>
@@ -121,6 +122,7 @@ def test_worker_runs_the_schedules_and_the_rerun_rule(
     rows = jobs.store.list_schedules()
     assert [r["name"] for r in rows] == ["NIGHTLY_LOAD"]
     assert rows[0]["expression"] == "cron(0 1 * * ? *)"
+    assert json.loads(rows[0]["options"])["expected"] == 600  # SHOUT EXECTIME >010
 
     ssm_commands.set_outcome(command=r"load\.sh", exit_code=1, stderr="ORA-00060: deadlock")
     row = rows[0]

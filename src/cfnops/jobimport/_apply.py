@@ -37,7 +37,13 @@ def _order(nets: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def apply_plan(plan: ImportPlan, out: str | Path, jobs: JobService) -> dict[str, Any]:
     """Register what ``plan`` (already written under ``out``) describes; returns what was set."""
-    from cfnops.jobs import PoolStore, TriggerService, add_dependency, load_calendar
+    from cfnops.jobs import (
+        PoolStore,
+        TriggerService,
+        add_dependency,
+        load_calendar,
+        monitor_options,
+    )
 
     out = Path(out)
     pools = PoolStore(jobs.store.engine)
@@ -50,6 +56,7 @@ def apply_plan(plan: ImportPlan, out: str | Path, jobs: JobService) -> dict[str,
         path = out / net["definition"]
         definition = plan.definitions[net["name"]]
         for s in net["schedules"]:
+            opts = monitor_options(expected=s.get("expected"), deadline=s.get("deadline"))
             if s["after"]:
                 try:
                     add_dependency(
@@ -59,7 +66,7 @@ def apply_plan(plan: ImportPlan, out: str | Path, jobs: JobService) -> dict[str,
                         definition,
                         s["after"],
                         {},
-                        {"timezone": s["timezone"], "notify": s["notify"], "exclusive": "run"},
+                        {**opts, "timezone": s["timezone"], "notify": s["notify"]},
                     )
                     applied["dependencies"].append(s["name"])
                 except Exception as exc:
@@ -76,6 +83,7 @@ def apply_plan(plan: ImportPlan, out: str | Path, jobs: JobService) -> dict[str,
                 notify=s["notify"],
                 calendar=cal,
                 day_rule=s["dayRule"],
+                options=opts,
             )
             applied["schedules"].append(s["name"])
     return applied

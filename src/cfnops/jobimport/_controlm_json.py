@@ -487,6 +487,10 @@ class _Reader:
         self, net: JobNet, job: Job | None, key: str, value: dict[str, Any], where: str
     ) -> None:
         kind = str(value.get("Type", ""))
+        if kind == "Notify:ExecutionTime":
+            value_min = str(value.get("Value", "")).strip()
+            if str(value.get("Criteria", "LongerThan")) == "LongerThan" and value_min.isdigit():
+                net.watch("expected", f"{int(value_min)}m", self.model, where)
         if kind.startswith("Notify:"):
             when = {
                 "Notify:NotOK": "failed",

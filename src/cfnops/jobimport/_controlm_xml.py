@@ -447,7 +447,20 @@ class _XmlReader:
 
     def _notify(self, net: JobNet, el: ET.Element, where: str, job: Job | None = None) -> None:
         if el.tag == "SHOUT":
-            when = {"NOTOK": "failed", "OK": "succeeded"}.get(el.get("WHEN", "").upper(), "late")
+            kind, limit = el.get("WHEN", "").upper(), el.get("TIME", "").strip()
+            swhere = f"{where}/SHOUT[@WHEN='{kind}']"
+            if kind == "EXECTIME" and limit[:1] == ">" and limit[1:].isdigit():
+                net.watch("expected", f"{int(limit[1:])}m", self.model, swhere)
+            elif kind == "LATETIME" and limit.lstrip(">").isdigit() and len(limit.lstrip(">")) == 4:
+                t = limit.lstrip(">")
+                net.watch("deadline", f"{int(t[:2]) % 24:02d}:{t[2:]}", self.model, swhere)
+            elif kind in ("EXECTIME", "LATETIME", "LATESUB"):
+                self.model.note(
+                    "notify",
+                    swhere,
+                    f"{kind} {limit!r}: not mapped (--start-grace, --deadline, --expected by hand)",
+                )
+            when = {"NOTOK": "failed", "OK": "succeeded"}.get(kind, "late")
             self.model.notify.append(
                 NotifyRule(
                     net.name, when, el.get("DEST", ""), el.get("MESSAGE", ""), f"{where}/SHOUT"

@@ -137,6 +137,24 @@ class JobNet:
     # job path -> recovery jobs run (in order) when it ends abnormally; they are in
     # ``jobs`` but not in the dependency graph
     recovery: dict[str, list[str]] = field(default_factory=dict)
+    # delay monitoring of the job-net's runs: expected (30m) and deadline (HH:MM)
+    monitor: dict[str, str] = field(default_factory=dict)
+
+    def watch(self, key: str, value: str, model: ImportModel, source: str) -> None:
+        """Keep the loosest value the jobs ask (cfnops watches the job-net, not each job)."""
+        old = self.monitor.get(key)
+        if key == "expected":
+            keep = value if old is None or int(value[:-1]) > int(old[:-1]) else old
+        else:
+            keep = value if old is None or value > old else old
+        self.monitor[key] = keep
+        model.note(
+            "notify",
+            source,
+            f"delay monitoring of one job becomes the job-net's --{key} {keep} (cfnops watches "
+            "whole runs)",
+        )
+
     timezone: str = "UTC"
     description: str = ""
 

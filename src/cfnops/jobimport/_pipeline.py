@@ -189,7 +189,9 @@ def plan_import(
                 "source": net.source,
                 "definition": path,
                 "jobs": len(net.jobs),
-                "schedules": [_schedule_json(s, names, notify) for s in net.schedules],
+                "schedules": [
+                    {**_schedule_json(s, names, notify), **net.monitor} for s in net.schedules
+                ],
                 "calendars": [f"calendars/{safe_name(c)}.toml" for c in cals],
             }
         )

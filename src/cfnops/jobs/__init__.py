@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._runner import JobResult
     from cfnops.jobs._schedules import Schedule, parse_schedule
     from cfnops.jobs._service import WORKFLOW, JobService
+    from cfnops.jobs._starts import monitor_options
     from cfnops.jobs._store import JobStore, RunRow
     from cfnops.jobs._triggers import TriggerService
     from cfnops.jobs._worker import start_worker_services
@@ -47,6 +48,7 @@ _WHERE = {
     "add_dependency": "_dependencies",
     "load_calendar": "_calendar",
     "machine_name": "_definition",
+    "monitor_options": "_starts",
     "parse_day_rule": "_calendar",
     "CapturingTransport": "_http",
     "CheckFinding": "_check_samples",  # defined in cfnops.asl
@@ -90,6 +92,7 @@ __all__ = [
     "check_dataflow",
     "load_calendar",
     "machine_name",
+    "monitor_options",
     "parse_day_rule",
     "parse_schedule",
     "register_function",
