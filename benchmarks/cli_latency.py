@@ -7,6 +7,11 @@ median and the range (min-max) per command.
 
 Peers:
 
+The diff pairs: a small real template (YAML and JSON), 100 and 500 generated
+resources of two light types, and 2,000 realistic resources (``_realistic.py``:
+13 resource types with nested properties and references, ~1 MB of JSON) with a
+deploy's worth of edits.
+
 - ``cfnops diff`` — cdk's diff library ``@aws-cdk/cloudformation-diff`` in node
   (``fullDiff`` + ``formatDifferences``), installed from the npm registry into
   ``--cache`` (outside the repository) on first use. It is handed the templates as
@@ -47,6 +52,8 @@ from pathlib import Path
 
 import yaml
 from _cdk import install_cdk
+from _realistic import edited as edit_realistic
+from _realistic import realistic
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus" / "cfn-templates"
@@ -218,11 +225,18 @@ def build_cases(work: Path, cache: Path, only: set[str], src: Path | None) -> li
                 pairs.append((f"small {path.suffix[1:]}", path, edited))
             else:
                 print(f"corpus template missing ({path}): skipped")
-        for n in (100, 500, 2000):
+        for n in (100, 500):
             old, new = work / f"gen{n}-old.json", work / f"gen{n}-new.json"
             old.write_text(json.dumps(_generated(n, False)), encoding="utf-8")
             new.write_text(json.dumps(_generated(n, True)), encoding="utf-8")
             pairs.append((f"{n} resources", old, new))
+        # 2,000 resources of 13 types with nested properties and references (~1 MB)
+        big = realistic(2000)
+        old, new = work / "real2000-old.json", work / "real2000-new.json"
+        old.write_text(json.dumps(big, indent=1), encoding="utf-8")
+        new.write_text(json.dumps(edit_realistic(big), indent=1), encoding="utf-8")
+        size = old.stat().st_size / 2**20
+        pairs.append((f"2,000 realistic resources, {size:.1f} MiB", old, new))
         for label, old, new in pairs:
             name = f"cfnops diff ({label})"
             cases.append(Case(name, [*CFNOPS, "diff", str(old), str(new)], env))
@@ -237,6 +251,15 @@ def build_cases(work: Path, cache: Path, only: set[str], src: Path | None) -> li
             path = work / f"guard-{runtime}.yaml"
             path.write_text(yaml.safe_dump(_guard_template(runtime, code, handler)), "utf-8")
             cases.append(Case(f"cfnops guard ({label})", [*CFNOPS, "guard", str(path)], env))
+        # the Python handler inside the 2,000-resource template, as JSON
+        body = realistic(2000)
+        body["Resources"].update(
+            _guard_template("python3.12", _PY_HANDLER, "index.handler")["Resources"]  # type: ignore[arg-type]
+        )
+        path = work / "guard-real2000.json"
+        path.write_text(json.dumps(body, indent=1), "utf-8")
+        argv = [*CFNOPS, "guard", str(path)]
+        cases.append(Case("cfnops guard (Python, 2,000-resource JSON)", argv, env))
     if want("job"):
         for label, definition in (("one Pass state", _PASS), ("1,000-iteration loop", _LOOP)):
             path = work / f"job-{len(json.dumps(definition))}.asl.json"
