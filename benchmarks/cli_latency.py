@@ -233,8 +233,8 @@ def build_cases(work: Path, cache: Path, only: set[str], src: Path | None) -> li
         # 2,000 resources of 13 types with nested properties and references (~1 MB)
         big = realistic(2000)
         old, new = work / "real2000-old.json", work / "real2000-new.json"
-        old.write_text(json.dumps(big, indent=1), encoding="utf-8")
-        new.write_text(json.dumps(edit_realistic(big), indent=1), encoding="utf-8")
+        old.write_text(json.dumps(big), encoding="utf-8")
+        new.write_text(json.dumps(edit_realistic(big)), encoding="utf-8")
         size = old.stat().st_size / 2**20
         pairs.append((f"2,000 realistic resources, {size:.1f} MiB", old, new))
         for label, old, new in pairs:
@@ -257,7 +257,7 @@ def build_cases(work: Path, cache: Path, only: set[str], src: Path | None) -> li
             _guard_template("python3.12", _PY_HANDLER, "index.handler")["Resources"]  # type: ignore[arg-type]
         )
         path = work / "guard-real2000.json"
-        path.write_text(json.dumps(body, indent=1), "utf-8")
+        path.write_text(json.dumps(body), "utf-8")
         argv = [*CFNOPS, "guard", str(path)]
         cases.append(Case("cfnops guard (Python, 2,000-resource JSON)", argv, env))
     if want("job"):

@@ -1,6 +1,6 @@
 """The settings file (``cfnops.toml``) and one setting read without the settings model.
 
-:mod:`cfnops.config` builds the whole validated settings object with pydantic-settings
+:mod:`cfnops.config` builds the whole validated settings object with pydantic
 (~0.1 s of imports). A command that needs one value (``cfnops diff`` needs only the
 region) reads it here with the same precedence — ``CFNOPS_*`` environment variable,
 then the file — and falls back to the full model when the value is not a plain string.

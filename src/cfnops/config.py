@@ -17,24 +17,16 @@ from __future__ import annotations
 import ipaddress
 import os
 from collections.abc import Mapping
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    TomlConfigSettingsSource,
-)
 
+from cfnops._config_env import env_settings, merged
 from cfnops._config_file import CONFIG_FILE_NAME as CONFIG_FILE_NAME
 from cfnops._config_file import ConfigError as ConfigError
 from cfnops._config_file import find_config, read_toml
-
-_toml_path: ContextVar[Path | None] = ContextVar("_toml_path", default=None)
 
 
 def default_state_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -333,15 +325,10 @@ class DriftScanSettings(_Section):
         return value
 
 
-class Settings(BaseSettings):
-    """Every setting cfnops has, frozen once resolved."""
+class Settings(BaseModel):
+    """Every setting cfnops has, frozen once resolved (see :func:`load_settings`)."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="CFNOPS_",
-        env_nested_delimiter="__",
-        frozen=True,
-        extra="forbid",
-    )
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     database_url: str = Field(default_factory=_default_database_url)
     # What Ctrl-C / SIGTERM does to a run a command started and still waits on:
@@ -369,21 +356,6 @@ class Settings(BaseSettings):
         if not value.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg://")):
             raise ValueError("must be sqlite:///PATH or postgresql://USER@HOST:PORT/DB")
         return value
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        path = _toml_path.get()
-        if path is not None:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
-        return tuple(sources)
 
 
 def _in_mapping(data: Mapping[str, Any], loc: tuple[int | str, ...]) -> bool:
@@ -518,10 +490,12 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     """
     path = find_config(config_file)
     toml_data = read_toml(path) if path is not None else {}
-    token = _toml_path.set(path)
     given = {k: v for k, v in overrides.items() if v is not None}
+    # file < environment < arguments, merged section by section (the environment's
+    # rules: cfnops._config_env)
+    data = merged(toml_data, env_settings(Settings, os.environ), given)
     try:
-        return apply_poll_profile(Settings(**given))
+        return apply_poll_profile(Settings.model_validate(data))
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])
@@ -540,5 +514,3 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         if first["type"] == "extra_forbidden":
             reason = "unknown setting"
         raise ConfigError(source, key, reason) from exc
-    finally:
-        _toml_path.reset(token)

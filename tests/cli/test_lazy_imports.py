@@ -88,3 +88,21 @@ def test_an_offline_job_run_imports_no_aws_sdk_nor_postgresql_driver(tmp_path: P
     assert proc.returncode == 0, proc.stderr
     assert '"status": "SUCCEEDED"' in proc.stdout
     assert proc.stdout.strip().splitlines()[-1] == "0 []"
+
+
+def test_job_run_does_not_import_pydantic_settings(tmp_path: Path) -> None:
+    job = tmp_path / "j.asl.json"
+    job.write_text(json.dumps(JOB), encoding="utf-8")
+    code = (
+        "import os, sys\n"
+        f"os.environ['CFNOPS_DATABASE_URL'] = 'sqlite:///{tmp_path / 'db.sqlite'}'\n"
+        "from cfnops.cli.main import run\n"
+        f"code = run(['--output', 'json', 'job', 'run', {str(job)!r}])\n"
+        "print(code, 'dbos' in sys.modules, 'pydantic_settings' in sys.modules)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    # durable (DBOS ran the job-net), without the settings library it does not need
+    assert proc.stdout.strip().splitlines()[-1] == "0 True False"
