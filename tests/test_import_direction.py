@@ -31,7 +31,16 @@ ENGINES_AND_CORES = (
 CAPABILITIES = ("heal", "ami", "jobs", "guard", "jobimport")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
-FOUNDATION = ("errors", "config", "_config_file", "aws", "_version", "database", "logcontext")
+FOUNDATION = (
+    "errors",
+    "config",
+    "_config_file",
+    "_config_env",
+    "aws",
+    "_version",
+    "database",
+    "logcontext",
+)
 # The runtime value (settings, clients, database, notifiers): above the foundation and
 # notify, below the engines that hand it to workflows.
 RUNTIME = ("runtime",)
