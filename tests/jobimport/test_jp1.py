@@ -168,3 +168,45 @@ def test_escapes_numeric_names_and_no_schedule(tmp_path: Path) -> None:
     assert _find(d, "0004")["Arguments"]["Parameters"]["commands"] == ['foo.exe a #b# "c" d#']
     assert ended_before(d)["0002/0005"] == {"0002/0004"}
     assert any("no schedule rule" in u["reason"] for u in report(tmp_path / "out")["unmapped"])
+
+
+def test_wait_conditions_connectors_and_concurrency(tmp_path: Path) -> None:
+    """eun= (wait for another root jobnet) and a jobnet connector become one after entry;
+    mp=n with ms=sch / ms=mlt become --exclusive skip / queue."""
+    text = """unit=G,,a,;
+{
+\tty=g;
+\tunit=A,,a,;
+\t{
+\t\tty=n;
+\t\tsd=1,en;
+\t\tst=1,01:00;
+\t\tcy=1,(1,d);
+\t\tmp=n;
+\t\tms=mlt;
+\t\tunit=J,,a,;{ty=j;te="a.sh";}
+\t}
+\tunit=B,,a,;
+\t{
+\t\tty=n;
+\t\tmp=n;
+\t\tms=sch;
+\t\teun=/G/A;
+\t\tunit=C,,a,;{ty=nc;ncn=/G/D;}
+\t\tunit=K,,a,;{ty=j;te="b.sh";}
+\t\tar=(f=C,t=K);
+\t}
+\tunit=D,,a,;
+\t{
+\t\tty=n;
+\t\tunit=L,,a,;{ty=j;te="d.sh";}
+\t}
+}
+"""
+    src = tmp_path / "waits.txt"
+    src.write_text(text)
+    assert _import(src, tmp_path / "out") == 0
+    nets = {n["name"]: n for n in report(tmp_path / "out")["jobNets"]}
+    (b,) = nets["B"]["schedules"]
+    assert (b["cron"], b["after"], b["exclusive"]) == (None, ["A", "D"], "skip")
+    assert nets["A"]["schedules"][0]["exclusive"] == "queue"

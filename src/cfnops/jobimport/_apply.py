@@ -56,7 +56,11 @@ def apply_plan(plan: ImportPlan, out: str | Path, jobs: JobService) -> dict[str,
         path = out / net["definition"]
         definition = plan.definitions[net["name"]]
         for s in net["schedules"]:
-            opts = monitor_options(expected=s.get("expected"), deadline=s.get("deadline"))
+            opts = monitor_options(
+                exclusive=s.get("exclusive") or "run",
+                expected=s.get("expected"),
+                deadline=s.get("deadline"),
+            )
             if s["after"]:
                 try:
                     add_dependency(

@@ -86,6 +86,10 @@ _USED = {
     "ncl",
     "evid",
     "evhst",
+    "mp",
+    "ms",
+    "mm",
+    "eun",
 }
 _QUIET = {
     "so",
@@ -145,6 +149,7 @@ class _Jp1(ScheduleRules):
         self.source, self.tz, self.today = source, tz, today
         self.unknown: dict[str, tuple[int, str]] = {}
         self.exclusive: list[tuple[JobNet, str, str]] = []
+        self.waits: list[tuple[JobNet, str, str]] = []  # (net, jobnet waited for, where)
         self.nets: dict[str, JobNet] = {}
 
     def walk(self, unit: Unit) -> None:
@@ -192,9 +197,26 @@ class _Jp1(ScheduleRules):
         self.nets[unit.name] = net
         self._flatten(net, unit, unit.name)
         self._schedules(net, unit)
+        self._options(net, unit)
         ejn = unit.get("ejn")
         if ejn:
             self.exclusive.append((net, unquote(ejn), self.where(unit)))
+
+    def _options(self, net: JobNet, unit: Unit) -> None:
+        """Concurrent execution (``mp``, ``ms``) and wait conditions (``eun``)."""
+        if unit.get("mp") == "n":  # no concurrent execution: skip or wait (ms)
+            net.exclusive = "skip" if unit.get("ms") == "sch" else "queue"
+        if unit.get("mm") == "or" and len(unit.all("eun")) > 1:
+            self.model.note("dependency", self.where(unit), "OR of wait conditions: all waited for")
+        for value, line in unit.all("eun"):
+            self.waits.append((net, unquote(value).rsplit("/", 1)[-1], self.where(unit, line)))
+        if unit.get("ha") in ("y", "w", "a"):
+            self.model.note(
+                "job",
+                self.where(unit),
+                f"jobnet hold (ha={unit.get('ha')}): start runs by hand or hold them with "
+                "cfnops job hold",
+            )
 
     def _attrs(self, unit: Unit) -> None:
         for key, _, line in unit.params:
@@ -245,7 +267,7 @@ class _Jp1(ScheduleRules):
                     f"jobnet connector to {target}: the whole job-net waits (schedule after)",
                 )
                 if target:
-                    self.exclusive.append((net, "after:" + target.rsplit("/", 1)[-1], ""))
+                    self.waits.append((net, target.rsplit("/", 1)[-1], self.where(child)))
                 members[child.name] = []
                 continue
             members[child.name] = [path]
@@ -385,14 +407,35 @@ class _Jp1(ScheduleRules):
     def finish(self) -> None:
         for key, (count, first) in sorted(self.unknown.items()):
             self.model.note("keyword", first, f"parameter {key} ({count}x): not mapped")
+        preds: dict[str, set[str]] = {}
+        for net, other, where in self.waits:  # connectors and wait conditions
+            if other in self.nets and other != net.name:
+                preds.setdefault(net.name, set()).add(other)
+            else:
+                self.model.note(
+                    "dependency",
+                    where,
+                    f"waits for {other}, not a root jobnet of the file: add --after by hand",
+                )
         for net, other, where in self.exclusive:
-            if other.startswith("after:"):
-                pred = other[6:]
-                if pred in self.nets and pred != net.name:
-                    net.schedules = [s for s in net.schedules if s.after] + [
-                        ScheduleSpec(
-                            f"{net.name}-after", None, net.timezone, None, None, (pred,), net.source
-                        )
-                    ]
-                continue
             self._exclude(net, other, where)
+        for name, after in preds.items():
+            net = self.nets[name]
+            for spec in net.schedules:
+                self.model.note(
+                    "schedule",
+                    spec.source,
+                    f"{spec.name} replaced by the wait for "
+                    f"{', '.join(sorted(after))} (a schedule is a cron or --after)",
+                )
+            net.schedules = [
+                ScheduleSpec(
+                    f"{name}-after",
+                    None,
+                    net.timezone,
+                    None,
+                    None,
+                    tuple(sorted(after)),
+                    net.source,
+                )
+            ]

@@ -64,7 +64,9 @@ class ScheduleRules:
                 rules.setdefault(m.group(1) or "1", {})[key] = (m.group(2).strip(), line)
         if not rules:
             self.model.note(
-                "schedule", self.where(unit), "no schedule rule (sd): started by hand; none made"
+                "schedule",
+                self.where(unit),
+                "no schedule rule (sd; JP1 assumes 1,en: the day it is registered): none made",
             )
         cal = self._group_calendar(unit)
         for number, rule in sorted(rules.items()):

@@ -190,7 +190,8 @@ def plan_import(
                 "definition": path,
                 "jobs": len(net.jobs),
                 "schedules": [
-                    {**_schedule_json(s, names, notify), **net.monitor} for s in net.schedules
+                    {**_schedule_json(s, names, notify), **net.monitor, "exclusive": net.exclusive}
+                    for s in net.schedules
                 ],
                 "calendars": [f"calendars/{safe_name(c)}.toml" for c in cals],
             }
