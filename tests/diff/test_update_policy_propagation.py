@@ -97,7 +97,7 @@ CONDITIONAL = {"AutoScalingReplacingUpdate": {"WillReplace": {"Fn::If": ["Blue",
         pytest.param(
             CONDITIONAL, Impact.MAY_REPLACE, Impact.MAY_REPLACE, "condition Blue", id="conditional"
         ),
-        pytest.param(None, Impact.MAY_REPLACE, Impact.MAY_REPLACE, "", id="no-policy-schema"),
+        pytest.param(None, Impact.WILL_UPDATE, None, "no UpdatePolicy", id="no-policy"),
     ],
 )
 def test_group_and_referrers_follow_the_update_policy(
@@ -133,3 +133,15 @@ def test_changing_only_the_policy_is_an_attribute_update() -> None:
     assert group is not None and group.impact is Impact.WILL_UPDATE
     assert [a.name for a in group.other] == ["UpdatePolicy"]
     assert all(result.resource(r) is None for r in REFERRERS)
+
+
+def test_editing_the_group_itself_without_a_policy_keeps_the_schema_answer() -> None:
+    # conditionally create-only in the registry schema: a textual edit of the group's
+    # LaunchTemplate is MAY_REPLACE (the conformance rule); only values that another
+    # resource changes follow the no-UpdatePolicy behaviour of the documentation
+    old = _stack("ami-1", None, template=True)
+    new = _stack("ami-1", None, template=True)
+    new["Resources"]["Group"]["Properties"]["LaunchTemplate"]["Version"] = "7"
+    group = diff_templates(old, new).resource("Group")
+    assert group is not None and group.impact is Impact.MAY_REPLACE
+    assert any("no UpdatePolicy" in n for n in group.notes)

@@ -20,7 +20,13 @@ from cfnops.diff._model import (
 )
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
-from cfnops.diff._policies import kept_settings, overrides, policy_note, replace_note
+from cfnops.diff._policies import (
+    followed_settings,
+    kept_settings,
+    overrides,
+    policy_note,
+    replace_note,
+)
 from cfnops.diff._propagate import Explainer, propagate
 from cfnops.diff._pseudo import apply_pseudo
 from cfnops.diff._resolve import Resolver
@@ -140,6 +146,8 @@ def _resources(
             impact, reason = deletion_impact(old[rid])
             out[rid] = ResourceDiff(rid, type_of(old[rid]), impact, reason)
     apply_parameter_changes(drafts, new, changed_params)
+    for rid, draft in drafts.items():  # from here on only values that others change
+        draft.overrides.update(followed_settings(draft.type, new.get(rid), draft.overrides))
     apply_moving_attributes(drafts, new)
     propagate(drafts, new)
     if apply_moving_attributes(drafts, new, via_replaced=True):

@@ -184,6 +184,27 @@ def kept_settings(type_name: str, old: Any, new: Any) -> dict[str, Override]:
     }
 
 
+def followed_settings(
+    type_name: str, resource: Any, existing: dict[str, Override]
+) -> dict[str, Override]:
+    """Overrides for launch settings whose *value* another resource changes (no UpdatePolicy).
+
+    A group without an UpdatePolicy whose launch configuration is replaced (or whose
+    launch template gets a new version) is updated in place: new instances use the new
+    settings, running ones stay (AWS docs, "UpdatePolicy attribute"; the
+    AWS::AutoScaling::AutoScalingGroup reference: LaunchConfigurationName and
+    LaunchTemplate "Update requires: No interruption"). An edit of the group's own text
+    keeps the registry schema's answer (conditionally create-only).
+    """
+    if type_name != "AWS::AutoScaling::AutoScalingGroup" or _policy(resource) is not None:
+        return {}
+    override = Override(
+        Impact.WILL_UPDATE,
+        "no UpdatePolicy: the group is updated in place and only new instances use it",
+    )
+    return {name: override for name in _ASG_TRIGGERS if name not in existing}
+
+
 def policy_note(type_name: str, resource: Any, changed: set[str]) -> str | None:
     """A caveat for an Auto Scaling group whose launch settings change without an UpdatePolicy.
 

@@ -10,7 +10,8 @@ values are evaluated under every assignment the templates allow:
 * ``AWS::Region`` over the keys of the mappings it selects (the deployed
   template's keys: the stack exists in one of them);
 * a parameter with several ``AllowedValues`` over them; one allowed value is
-  the value; a ``Default`` equal in both templates is assumed kept (said in
+  the value; a ``Default`` equal in both templates is assumed kept, for equal
+  and for different values alike (said in
   the reason); a value known for the deployed stack is used as such;
 * a condition that none of these decide over true and false.
 
@@ -73,6 +74,12 @@ def _plain_default(spec: Any) -> str | None:
     return str(value)
 
 
+def _ssm(spec: Any) -> bool:
+    """An ``AWS::SSM::Parameter::Value<…>`` parameter (its value is read at deploy time)."""
+    kind = spec.get("Type") if isinstance(spec, Mapping) else None
+    return isinstance(kind, str) and kind.startswith("AWS::SSM::Parameter::Value")
+
+
 def _allowed(spec: Any) -> list[str] | None:
     values = spec.get("AllowedValues") if isinstance(spec, Mapping) else None
     if isinstance(values, list) and values and all(not isinstance(v, dict | list) for v in values):
@@ -108,11 +115,18 @@ class Resolver:
         assert isinstance(o_params, Mapping) and isinstance(n_params, Mapping)
         self.allowed: dict[str, list[str]] = {}
         self.single: dict[str, str] = {}
+        self.limits: dict[str, list[str]] = {}  # every parameter's AllowedValues
+        self.kept: set[str] = set()  # defaults declared alike in both templates
         assumed: dict[str, str] = {}
         for name in set(o_params) | set(n_params):
             name = str(name)
             specs = [s for s in (o_params.get(name), n_params.get(name)) if s is not None]
             allowed = _allowed(n_params.get(name)) or _allowed(o_params.get(name))
+            if allowed is not None:
+                self.limits[name] = allowed
+            if any(_ssm(s) for s in specs):
+                self.kept.add(name)  # read from SSM at each deploy: not a value to match
+                continue  # (its Default names the value, it is not the value)
             if name in new_fixed or name in old_fixed:
                 continue
             if allowed is not None and len(allowed) == 1:
@@ -123,6 +137,8 @@ class Resolver:
                 defaults = {_plain_default(s) for s in specs}
                 if len(defaults) == 1 and None not in defaults:
                     (assumed[name],) = defaults  # type: ignore[assignment]
+                    if len(specs) == 2:  # unchanged: the deployed stack runs with it
+                        self.kept.add(name)
         self.assumed = assumed
         self.old = Side(old, old_fixed, assumed)
         self.new = Side(new, new_fixed, assumed)
@@ -244,9 +260,16 @@ class Resolver:
             regex, names = pattern
             if any(n not in side.params and not n.startswith("AWS::") for n in names):
                 return None  # a resource's id or attribute: not a deploy-time choice
+            if any(n in self.kept for n in names):
+                return None  # an unchanged default (or SSM) decides, both ways
             match = re.fullmatch(regex, text)
             if match is None or not names:
                 return None
+            if any(
+                n in self.limits and match.group(i + 1) not in self.limits[n]
+                for i, n in enumerate(names)
+            ):
+                return None  # the value that would match is not an allowed one
             said = ", ".join(f"{n} is {match.group(i + 1)!r}" for i, n in enumerate(names))
             defaults = [f"{n}'s default {self.assumed[n]!r}" for n in names if n in self.assumed]
             text = f"the value depends on the deploy: unchanged only when {said}"
