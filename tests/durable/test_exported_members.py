@@ -43,6 +43,7 @@ def test_durable_public_names_are_pinned() -> None:
         "functions",
         "lambda_function",
         "make_engine",
+        "redacted",
         "register_function",
         "register_function_lazily",
         "register_lazily",

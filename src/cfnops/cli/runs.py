@@ -10,7 +10,15 @@ import typer
 from cfnops.cli._progress import watch_run
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
-from cfnops.durable import DEFAULT_QUEUE, RUN_STATUSES, AuditLog, RunRecord, RunStore, StepRecord
+from cfnops.durable import (
+    DEFAULT_QUEUE,
+    RUN_STATUSES,
+    AuditLog,
+    RunRecord,
+    RunStore,
+    StepRecord,
+    redacted,
+)
 from cfnops.errors import UsageError
 
 runs_app = typer.Typer(
@@ -80,6 +88,20 @@ def list_runs(
     st.console.print(table if records else "no runs")
 
 
+def _shown(value: Any) -> str:
+    """JSON with secrets redacted; a settings blob recorded with the run (heal's [heal]
+    section) is summarised: ``-o json`` carries it whole."""
+    value = redacted(value)
+    if isinstance(value, dict):
+        value = {
+            k: f"<{len(v)} settings: -o json shows them>"
+            if k in ("Settings", "config") and isinstance(v, dict)
+            else v
+            for k, v in value.items()
+        }
+    return json.dumps(value, default=str)
+
+
 def _render_detail(
     st: CliState, record: RunRecord, steps: list[StepRecord], *, wide: bool = False
 ) -> None:
@@ -94,11 +116,11 @@ def _render_detail(
         console.print(
             f"version  {record.version} (recorded by another cfnops; this one won't resume it)"
         )
-    console.print(f"input    {json.dumps(record.input)}", soft_wrap=True)
+    console.print(f"input    {_shown(record.input)}", soft_wrap=True, markup=False)
     if record.error:
         console.print(f"error    {record.error}", soft_wrap=True, markup=False)
     elif record.status == "SUCCEEDED":
-        console.print(f"output   {json.dumps(record.output)}", soft_wrap=True)
+        console.print(f"output   {_shown(record.output)}", soft_wrap=True, markup=False)
     _render_gate(st, record, steps)
     table = Table("#", "STEP", "STARTED (UTC)", "ENDED (UTC)", "MS", "RESULT")
     for s in steps:
@@ -140,7 +162,7 @@ def show(
         record = store.get(run_id)
         steps = store.steps(run_id)
     if st.output_format == "json":
-        data: dict[str, Any] = record.to_json()
+        data: dict[str, Any] = redacted(record.to_json())
         data["steps"] = [
             {
                 "index": s.index,
@@ -149,7 +171,7 @@ def show(
                 "started": s.started.isoformat() if s.started else None,
                 "ended": s.ended.isoformat() if s.ended else None,
                 "durationMs": s.duration_ms,
-                "result": s.result,
+                "result": redacted(s.result),
                 "error": s.error,
             }
             for s in steps

@@ -35,7 +35,7 @@ from cfnops.durable._lambda_functions import (
     register_function_lazily,
 )
 from cfnops.durable._records import STATUSES as RUN_STATUSES
-from cfnops.durable._records import RunRecord, RunStore, StepRecord
+from cfnops.durable._records import RunRecord, RunStore, StepRecord, redacted
 from cfnops.durable._registry import register_lazily, register_workflow, registered, workflow
 from cfnops.durable.errors import (
     BadAuditEntry,
@@ -80,6 +80,7 @@ __all__ = [
     "functions",
     "lambda_function",
     "make_engine",
+    "redacted",
     "register_function",
     "register_function_lazily",
     "register_lazily",

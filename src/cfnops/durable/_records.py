@@ -6,6 +6,8 @@ resuming runs never dequeues or executes work in the calling process.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -62,11 +64,31 @@ class StepRecord:
             until = datetime.fromtimestamp(float(self.result), tz=UTC)
             text = f"until {until.isoformat(timespec='seconds')}"
         else:
-            text = repr(self.result) if not isinstance(self.result, str) else self.result
+            text = (
+                json.dumps(redacted(self.result), default=str)
+                if not isinstance(self.result, str)
+                else self.result
+            )
         return text if len(text) <= width else text[: width - 1] + "…"
 
 
 _JOB_OUTCOMES = frozenset({"SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"})
+_SECRET_KEY = re.compile(
+    r"(?i)(secret|password|passwd|token|webhook|routing_?key|credential|private_?key|api_?key)"
+)
+
+
+def redacted(value: Any) -> Any:
+    """``value`` with the values of secret-looking keys (tokens, passwords, webhook URLs)
+    replaced by ``"***"``: what a run recorded may be shown, its secrets may not."""
+    if isinstance(value, dict):
+        return {
+            k: "***" if _SECRET_KEY.search(str(k)) and v not in (None, "", [], {}) else redacted(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
