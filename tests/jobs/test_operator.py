@@ -119,6 +119,9 @@ def test_hold_lets_the_running_task_finish_and_starts_nothing_until_release(
     assert types.index("OperatorRelease") < [i for i, t in enumerate(types)
                                              if t == "TaskStateEntered"][1]  # fmt: skip
     assert _audit(jobs, run_id) == [("hold", "maintenance window"), ("release", "done")]
+    # the run took both: `job show -o json` says so (it said applied: false)
+    actions = jobs.lineage(run_id)["operatorActions"]
+    assert [(a["action"], a["applied"]) for a in actions] == [("hold", True), ("release", True)]
     with pytest.raises(ActionRefused, match="SUCCEEDED, not RUNNING"):
         jobs.release(run_id, actor="bob")
 

@@ -93,6 +93,8 @@ class RunControls:
             if row.action in ("hold", "release"):
                 event = "OperatorHold" if row.action == "hold" else "OperatorRelease"
                 self.recorder.record(event, 0, row.detail())
+                if row.applied_key is None:  # the run took it: `job show` says applied
+                    self.store.apply_control(row.id, event)
                 if row.action == "hold":
                     self._held.set()
                 else:
