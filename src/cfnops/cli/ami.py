@@ -28,18 +28,20 @@ _Roll = Annotated[
     typer.Option(
         "--roll/--no-roll",
         help="Pattern 3 (--stack): roll the group's instances now through CloudFormation's "
-        "instance refresh (UpdatePolicy AutoScalingInstanceRefresh, required) and report its "
-        "progress. Default: the [ami] roll setting (false).",
+        "instance refresh (the group's UpdatePolicy needs an instance refresh) and report its "
+        "progress. Default: the \\[ami] roll setting (false).",
     ),
 ]
 _Force = Annotated[
     bool, typer.Option("--force", help="Write a parameter even if a stack owns it (drifts it).")
 ]
-_Compat = Annotated[
+# One flag, not a --x/--no-x pair: the pair's names were cut at 80 columns in --help.
+_NoCompat = Annotated[
     bool,
     typer.Option(
-        "--check-compatibility/--no-check-compatibility",
-        help="Refuse an AMI whose architecture or virtualisation type differs from the one in use.",
+        "--no-check-compatibility",
+        help="Accept an AMI whose architecture or virtualisation type differs from the one "
+        "in use (refused by default).",
     ),
 ]
 
@@ -124,15 +126,14 @@ def rotate_command(
         str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
     ] = None,
     force: _Force = False,
-    check_compatibility: _Compat = True,
+    no_check_compatibility: _NoCompat = False,
     roll: _Roll = None,
     output: _Output = None,
 ) -> None:
     """Rotate from an event (AMI tags name the target) or from explicit ids.
 
-    Patterns: --parameter writes the SSM parameter the launch template resolves at
-    launch (1); --stack updates the stack's image parameter (2); --stack --roll does
-    2 and waits while CloudFormation's instance refresh replaces the instances (3)."""
+    Patterns: --parameter writes the SSM parameter the launch template resolves at launch (1); --stack updates the stack's image parameter (2); --stack --roll does 2 and waits while CloudFormation's instance refresh replaces the instances (3).
+    """  # noqa: E501 - one paragraph: Typer keeps a docstring's line breaks in --help
     from cfnops.ami import Rotator
 
     st = state(ctx)
@@ -151,7 +152,7 @@ def rotate_command(
         st.settings,
         st.clients,
         force=force,
-        check_compatibility=check_compatibility,
+        check_compatibility=not no_check_compatibility,
         parameter_key=parameter_key,
         roll=roll,
     ) as rotator:
@@ -178,7 +179,7 @@ def rollback_command(
         str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
     ] = None,
     force: _Force = False,
-    check_compatibility: _Compat = True,
+    no_check_compatibility: _NoCompat = False,
     roll: _Roll = None,
     output: _Output = None,
 ) -> None:
@@ -194,7 +195,7 @@ def rollback_command(
         st.settings,
         st.clients,
         force=force,
-        check_compatibility=check_compatibility,
+        check_compatibility=not no_check_compatibility,
         parameter_key=parameter_key,
         roll=roll,
     ) as rotator:

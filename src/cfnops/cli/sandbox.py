@@ -55,8 +55,8 @@ def up(
         list[str] | None,
         typer.Option(
             "--functions",
-            help="Import MODULE (it registers Lambda functions with "
-            "cfnops.durable.lambda_function) and serve the Lambda durable-execution API "
+            help="Import MODULE (its Lambda functions register with the lambda_function "
+            "decorator of cfnops.durable) and serve the Lambda durable-execution API "
             "for them on the run database. Repeatable.",
         ),
     ] = None,
