@@ -28,7 +28,7 @@ ENGINES_AND_CORES = (
     "eventpatterns",
     "templates",
 )
-CAPABILITIES = ("heal", "ami", "jobs", "guard", "jobimport")
+CAPABILITIES = ("heal", "ami", "jobs", "guard", "jobimport", "metrics")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
 FOUNDATION = (
@@ -40,6 +40,7 @@ FOUNDATION = (
     "_version",
     "database",
     "logcontext",
+    "telemetry",
 )
 # The runtime value (settings, clients, database, notifiers): above the foundation and
 # notify, below the engines that hand it to workflows.

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # notify loads botocore: only runs that notify need it
     from rich.console import Console
 
     from cfnops.notify import Delivery, HttpTransport, Notification
+    from cfnops.telemetry import Metrics
 
 __all__ = ["Runtime"]
 
@@ -52,6 +53,8 @@ class Runtime:
     notify_hook: Callable[[Notification], None] | None = None
     console: Console | None = None
     transport: HttpTransport | None = field(default=None, repr=False)
+    # Prometheus instruments of a process that serves /metrics (worker, console); else None.
+    metrics: Metrics | None = field(default=None, repr=False)
 
     @classmethod
     def from_settings(
@@ -64,6 +67,7 @@ class Runtime:
         notify_hook: Callable[[Notification], None] | None = None,
         console: Console | None = None,
         transport: HttpTransport | None = None,
+        metrics: Metrics | None = None,
     ) -> Runtime:
         """A runtime for ``settings``: clients from ``aws`` or ``session`` (a boto3
         session you built: credentials, profile…) or the default chain; the database
@@ -75,6 +79,7 @@ class Runtime:
             notify_hook=notify_hook,
             console=console,
             transport=transport,
+            metrics=metrics,
         )
 
     @classmethod
@@ -102,13 +107,17 @@ class Runtime:
 
         if self.notify_hook is not None:
             self.notify_hook(notification)
-        return notify_all(
+        deliveries = notify_all(
             notification,
             self.settings,
             self.aws.in_region(region),
             transport=self.transport,
             console=self.console,
         )
+        if self.metrics is not None:
+            for delivery in deliveries:
+                self.metrics.count_notification(delivery.channel, delivery.ok)
+        return deliveries
 
     def close(self) -> None:
         """Release the database pool (an entry point's last step)."""

@@ -46,6 +46,7 @@ def test_heal_exports() -> None:
         "plan_drift_schedules",
         "region_from_stack_arn",
         "reject",
+        "run_outcome",
         "request_token",
         "rule_matches",
         "run_drift_scheduler",

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # imported when first used: keeps `cfnops --help` and `diff` 
     from cfnops.aws import AwsClients
     from cfnops.config import Settings
     from cfnops.durable import Engine
+    from cfnops.runtime import Runtime
 
 
 @dataclass
@@ -81,8 +82,9 @@ class CliState:
 
         register_all()
 
-    def engine(self, settings: Settings | None = None, *, worker: bool = False) -> Engine:
-        """The process's durable engine, started with every built-in workflow registered."""
+    def engine(self, settings: Settings | Runtime | None = None, *, worker: bool = False) -> Engine:
+        """The process's durable engine, started with every built-in workflow registered
+        (on ``settings``, or on a runtime the command built: the worker's has metrics)."""
         from cfnops.durable import Engine
 
         self.register_workflows()

@@ -38,6 +38,21 @@ def worker(
             help="Seconds to let steps finish on SIGTERM/SIGINT (a second signal stops at once).",
         ),
     ] = 1.0,
+    metrics_port: Annotated[
+        int | None,
+        typer.Option(
+            "--metrics-port",
+            min=0,
+            max=65535,
+            help="Serve Prometheus metrics on this port (/metrics; docs/observability.md).",
+        ),
+    ] = None,
+    metrics_host: Annotated[
+        str,
+        typer.Option(
+            "--metrics-host", help="Address for --metrics-port (0.0.0.0: every interface)."
+        ),
+    ] = "127.0.0.1",
 ) -> None:
     """Run the durable worker in the foreground.
 
@@ -80,7 +95,15 @@ def worker(
 
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
-    engine = st.engine(settings, worker=True)
+    metrics = None
+    if metrics_port is not None:
+        from cfnops.runtime import Runtime
+        from cfnops.telemetry import Metrics
+
+        metrics = Metrics()
+        engine = st.engine(Runtime.from_settings(settings, metrics=metrics), worker=True)
+    else:
+        engine = st.engine(settings, worker=True)
     configure_runtime(settings, st.clients)  # heal and drift-scan runs use these flags
     services = start_worker_services(settings, stop)  # job-net schedules and event triggers
     drift_threads, drift_lines = drift_schedule.start_service(st, engine, drift_plans, stop)
@@ -91,6 +114,20 @@ def worker(
     )
     for line in drift_lines:
         st.console.print(line, soft_wrap=True)
+    endpoint = None
+    if metrics is not None and metrics_port is not None:
+        from cfnops.metrics import StoreCollector, serve
+
+        metrics.register(StoreCollector(engine.runtime.database))
+        try:
+            endpoint = serve(metrics, metrics_port, metrics_host)
+        except OSError as exc:
+            engine.shutdown(grace_seconds=0)
+            raise UsageError(
+                f"--metrics-port {metrics_port}: cannot listen on {metrics_host}: {exc.strerror}",
+                hint="choose a free port (0 picks one)",
+            ) from None
+        st.console.print(f"metrics: {endpoint.url}")
     stop.wait()
     st.console.print(
         f"stopping: letting steps in flight finish for up to {grace:g} s; runs not done are "
@@ -105,6 +142,8 @@ def worker(
     for service in services:
         service.join(timeout=max(0.0, deadline - time.monotonic()))
     engine.shutdown(grace_seconds=max(0.0, deadline - time.monotonic()))
+    if endpoint is not None:
+        endpoint.stop()
     st.console.print("stopped")
     # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
     # is an interruption (130, as every command).

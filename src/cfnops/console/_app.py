@@ -22,6 +22,7 @@ from cfnops.console import (
     _pages_designer,
     _pages_heal,
     _pages_jobs,
+    _pages_metrics,
     _pages_runs,
     _pages_schedules,
 )
@@ -96,6 +97,7 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
             *_pages_defs.routes,
             *_pages_designer.routes,
             *_pages_schedules.routes,
+            *_pages_metrics.routes,
             *_pages_runs.routes[2:],
         ],
         middleware=[Middleware(RequireSession)],

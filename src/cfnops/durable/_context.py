@@ -70,6 +70,17 @@ from cfnops.durable._inputs import check_json
 _log = logging.getLogger("cfnops.workflow")
 
 
+def _observe(started: float, *, retried: bool = False) -> None:
+    """A step attempt's duration into the process's metrics, when it serves them."""
+    from cfnops.durable._engine import Engine
+
+    engine = Engine.current()
+    metrics = engine.runtime.metrics if engine is not None else None
+    if metrics is not None:
+        workflow = logcontext.current().get("workflow", "?")
+        metrics.observe_step(workflow, time.monotonic() - started, retried=retried)
+
+
 def _step_name(name: str | None, func: Callable[..., Any]) -> str:
     if name:
         return name
@@ -121,18 +132,21 @@ class DbosDurableContext:
             label = base if attempt == 1 else f"{base} (attempt {attempt})"
 
             def run_attempt(label: str = label, attempt: int = attempt) -> dict[str, Any]:
+                started = time.monotonic()
                 try:
                     with logcontext.bound(step=label):
                         value = func(StepContext(logger=self.logger, attempt=attempt))
                 except Exception as exc:
                     decision = strategy(exc, attempt)
                     delay = max(1, decision.delay_seconds)
+                    _observe(started, retried=bool(decision.should_retry))
                     return {
                         "e": _error_fields(exc),
                         "retry": bool(decision.should_retry),
                         "delay": delay,
                         "at": time.time() + delay,
                     }
+                _observe(started)
                 check_json(label, value)
                 return {"v": value}
 

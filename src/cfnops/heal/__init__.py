@@ -19,7 +19,7 @@ from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 from cfnops.heal._names import change_set_name, request_token
 from cfnops.heal._policy import GateDecision, GatePolicy, decide
 from cfnops.heal._report import drift_report, drift_reports
-from cfnops.heal._runs import approve, reject, start_heal
+from cfnops.heal._runs import approve, reject, run_outcome, start_heal
 from cfnops.heal._runtime import HealRuntime, configure_runtime, current_runtime
 from cfnops.heal._scan_changes import DriftChanges, StackChange, compare_states
 from cfnops.heal._scan_schedule import (
@@ -76,6 +76,7 @@ __all__ = [
     "request_token",
     "rule_matches",
     "run_drift_scheduler",
+    "run_outcome",
     "select_stacks",
     "start_drift_scan",
     "start_heal",
