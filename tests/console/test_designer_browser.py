@@ -371,6 +371,13 @@ def test_code_view_undo_redo_connect_delete_and_yaml(
     page.keyboard.press("c")
     ui.press(_state(page, "Succeed"))
     assert page.evaluate("cfnopsDesigner.state.data.States.Pass.Next") == "Succeed"
+    # Rename: every reference follows (StartAt, Next), the order of the states is kept.
+    ui.fill(_form(page).get_by_label("Name", exact=True), "Prepare")
+    ui.commit(_form(page).get_by_label("Name", exact=True))
+    assert page.evaluate(states) == ["Prepare", "Wait", "Succeed"]
+    assert page.evaluate("cfnopsDesigner.state.data.StartAt") == "Prepare"
+    ui.press(_state(page, "Prepare"))
+    assert page.evaluate("cfnopsDesigner.state.data.States.Prepare.Next") == "Succeed"
     # Code view: invalid text is reported at its line and the drawing stays.
     code = page.locator("#d-code")
     wait_until(page, "() => document.getElementById('d-code').value.includes('Succeed')")
@@ -381,7 +388,7 @@ def test_code_view_undo_redo_connect_delete_and_yaml(
     wait_until(page, "() => document.getElementById('d-code-error').textContent")
     assert f"line {line}" in page.locator("#d-code-error").text_content()
     assert page.locator(f'#d-gutter .bad[data-line="{line}"]').count() == 1
-    assert page.evaluate(states) == ["Pass", "Wait", "Succeed"]
+    assert page.evaluate(states) == ["Prepare", "Wait", "Succeed"]
     assert page.evaluate("cfnopsDesignerGraph.nodes('[name]').length") == 3
     code.fill(good.replace('"Seconds": 10', '"Seconds": 42'))
     wait_until(page, "() => cfnopsDesigner.state.data.States.Wait.Seconds === 42")
