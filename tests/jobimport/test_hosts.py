@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from jobimport_helpers import DATA
 
 from cfnops.jobimport import HostTarget, ImportInputError, load_hosts, plan_import, read_export
-from jobimport_helpers import DATA
 
 
 def test_host_file_forms(tmp_path: Path) -> None:
