@@ -178,7 +178,7 @@ def test_job_array_format_with_repeated_names(tmp_path: Path) -> None:
     plan = plan_import(model, str(src))
     assert plan.report["jobNets"][0]["jobs"] == 3
     before = ended_before(plan.definitions["F"])
-    assert before["F/B"] == {"F/A", "F/A#2"}
+    assert before["F/B"] == {"F/A", "F/#2/A"}
 
 
 def test_sub_folder_events_defaults_and_folder_resources(tmp_path: Path) -> None:

@@ -179,3 +179,19 @@ def test_latin1_export_without_days(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "%%ORDERID" in reasons and "forces job J2 of OTRA" in reasons
     assert "no scheduling criteria" in reasons
     assert rep["notify"][0]["destination"] == "OPER2"
+
+
+def test_repeated_job_names_in_a_folder_are_both_kept(tmp_path: Path) -> None:
+    text = (
+        '<DEFTABLE><FOLDER FOLDER_NAME="F"><JOB JOBNAME="A" TASKTYPE="Command" CMDLINE="a1">'
+        '<OUTCOND NAME="A1-OK" SIGN="+"/></JOB><JOB JOBNAME="A" TASKTYPE="Command" CMDLINE="a2">'
+        '<INCOND NAME="A1-OK"/></JOB></FOLDER></DEFTABLE>'
+    )
+    src = tmp_path / "dup.xml"
+    src.write_text(text)
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 0
+    assert report(out)["jobNets"][0]["jobs"] == 2
+    d = json.loads((out / "F.asl.json").read_text())
+    assert ended_before(d)["F/#2/A"] == {"F/A"}
+    assert d["States"]["#2/A"]["Comment"].startswith("cfnops:job=F/#2/A")

@@ -293,9 +293,7 @@ class _Reader:
                 continue
             if kind.startswith("Job"):
                 value = {**self.job_defaults, **value}  # Defaults.Job: When, If, Host …
-                jpath = f"{prefix}/{key}"
-                if jpath in net.jobs:  # duplicate names (allowDuplicateJobNames)
-                    jpath = f"{jpath}#{sum(p.startswith(jpath) for p in net.jobs) + 1}"
+                jpath = net.path_for(prefix, key)  # names may repeat (allowDuplicateJobNames)
                 job = self._job(net, key, value, where, jpath, variables, folder)
                 if (
                     job is not None

@@ -356,7 +356,8 @@ class _XmlReader:
         name = el.get("JOBNAME") or el.get("MEMNAME") or "job"
         where = f"{parent}/JOB[@JOBNAME='{name}']"
         self._attrs(el, where, _USED)
-        job = Job(name, f"{prefix}/{name}", source=where, description=el.get("DESCRIPTION", ""))
+        path = net.path_for(prefix, name)  # a JOBNAME may repeat in a folder
+        job = Job(name, path, source=where, description=el.get("DESCRIPTION", ""))
         job.host = el.get("NODEID") or None
         job.windows = self.platform.upper() in ("WINDOWS", "NT", "WIN", "WINDOWS_NT")
         job.run_as = el.get("RUN_AS") or el.get("OWNER") or None

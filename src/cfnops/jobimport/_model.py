@@ -161,6 +161,14 @@ class JobNet:
     def add_job(self, job: Job) -> None:
         self.jobs[job.path] = job
 
+    def path_for(self, prefix: str, name: str) -> str:
+        """``prefix/name``, or ``prefix/#N/name`` for the N-th job of that name (the path
+        still ends with the job's name)."""
+        path, n = f"{prefix}/{name}", 2
+        while path in self.jobs:
+            path, n = f"{prefix}/#{n}/{name}", n + 1
+        return path
+
 
 @dataclass
 class ImportModel:
