@@ -250,3 +250,21 @@ def test_job_names_with_spaces_keep_their_order(tmp_path: Path) -> None:
     definition = plan.definitions["F"]
     assert "Job Two" in definition["States"]  # the state is named after the job
     assert ended_before(definition)["F/Job Two"] == {"F/Job One"}
+
+
+def test_never_and_unmatched_day_forms_make_no_schedule(tmp_path: Path) -> None:
+    export = {
+        "N": {"Type": "Folder", "When": {"Schedule": "Never"}, "A": {"Type": "Job:Dummy"}},
+        "R": {
+            "Type": "Folder",
+            "When": {"MonthDays": ["+3"], "WeekDays": ["MON"], "DaysRelation": "AND"},
+            "B": {"Type": "Job:Dummy"},
+        },
+    }
+    src = tmp_path / "never.json"
+    src.write_text(json.dumps(export))
+    model = read_export(src.read_bytes(), str(src), "controlm", today=date(2026, 12, 1))
+    plan = plan_import(model, str(src))
+    assert [n["schedules"] for n in plan.report["jobNets"]] == [[], []]
+    reasons = " ".join(u["reason"] for u in plan.report["unmapped"])
+    assert 'Schedule "Never"' in reasons and "+3" in reasons

@@ -220,7 +220,9 @@ class _Reader:
             elif key == "Calendars" and isinstance(value, dict):
                 out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
             elif key == "Schedule":
-                if str(value) not in ("Every Day", "Everyday"):
+                if str(value).replace(" ", "").lower() == "never":
+                    out.never = True
+                elif str(value).replace(" ", "").lower() != "everyday":
                     self.model.note("value", where, f"Schedule {value!r} not mapped")
             elif key == "TimeZone":
                 out.timezone = timezone_of(str(value), self.model, where)

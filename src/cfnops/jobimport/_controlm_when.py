@@ -62,6 +62,7 @@ class CtmWhen:
     specific_dates: list[tuple[int, int]] = field(default_factory=list)  # (month, day)
     rule_calendars: list[str] = field(default_factory=list)
     timezone: str | None = None
+    never: bool = False  # Schedule "Never": ordered by hand only
     source: str = ""
 
     @property
@@ -124,6 +125,9 @@ def translate_when(
 ) -> list[ScheduleSpec]:
     """The schedules of one job-net (``name`` names them); what cannot be mapped is noted."""
     tz = when.timezone or tz
+    if when.never:
+        model.note("schedule", when.source, 'Schedule "Never": ordered by hand; none made')
+        return []
     if when.from_time is not None and not valid_time(when.from_time):
         model.note("value", when.source, f"start time {when.from_time!r} is not HHMM: 00:00 used")
     if when.rule_calendars:
@@ -273,6 +277,14 @@ def _materialised(
         moved = _confirm(d, conf, when.policy, when.shift_by)
         if moved is not None:
             days.add(moved)
+    if not any(d >= today for d in days):
+        model.note(
+            "schedule",
+            when.source,
+            f"no day from {today} on matches {', '.join(dom + week) or 'the criteria'} "
+            "(forms such as +n, -n, Dn without a calendar are not mapped): no schedule made",
+        )
+        return []
     cal_name = f"{name}-days"
     model.calendars[cal_name] = materialise(cal_name, today, fires, tz, when.source)
     model.note(
