@@ -210,3 +210,23 @@ def test_wait_conditions_connectors_and_concurrency(tmp_path: Path) -> None:
     (b,) = nets["B"]["schedules"]
     assert (b["cron"], b["after"], b["exclusive"]) == (None, ["A", "D"], "skip")
     assert nets["A"]["schedules"][0]["exclusive"] == "queue"
+
+
+def test_week_day_rules(tmp_path: Path) -> None:
+    """sd=1,mo with a weekly cycle: every Monday; sd=1,fr:b: the last Friday of each month."""
+    text = (
+        "unit=G,,a,;\n{\n\tty=g;\n"
+        "\tunit=W,,a,;\n\t{\n\t\tty=n;\n\t\tsd=1,mo;\n\t\tst=1,06:30;\n\t\tcy=1,(1,w);\n"
+        '\t\tunit=J,,a,;{ty=j;te="w.sh";}\n\t}\n'
+        "\tunit=L,,a,;\n\t{\n\t\tty=n;\n\t\tsd=1,fr:b;\n\t\tst=1,18:00;\n\t\tcy=1,(1,m);\n"
+        '\t\tunit=K,,a,;{ty=j;te="l.sh";}\n\t}\n}\n'
+    )
+    src = tmp_path / "week.txt"
+    src.write_text(text)
+    assert _import(src, tmp_path / "out") == 0
+    nets = {n["name"]: n for n in report(tmp_path / "out")["jobNets"]}
+    assert nets["W"]["schedules"][0]["cron"] == "cron(30 6 ? * MON *)"
+    fridays = fire_days(tmp_path / "out", nets["L"]["schedules"][0], 2027)
+    # by hand: the last Friday of each month of 2027
+    last = [29, 26, 26, 30, 28, 25, 30, 27, 24, 29, 26, 31]
+    assert fridays == [date(2027, m, d) for m, d in zip(range(1, 13), last, strict=True)]

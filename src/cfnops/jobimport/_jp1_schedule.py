@@ -164,8 +164,18 @@ class ScheduleRules:
                         where,
                     )
                 return self._cycle(net, name, start, every, unit_, hhmm, calendar, day_rule, where)
-        wm = re.fullmatch(r"(su|mo|tu|we|th|fr|sa):(\d|b)", sd_l)
-        if wm:
+        wm = re.fullmatch(r"(su|mo|tu|we|th|fr|sa)(?::(\d|b))?", sd_l)
+        if wm and wm.group(2) is None and cy == "1,w":  # every week on that day
+            return ScheduleSpec(
+                name,
+                cron(hhmm, "?", "*", _WEEK[wm.group(1)]),
+                net.timezone,
+                calendar,
+                day_rule if calendar else None,
+                (),
+                where,
+            )
+        if wm and wm.group(2) is not None:
             dow, which = _WEEK[wm.group(1)], wm.group(2)
 
             def fires(d: date) -> bool:
