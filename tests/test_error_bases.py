@@ -22,6 +22,7 @@ BASES = {
     "ami": "AmiError",
     "asl": "AslError",
     "console": "ConsoleError",
+    "database": "DatabaseError",
     "diff": "DiffError",
     "durable": "DurableError",
     "eventpatterns": "EventPatternError",

@@ -208,6 +208,9 @@ class WorkerSettings(_Section):
     heartbeat_seconds: float = Field(default=2.0, gt=0)
     lease_seconds: float = Field(default=30.0, gt=0)
     recovery_interval_seconds: float = Field(default=5.0, gt=0)
+    # A command waiting for a run stopped by a storage fault gives up (exit 2, naming the
+    # fix) after this long; the run stays RUNNING and continues once the database works.
+    stranded_after_seconds: float = Field(default=20.0, gt=0)
 
 
 class SandboxSettings(_Section):

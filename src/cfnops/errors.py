@@ -17,6 +17,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+# Set by cfnops.durable on every exception a database engine raises (naming the database):
+# a fault of the host's storage, never of the workflow or state that was running.
+HOST_FAULT_TAG = "_cfnops_database"
+
 
 class ExitCode(IntEnum):
     """Documented process exit codes, usable in CI."""
@@ -34,6 +38,9 @@ class CfnopsError(Exception):
     """
 
     exit_code: ExitCode = ExitCode.FAILED
+    # True: the process ends without waiting for its other threads (e.g. an execution
+    # stopped by a storage fault, which only waits for an outcome another process records).
+    abandons_threads: bool = False
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         self.message = message
@@ -57,3 +64,19 @@ class HeldForReview(CfnopsError):
     """A safety policy held the change: it waits for ``cfnops approve``."""
 
     exit_code = ExitCode.HELD
+
+
+def is_host_fault(exc: BaseException) -> bool:
+    """``exc`` (or what it wraps) is a fault of the database under cfnops, not of a workflow.
+
+    Workflows and ASL states never catch such faults as their own failure: the run stops
+    where it is and continues from its last checkpoint once the database works again.
+    """
+    seen: set[int] = set()
+    item: BaseException | None = exc
+    while item is not None and id(item) not in seen:
+        seen.add(id(item))
+        if getattr(item, HOST_FAULT_TAG, None):
+            return True
+        item = item.__cause__ or item.__context__
+    return False

@@ -26,12 +26,24 @@ def _metadata(name: str = "probe") -> sa.MetaData:
 def test_public_names_are_pinned() -> None:
     assert sorted(cfnops.database.__all__) == [
         "Database",
+        "DatabaseCorrupted",
         "DatabaseError",
+        "DatabaseFileGone",
+        "DatabaseFull",
+        "DatabaseIsDirectory",
         "DatabasePathError",
+        "DatabaseReadOnly",
+        "DatabaseUnreachable",
+        "NotADatabase",
         "PostgresDatabase",
+        "SchemaTooNew",
+        "SchemaTooOld",
         "SqliteDatabase",
+        "StorageError",
         "create_tables",
+        "redact_url",
         "schema_lock",
+        "storage_error",
     ]
 
 

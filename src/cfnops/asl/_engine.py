@@ -19,6 +19,7 @@ from cfnops.asl._ports import RandomTaskTokens
 from cfnops.asl._timestamps import format_timestamp
 from cfnops.asl._values import MAX_PAYLOAD_BYTES
 from cfnops.asl.errors import StatesFailure
+from cfnops.errors import is_host_fault
 
 if TYPE_CHECKING:
     from cfnops.asl._ports import (
@@ -229,6 +230,8 @@ class Branch:
         except StatesFailure:
             raise
         except Exception as exc:  # a bug or an unexpected value: fail the state, not the host
+            if is_host_fault(exc):  # the database under the run: not the state's failure
+                raise
             raise self.state_failure(
                 StateError("States.Runtime", f"{type(exc).__name__}: {exc}")
             ) from exc

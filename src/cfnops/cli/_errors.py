@@ -5,6 +5,8 @@ from the libraries underneath are translated here (and only here) into one line
 that says what was wrong, where, and what to do:
 
 - botocore (credentials, endpoint, throttling, access): :func:`cfnops.aws.translate_error`;
+- database drivers (SQLAlchemy, ``sqlite3``, ``psycopg``): :func:`cfnops.database.storage_error`
+  (unreachable, read-only, full, corrupted, not a database…, naming the file or URL) → exit 2;
 - ``UnicodeDecodeError``: a file that is not UTF-8 text (a binary file) → exit 2;
 - ``OSError`` with a file name: cannot read or write that file → exit 2;
 - pydantic-settings' ``SettingsError`` (a ``CFNOPS_*`` value that is not valid JSON
@@ -32,6 +34,12 @@ def as_cfnops(exc: BaseException) -> CfnopsError | None:
         from cfnops.aws import translate_error
 
         return translate_error(exc) or CfnopsError(str(exc))  # type: ignore[arg-type]
+    if _from_database_driver(exc):
+        from cfnops.database import storage_error
+
+        found = storage_error(exc)
+        if found is not None:
+            return found
     if isinstance(exc, UnicodeDecodeError):
         return UsageError(
             f"input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
@@ -52,6 +60,22 @@ def as_cfnops(exc: BaseException) -> CfnopsError | None:
             "CFNOPS_WORKER__WORKFLOW_MODULES='[\"my_module\"]'",
         )
     return None
+
+
+_DRIVERS = ("sqlalchemy", "sqlite3", "psycopg", "dbos")
+
+
+def _from_database_driver(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(8):  # the error, what it wraps, and what it was raised from
+        if seen is None:
+            return False
+        if type(seen).__module__.partition(".")[0] in _DRIVERS or type(seen).__module__ == (
+            "_sqlite3"
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def wants_traceback(argv: Sequence[str] | None, environ: dict[str, str]) -> bool:

@@ -169,6 +169,8 @@ def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> 
             if row.status != "RUNNING":
                 break
             engine = _current_engine()  # wakes when the run ends, not at the next tick
+            if engine is not None:
+                engine.check_stranded(run_id)  # a storage fault stopped it: say so, exit 2
             if engine is None or engine.wait_local(run_id, 0.25) is None:
                 time.sleep(0.25)
     if st.output_format != "json":

@@ -210,7 +210,12 @@ def run(argv: list[str] | None = None) -> int:
     try:
         result = app(args=argv, standalone_mode=False)
     except CfnopsError as err:
-        return _exit(_report(err), argv)
+        code = _report(err)
+        if err.abandons_threads and argv is None:
+            from cfnops.cli._exit import hard_exit
+
+            hard_exit(code)
+        return _exit(code, argv)
     except typer.Exit as exc:
         return _exit(int(exc.exit_code or 0), argv)
     except typer.Abort:

@@ -79,7 +79,7 @@ def list_runs(
         table.add_row(
             r.run_id,
             r.workflow,
-            r.status,
+            r.status if r.needs is None else f"{r.status} (needs {r.needs})",
             r.outcome,
             _when(r, "created"),
             _when(r, "updated"),
@@ -111,6 +111,8 @@ def _render_detail(
     console.print(f"status   {record.status}")
     if record.outcome != record.status:
         console.print(f"outcome  {record.outcome}")
+    if record.status in ("RUNNING", "QUEUED"):
+        console.print(f"runs on  {record.runs_on}", soft_wrap=True, markup=False)
     console.print(f"created  {_when(record, 'created')}  updated {_when(record, 'updated')}")
     if not record.compatible:
         console.print(

@@ -12,6 +12,7 @@ import typer
 from cfnops.cli._exit import hard_exit
 from cfnops.cli._interrupt import exit_code
 from cfnops.cli._state import state
+from cfnops.database import redact_url
 from cfnops.durable import DEFAULT_QUEUE
 from cfnops.errors import UsageError
 from cfnops.jobs import start_worker_services
@@ -110,7 +111,7 @@ def worker(
     services += drift_threads
     st.console.print(
         f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "
-        f"{worker_cfg.concurrency}, database {settings.database_url}"
+        f"{worker_cfg.concurrency}, database {redact_url(settings.database_url)}"
     )
     for line in drift_lines:
         st.console.print(line, soft_wrap=True)
@@ -128,14 +129,17 @@ def worker(
                 hint="choose a free port (0 picks one)",
             ) from None
         st.console.print(f"metrics: {endpoint.url}")
-    stop.wait()
+    while not stop.wait(0.5):
+        if engine.fatal is not None:  # e.g. its SQLite file deleted: stop, exit 2
+            stop.set()
     st.console.print(
         f"stopping: letting steps in flight finish for up to {grace:g} s; runs not done are "
         "left RUNNING and resumed by another worker (or this one when it restarts)",
         soft_wrap=True,
     )
     # Whatever happens in the shutdown, the process is gone shortly after the grace.
-    watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(exit_code(received[0])))
+    code = exit_code(received[0]) if received else 2  # no signal: a fatal database fault
+    watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(code))
     watchdog.daemon = True
     watchdog.start()
     deadline = time.monotonic() + grace  # one grace for everything, not one each
@@ -145,9 +149,14 @@ def worker(
     if endpoint is not None:
         endpoint.stop()
     st.console.print("stopped")
+    if engine.fatal is not None:
+        raise engine.fatal
     # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
     # is an interruption (130, as every command).
-    raise typer.Exit(exit_code(received[0]) if received and received[0] != signal.SIGTERM else 0)
+    final = exit_code(received[0]) if received and received[0] != signal.SIGTERM else 0
+    if engine.parked:  # executions that only wait for outcomes other processes record
+        hard_exit(final)
+    raise typer.Exit(final)
 
 
 def register(app: typer.Typer) -> None:

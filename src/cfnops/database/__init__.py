@@ -10,6 +10,9 @@ and creates each store's tables once::
     db = Database.open("sqlite:////var/lib/cfnops/runs.db")
     engine = db.ensure(metadata)       # tables created if missing, once per handle
 
+Errors of the drivers underneath (``sqlite3``, ``psycopg``, SQLAlchemy) become named
+:class:`StorageError` subclasses through one mapping (:func:`storage_error`).
+
 Backends are two small adapters of one base class (:class:`SqliteDatabase`,
 :class:`PostgresDatabase`): URL, connection pragmas and the schema lock.
 """
@@ -17,14 +20,43 @@ Backends are two small adapters of one base class (:class:`SqliteDatabase`,
 from cfnops.database._base import Database, create_tables, schema_lock
 from cfnops.database._postgres import PostgresDatabase
 from cfnops.database._sqlite import SqliteDatabase
-from cfnops.database.errors import DatabaseError, DatabasePathError
+from cfnops.database._storage_errors import install as _install_storage_errors
+from cfnops.database._storage_errors import redact_url, storage_error
+from cfnops.database.errors import (
+    DatabaseCorrupted,
+    DatabaseError,
+    DatabaseFileGone,
+    DatabaseFull,
+    DatabaseIsDirectory,
+    DatabasePathError,
+    DatabaseReadOnly,
+    DatabaseUnreachable,
+    NotADatabase,
+    SchemaTooNew,
+    SchemaTooOld,
+    StorageError,
+)
+
+_install_storage_errors()  # every engine's errors name their database (see _storage_errors)
 
 __all__ = [
     "Database",
+    "DatabaseCorrupted",
     "DatabaseError",
+    "DatabaseFileGone",
+    "DatabaseFull",
+    "DatabaseIsDirectory",
     "DatabasePathError",
+    "DatabaseReadOnly",
+    "DatabaseUnreachable",
+    "NotADatabase",
     "PostgresDatabase",
+    "SchemaTooNew",
+    "SchemaTooOld",
     "SqliteDatabase",
+    "StorageError",
     "create_tables",
+    "redact_url",
     "schema_lock",
+    "storage_error",
 ]

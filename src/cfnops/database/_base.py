@@ -109,8 +109,13 @@ class Database(ABC):
         # The only sa.create_engine of cfnops: every store, the durable engine's
         # leases and DBOS's SQLite system database share what it returns.
         self._prepare()
+        # hide_parameters: an error's text (logged by DBOS, or a traceback) never carries
+        # a statement's values, which hold runs' definitions and inputs
         engine = sa.create_engine(
-            self.sqlalchemy_url(), pool_size=self.pool_size, max_overflow=self.pool_size
+            self.sqlalchemy_url(),
+            pool_size=self.pool_size,
+            max_overflow=self.pool_size,
+            hide_parameters=True,
         )
         on_connect: Callable[[Any], None] = self._on_connect
         sa.event.listen(engine, "connect", lambda conn, _record: on_connect(conn))

@@ -48,6 +48,20 @@ class SqliteDatabase(Database):
     def _prepare(self) -> None:
         prepare_sqlite_file(self.path)
 
+    def file_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the database file; ``None`` when it does not exist (or the
+        database is in memory). A file deleted and created again, or replaced by a rename,
+        gets another identity: a process that opened the old one writes where nobody reads.
+        """
+        path = self.path.split("?", 1)[0]
+        if not path or path == ":memory:" or path.startswith("file:"):
+            return None
+        try:
+            found = os.stat(Path(path).expanduser())
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
+
     def _on_connect(self, dbapi_conn: Any) -> None:
         # As DBOS's own SQLite engine does (IMMEDIATE writers, busy timeout,
         # foreign keys), plus WAL and NORMAL sync: see the module docstring.

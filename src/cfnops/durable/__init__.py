@@ -26,7 +26,7 @@ from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
 from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
-from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle
+from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
 from cfnops.durable._lambda_functions import (
     LambdaFunction,
     functions,
@@ -42,8 +42,11 @@ from cfnops.durable.errors import (
     CallbackClosed,
     DurableError,
     IncompatibleRun,
+    MissingModule,
+    NotRunnableHere,
     RunCancelled,
     RunFailed,
+    RunStranded,
     StepResultNotJson,
     UnknownExecution,
     UnknownFunction,
@@ -65,11 +68,14 @@ __all__ = [
     "IncompatibleRun",
     "LambdaFunction",
     "LocalLambda",
+    "MissingModule",
+    "NotRunnableHere",
     "RunCancelled",
     "RunFailed",
     "RunHandle",
     "RunRecord",
     "RunStore",
+    "RunStranded",
     "StepRecord",
     "StepResultNotJson",
     "UnknownExecution",
@@ -80,6 +86,7 @@ __all__ = [
     "functions",
     "lambda_function",
     "make_engine",
+    "needs_queue",
     "redacted",
     "register_function",
     "register_function_lazily",

@@ -1,14 +1,20 @@
-"""Every use of DBOS's private internals, behind four functions.
+"""Every use of DBOS's private internals, behind a few functions.
 
 cfnops uses DBOS's public API (``DBOS``, ``DBOSClient``, ``DBOSConfig``) everywhere
-else. Two things it needs have no public form in DBOS 3.4:
+else. What it needs that has no public form in DBOS 3.4:
 
 - recovery of one run of a dead executor (DBOS recovers per executor only,
   at launch): ``SystemDatabase.reenqueue_for_recovery`` with the internal queue;
 - how many workflows this process executes (so a shutdown with none in flight
   does not sleep DBOS's whole-second grace period): ``DBOS._active_workflows_set``;
 - the portable JSON serializer (``dbos._serialization.DBOSPortableJSONSerializer``),
-  so that step results are plain JSON any process (and ``runs show``) can read.
+  so that step results are plain JSON any process (and ``runs show``) can read;
+- moving a run this process cannot execute to another queue (``SystemDatabase.tables``,
+  ``_now_ms_sql``), as DBOS's recovery re-enqueue does;
+- stopping an execution without recording an outcome (``DBOSWorkflowCancelledError``),
+  for a run stopped by a storage fault (:mod:`cfnops.durable._stalls`);
+- the system database's recorded and latest migration versions (``dbos._migration``), so
+  a database written by a newer DBOS is refused by name (:class:`SchemaTooNew`).
 
 It also imports DBOS itself (:func:`import_dbos`, first thing ``cfnops.durable`` does)
 without its PostgreSQL driver: DBOS 3.4 imports ``psycopg`` at module level
@@ -44,9 +50,12 @@ __all__ = [
     "DbosIncompatible",
     "active_workflows",
     "check_dbos",
+    "hand_over",
     "import_dbos",
+    "park",
     "portable_serializer",
     "reenqueue",
+    "schema_versions",
 ]
 
 # The DBOS releases this module was checked against (kept in step with pyproject.toml).
@@ -127,6 +136,57 @@ def reenqueue(run_id: str, dead_executor: str) -> bool:
     return bool(sys_db.reenqueue_for_recovery(run_id, [dead_executor], INTERNAL_QUEUE_NAME))
 
 
+def schema_versions(engine: Any) -> tuple[int, int]:
+    """(recorded, latest) DBOS migration versions of the system database on ``engine``
+    (a missing table reads as 0)."""
+    from dbos import _migration
+
+    if engine.dialect.name == "sqlite":
+        found: tuple[int, int] = _migration.get_sqlite_migration_versions(engine)
+    else:
+        found = _migration.get_migration_versions(engine, "dbos", True)
+    return found
+
+
+def hand_over(run_id: str, executor: str, queue: str) -> bool:
+    """Put a PENDING run that ``executor`` holds on ``queue`` (ENQUEUED, no owner); ``True``
+    if this call did. As :func:`reenqueue`, but to the given queue even when the run was
+    on another: a run this process cannot execute goes where processes that can will
+    dequeue it."""
+    import sqlalchemy as sa
+    from dbos._dbos import _get_dbos_instance
+
+    sys_db = _get_dbos_instance()._sys_db
+    table = sys_db.tables.workflow_status
+    with sys_db.engine.begin() as conn:
+        result = conn.execute(
+            sa.update(table)
+            .where(table.c.workflow_uuid == run_id)
+            .where(table.c.status == "PENDING")
+            .where(table.c.executor_id == executor)
+            .values(
+                status="ENQUEUED",
+                queue_name=queue,
+                owner_xid=None,
+                started_at_epoch_ms=None,
+                updated_at=sys_db._now_ms_sql(),
+            )
+        )
+        return bool(result.rowcount)
+
+
+def park(reason: str) -> BaseException:
+    """The exception that makes DBOS stop an execution without recording an outcome.
+
+    DBOS treats it as "this execution no longer owns its run": nothing is written, and
+    the execution waits for the run's outcome recorded by whichever execution finishes
+    it (see :mod:`cfnops.durable._stalls`).
+    """
+    from dbos._error import DBOSWorkflowCancelledError
+
+    return DBOSWorkflowCancelledError(reason)
+
+
 def active_workflows() -> int | None:
     """How many workflows DBOS executes in this process (``None``: DBOS no longer says)."""
     from dbos._dbos import _get_dbos_instance
@@ -164,6 +224,11 @@ def check_dbos() -> str:
     queue = _attr("dbos._utils", "INTERNAL_QUEUE_NAME", problems)
     if queue is not None and not isinstance(queue, str):
         problems.append(f"dbos._utils.INTERNAL_QUEUE_NAME is {queue!r}, not a queue name")
+    _attr("dbos._error", "DBOSWorkflowCancelledError", problems)
+    if sys_db is not None and not callable(getattr(sys_db, "_now_ms_sql", None)):
+        problems.append("dbos._sys_db.SystemDatabase._now_ms_sql is gone")
+    for name in ("get_sqlite_migration_versions", "get_migration_versions"):
+        _attr("dbos._migration", name, problems)
     serializer = _attr("dbos._serialization", "DBOSPortableJSONSerializer", problems)
     if serializer is not None:
         for name in ("serialize", "deserialize"):

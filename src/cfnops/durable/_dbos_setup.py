@@ -16,6 +16,7 @@ __all__ = [
     "APP_NAME",
     "COMMAND_LISTENER_POLL_SECONDS",
     "LISTENER_POLL_SECONDS",
+    "check_schema",
     "create_tables",
     "dbos_config",
     "make_engine",
@@ -31,6 +32,18 @@ def make_engine(url: str, *, pool_size: int = 20) -> sa.Engine:
     Each call opens another pool; stores take the runtime's database instead.
     """
     return Database.open(url, pool_size=pool_size).engine
+
+
+def check_schema(engine: sa.Engine) -> None:
+    """Refuse a system database whose DBOS schema is newer than this DBOS knows."""
+    from cfnops.database import SchemaTooNew, redact_url
+    from cfnops.durable._dbos_port import schema_versions
+
+    recorded, latest = schema_versions(engine)
+    if recorded > latest:
+        raise SchemaTooNew(
+            redact_url(engine.url), f"schema version {recorded}, this cfnops knows up to {latest}"
+        )
 
 
 # How often DBOS's notification listener looks at SQLite (PostgreSQL pushes). Shutting
@@ -58,6 +71,8 @@ def dbos_config(
         "serializer": portable_serializer(),
         "log_level": "WARNING",
         "notification_listener_polling_interval_sec": listener_poll_seconds,
+        # DBOS's own PostgreSQL engine: errors it logs never carry a run's input
+        "db_engine_kwargs": {"hide_parameters": True},
     }
     if engine is not None:
         config["system_database_engine"] = engine

@@ -22,26 +22,55 @@ from dbos import DBOS, SetWorkflowID
 from cfnops import logcontext
 from cfnops._version import __version__
 from cfnops.config import Settings
-from cfnops.durable._dbos_port import active_workflows, reenqueue
+from cfnops.database import DatabaseFileGone, SqliteDatabase, StorageError, storage_error
+from cfnops.durable._dbos_port import active_workflows, hand_over, park, reenqueue
 from cfnops.durable._dbos_setup import (
     COMMAND_LISTENER_POLL_SECONDS,
     LISTENER_POLL_SECONDS,
+    check_schema,
     dbos_config,
 )
 from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
 from cfnops.durable._registry import get_workflow, import_modules, registered, takes_context
-from cfnops.durable.errors import RunCancelled, RunFailed, UnknownRun
+from cfnops.durable._stalls import Stalls
+from cfnops.durable.errors import NotRunnableHere, RunCancelled, RunFailed, UnknownRun
 from cfnops.runtime import Runtime
 
 _log = logging.getLogger("cfnops.durable")
 
 RUN_WORKFLOW = "cfnops.run"
 DEFAULT_QUEUE = "cfnops"
+NEEDS_QUEUE_PREFIX = "cfnops needs "
 
 
 @DBOS.workflow(name=RUN_WORKFLOW)
 def _run(workflow: str, event: Any) -> Any:
+    try:
+        return _call(workflow, event)
+    except NotRunnableHere as exc:
+        # Not this process's to run: hand it, untouched, to the processes that can
+        engine, run_id = Engine.current(), DBOS.workflow_id or ""
+        if engine is None or not engine.hand_over(run_id, exc):
+            raise
+        engine.parked += 1
+        raise park(f"run {run_id} needs {exc.needs}") from exc
+    except Exception as exc:
+        # A fault of the database is not the run's: keep it RUNNING, continue it later
+        engine, run_id = Engine.current(), DBOS.workflow_id or ""
+        if engine is None or not engine.stalls.add(run_id, exc):
+            raise
+        engine.parked += 1
+        raise park(f"run {run_id} stopped by a storage fault") from exc
+
+
+def needs_queue(needs: str) -> str:
+    """The queue of runs waiting for a process that has ``needs`` (``workflow X``,
+    ``module M``): only processes that have it dequeue from it."""
+    return NEEDS_QUEUE_PREFIX + needs
+
+
+def _call(workflow: str, event: Any) -> Any:
     stack = event.get("stack") if isinstance(event, dict) else None
     with logcontext.bound(
         run_id=DBOS.workflow_id, workflow=workflow, stack=stack if isinstance(stack, str) else None
@@ -89,6 +118,17 @@ class Engine:
         # Runs this process started or re-attached to (run id → workflow), newest last:
         # what an interrupted command reports on.
         self.started: dict[str, str] = {}
+        # runs stopped here by a storage fault, handed back once the database works
+        self.stalls = Stalls()
+        # the SQLite file this process opened (device, inode), checked every heartbeat
+        database = self.runtime.database
+        self._file = database if isinstance(database, SqliteDatabase) else None
+        self._file_id: tuple[int, int] | None = None  # taken once the file is open
+        # executions parked here (handed over, or stopped by a storage fault): each only
+        # waits for the outcome another execution records, so an exit need not wait for them
+        self.parked = 0
+        # set when this process must stop using the database (its file deleted/replaced)
+        self.fatal: StorageError | None = None
 
     @property
     def settings(self) -> Settings:
@@ -131,14 +171,16 @@ class Engine:
         sys_engine = database.engine if database.is_sqlite else None
         lease_engine = database.engine
         with database.schema_lock():
+            check_schema(lease_engine)
             self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
             self._leases.register(self.executor_id, __version__)
             poll = LISTENER_POLL_SECONDS if self.worker else COMMAND_LISTENER_POLL_SECONDS
             DBOS(config=dbos_config(url, self.executor_id, sys_engine, listener_poll_seconds=poll))
-            if not self.worker:
-                # Plain commands execute their own runs and recovered ones, but leave
-                # queued work to `cfnops worker`.
-                DBOS.listen_queues([])
+            # Plain commands execute their own runs and recovered ones, but leave queued
+            # work to `cfnops worker`. A worker dequeues from the default queue and from
+            # the queues of runs that need what it has (never from those it lacks: DBOS
+            # would otherwise listen to every queue any process registered).
+            DBOS.listen_queues([DEFAULT_QUEUE, *self._needs_queues()] if self.worker else [])
             DBOS.launch()
         if self.worker:
             self.queue(
@@ -146,8 +188,17 @@ class Engine:
                 worker_concurrency=self.settings.worker.concurrency,
                 global_concurrency=self.settings.worker.global_concurrency,
             )
+            # runs handed over by processes that lacked what this one has
+            for name in self._needs_queues():
+                self.queue(name, worker_concurrency=self.settings.worker.concurrency)
+        self._file_id = self._file.file_identity() if self._file else None
         self.recover()
         self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
+
+    def _needs_queues(self) -> list[str]:
+        has = [f"workflow {n}" for n in registered()]
+        has += [f"module {m}" for m in self.settings.worker.workflow_modules]
+        return [needs_queue(needs) for needs in has]
 
     def shutdown(self, grace_seconds: float = 5.0) -> None:
         """Stop executing; runs still in flight are recovered by the next process.
@@ -186,14 +237,58 @@ class Engine:
         beat = self.settings.worker.heartbeat_seconds
         sweep_every = self.settings.worker.recovery_interval_seconds
         last_sweep = time.monotonic()
+        failing = ""
         while not self._stop.wait(beat):
+            if self._file_replaced():
+                return
             try:
                 self._leases.heartbeat(self.executor_id)
+                if failing:
+                    _log.warning("the durable database works again")
+                    failing = ""
+                self._hand_back()
                 if time.monotonic() - last_sweep >= sweep_every:
                     self.recover()
                     last_sweep = time.monotonic()
-            except Exception:  # keep beating through transient database errors
-                _log.warning("heartbeat failed", exc_info=True)
+            except Exception as exc:  # keep beating through database faults
+                found = storage_error(exc)
+                text = found.message if found is not None else f"{type(exc).__name__}: {exc}"
+                if text != failing:  # once per fault, not every beat
+                    _log.warning("heartbeat failed: %s", text)
+                    failing = text
+
+    def _file_replaced(self) -> bool:
+        """The SQLite file was deleted or replaced: writes would go to a file nobody reads."""
+        if self._file is None or self._file_id is None:
+            return False
+        now = self._file.file_identity()
+        if now == self._file_id:
+            return False
+        detail = "the file is gone" if now is None else "another file took its place"
+        self.fatal = DatabaseFileGone(self._file.path, detail)
+        _log.error("%s (%s)", self.fatal.message, self.fatal.hint)
+        return True
+
+    def hand_over(self, run_id: str, missing: NotRunnableHere) -> bool:
+        """Move ``run_id`` (executed here) to the queue of the processes that have what it
+        needs; ``False`` when it was not this process's to move."""
+        if not hand_over(run_id, self.executor_id, needs_queue(missing.needs)):
+            return False
+        _log.warning(
+            "run %s needs %s, which this process lacks: left QUEUED for a process that has it (%s)",
+            run_id,
+            missing.needs,
+            missing.hint,
+        )
+        return True
+
+    def _hand_back(self) -> None:
+        """Re-enqueue the runs stopped here by a storage fault (a write just worked)."""
+        for run_id in self.stalls.pending():
+            found = DBOS.get_workflow_status(run_id)
+            if found is None or found.status != "PENDING" or reenqueue(run_id, self.executor_id):
+                self.stalls.done(run_id)
+                _log.warning("run %s continues from its last checkpoint", run_id)
 
     # -- queues ----------------------------------------------------------------
 
@@ -270,10 +365,18 @@ class Engine:
         wait_futures([future], timeout=timeout)
         return future.done()
 
+    def check_stranded(self, run_id: str) -> None:
+        """:class:`RunStranded` when a storage fault has stopped ``run_id`` here for longer
+        than ``worker.stranded_after_seconds`` (a waiting command then says so and ends)."""
+        if self.fatal is not None:
+            raise self.fatal
+        self.stalls.check(run_id, self.settings.worker.stranded_after_seconds)
+
     def result(self, run_id: str, timeout: float | None = None) -> Any:
         """Wait for the run to end; its output, or :class:`RunFailed`."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            self.check_stranded(run_id)
             status = DBOS.get_workflow_status(run_id)
             if status is None:
                 raise UnknownRun(run_id)

@@ -18,7 +18,8 @@ from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.database import Database
 from cfnops.durable._dbos_port import portable_serializer
-from cfnops.durable._engine import DEFAULT_QUEUE, RUN_WORKFLOW
+from cfnops.durable._dbos_setup import check_schema
+from cfnops.durable._engine import DEFAULT_QUEUE, NEEDS_QUEUE_PREFIX, RUN_WORKFLOW
 from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable.errors import UnknownRun
 
@@ -128,6 +129,28 @@ class RunRecord:
                 return said
         return self.status
 
+    @property
+    def needs(self) -> str | None:
+        """What a process must have to run this run (``workflow X``, ``module M``), when a
+        process without it handed it over; ``None`` when any process of this version can."""
+        if self.queue and self.queue.startswith(NEEDS_QUEUE_PREFIX):
+            return self.queue[len(NEEDS_QUEUE_PREFIX) :]
+        return None
+
+    @property
+    def runs_on(self) -> str:
+        """Which processes can advance it, in words (``runs list``/``runs show``)."""
+        needs = self.needs
+        if needs is not None:
+            kind, _, name = needs.partition(" ")
+            flag = f"--import {name}" if kind == "module" else f"the module that registers {name}"
+            return f"a worker with {needs} ('cfnops worker' with {flag})"
+        if self.status == "QUEUED":
+            return "any 'cfnops worker'"
+        if self.status == "RUNNING":
+            return f"its executor {self.executor or '-'}, or any process once that one is gone"
+        return "-"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "runId": self.run_id,
@@ -142,6 +165,8 @@ class RunRecord:
             "version": self.version,
             "executor": self.executor,
             "queue": self.queue,
+            "needs": self.needs,
+            "runsOn": self.runs_on,
         }
 
 
@@ -168,6 +193,8 @@ class RunStore:
         self._empty = not self.database.has_table(
             "workflow_status", schema=self.database.dbos_schema
         )
+        if not self._empty:
+            check_schema(self.database.engine)
 
     def close(self) -> None:
         self._client.destroy()

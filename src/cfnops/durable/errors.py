@@ -10,17 +10,63 @@ class DurableError(CfnopsError):
     """Base class for durable-engine errors."""
 
 
-class UnknownWorkflow(DurableError, UsageError):
+class NotRunnableHere(DurableError, UsageError):
+    """This process lacks what a run needs (its workflow, or a module of its code).
+
+    ``needs`` names it: ``workflow NAME`` or ``module NAME``. A worker that dequeues or
+    recovers such a run hands it over, untouched, to the processes that have it.
+    """
+
+    def __init__(self, needs: str, message: str, *, hint: str) -> None:
+        super().__init__(message, hint=hint)
+        self.needs = needs
+
+
+class UnknownWorkflow(NotRunnableHere):
     """No workflow is registered under the name a run asks for."""
 
     def __init__(self, name: str, known: list[str]) -> None:
         listed = ", ".join(sorted(known)) or "none"
         super().__init__(
+            f"workflow {name}",
             f"workflow {name!r} is not registered in this process (registered: {listed})",
             hint="import the module that defines it: add it to worker.workflow_modules "
             "(CFNOPS_WORKER__WORKFLOW_MODULES) and run 'cfnops runs resume RUN_ID'",
         )
         self.name = name
+
+
+class MissingModule(NotRunnableHere):
+    """A run's code needs a module this process cannot import (e.g. ``job run --import``)."""
+
+    def __init__(self, module: str, reason: str) -> None:
+        super().__init__(
+            f"module {module}",
+            f"module {module!r} cannot be imported in this process ({reason})",
+            hint=f"run a worker that has it: 'cfnops worker --import {module}' "
+            "(or add it to worker.workflow_modules)",
+        )
+        self.module = module
+
+
+class RunStranded(DurableError, UsageError):
+    """A run this command waits for cannot advance: the database under it failed.
+
+    The run is not failed: it stays RUNNING and continues from its last checkpoint
+    once the database works and a process with its workflow runs.
+    """
+
+    abandons_threads = True  # the stopped execution here only waits; nothing to finish
+
+    def __init__(self, run_id: str, reason: str, *, database: str | None = None) -> None:
+        super().__init__(
+            f"run {run_id} cannot advance: {reason}",
+            hint="it stays RUNNING and loses no finished step: fix the database, then "
+            f"'cfnops runs resume {run_id}' (or start 'cfnops worker'); "
+            f"'cfnops runs cancel {run_id}' ends it instead",
+        )
+        self.run_id = run_id
+        self.database = database
 
 
 class WorkflowModuleNotImportable(DurableError, UsageError):

@@ -26,6 +26,7 @@ from cfnops.asl import TaskContext
 from cfnops.asl.errors import TaskFailure
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
+from cfnops.errors import is_host_fault
 from cfnops.jobs._functions import LocalFunction, call_local, functions
 from cfnops.jobs._http import SLACK_ALIAS, call_http
 from cfnops.jobs._runner import JobResult
@@ -90,6 +91,8 @@ class JobInvoker:
         except TaskFailure:
             raise
         except Exception as exc:  # an integration bug or an unexpected answer
+            if is_host_fault(exc):  # the run's database failed, not the Task
+                raise
             raise TaskFailure("States.TaskFailed", f"{type(exc).__name__}: {exc}") from exc
 
     # -- dispatch ------------------------------------------------------------------------

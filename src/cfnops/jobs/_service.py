@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from cfnops.asl import check_definition
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
-from cfnops.durable import Engine, RunStore, register_workflow
+from cfnops.durable import Engine, MissingModule, RunStore, register_workflow
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._functions import import_modules
 from cfnops.jobs._integrations import JobInvoker
@@ -27,7 +27,7 @@ from cfnops.jobs._operations import RunOperations
 from cfnops.jobs._pools import PoolStore
 from cfnops.jobs._runner import JobResult, execute_run, redrive_point
 from cfnops.jobs._store import MODULES_OPTION, JobStore, RunRow, dumps
-from cfnops.jobs.errors import RunNotRedrivable, UnknownTaskToken
+from cfnops.jobs.errors import ModuleImportFailed, RunNotRedrivable, UnknownTaskToken
 
 __all__ = ["WORKFLOW", "JobService"]
 
@@ -100,8 +100,12 @@ class JobService(RunOperations):
         def invoker(row: RunRow) -> JobInvoker:
             notify["on"] = bool(row.options.get("notify"))
             # the local functions of the process that started the run (redrive, rerun,
-            # recovery by a worker): import the modules it recorded
-            import_modules(row.modules)
+            # recovery by a worker): import the modules it recorded. A process without one
+            # leaves the run to a process that has it (durable's hand-over), untouched.
+            try:
+                import_modules(row.modules)
+            except ModuleImportFailed as exc:
+                raise MissingModule(exc.module, exc.reason) from exc
             return self._invoker(row)
 
         result = execute_run(self.store, run_id, invoker, region=self.region, account=self.account)
@@ -192,9 +196,10 @@ class JobService(RunOperations):
     def wait(self, run_id: str, timeout: float | None = None, poll: float = 0.1) -> JobResult:
         deadline = None if timeout is None else time.monotonic() + timeout
         engine = Engine.current()
-        if engine is not None:  # executed here: wait for its end, then read the record once
-            engine.wait_local(run_id, timeout)
         while True:
+            if engine is not None:  # executed here: wake when it ends, or when it stalls
+                engine.check_stranded(run_id)
+                engine.wait_local(run_id, 0.5 if timeout is None else min(timeout, 0.5))
             row = self.store.get_run(run_id)
             if row.status != "RUNNING":
                 return JobResult(run_id, row.status, row.output, row.error, row.cause)

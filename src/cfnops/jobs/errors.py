@@ -74,6 +74,7 @@ class ModuleImportFailed(JobsError, UsageError):
 
     def __init__(self, module: str, reason: str) -> None:
         self.module = module
+        self.reason = reason
         super().__init__(
             f"cannot import module {module!r} (its local functions): {reason}",
             hint="make it importable here (PYTHONPATH, or run from its directory), or name "

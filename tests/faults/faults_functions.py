@@ -1,0 +1,53 @@
+"""Local functions for the fault tests (imported by workers through --import / modules).
+
+``faults-effect`` is the side effect whose repeats the tests count: it appends a line
+``<mark> <pid>`` to the run's log file, after sleeping ``sleep`` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from cfnops.asl import TaskContext
+from cfnops.jobs import register_function
+
+
+def _effect(payload: Any, ctx: TaskContext) -> Any:
+    time.sleep(float(payload.get("sleep", 0)))
+    with Path(payload["log"]).open("a") as fh:
+        fh.write(f"{payload['mark']} {os.getpid()}\n")
+    return {"mark": payload["mark"]}
+
+
+def effects(log: Path, mark: str) -> int:
+    """How many times the side effect ``mark`` happened."""
+    if not log.exists():
+        return 0
+    return sum(1 for line in log.read_text().splitlines() if line.split()[0] == mark)
+
+
+def three_states(log: Path, sleep: float) -> dict[str, Any]:
+    """Pass → Task (the side effect, ``sleep`` s) → Pass."""
+    return {
+        "StartAt": "Before",
+        "States": {
+            "Before": {"Type": "Pass", "Next": "Effect"},
+            "Effect": {
+                "Type": "Task",
+                "Resource": "arn:aws:states:::lambda:invoke",
+                "Parameters": {
+                    "FunctionName": "faults-effect",
+                    "Payload": {"log": str(log), "mark": "effect", "sleep": sleep},
+                },
+                "ResultSelector": {"mark.$": "$.Payload.mark"},
+                "Next": "After",
+            },
+            "After": {"Type": "Pass", "End": True},
+        },
+    }
+
+
+register_function("faults-effect", _effect)
