@@ -42,6 +42,7 @@ def test_public_names_are_pinned() -> None:
         "StorageError",
         "create_tables",
         "redact_url",
+        "retry_while_unreachable",
         "schema_lock",
         "storage_error",
     ]

@@ -21,7 +21,7 @@ from cfnops.database._base import Database, create_tables, schema_lock
 from cfnops.database._postgres import PostgresDatabase
 from cfnops.database._sqlite import SqliteDatabase
 from cfnops.database._storage_errors import install as _install_storage_errors
-from cfnops.database._storage_errors import redact_url, storage_error
+from cfnops.database._storage_errors import redact_url, retry_while_unreachable, storage_error
 from cfnops.database.errors import (
     DatabaseCorrupted,
     DatabaseError,
@@ -57,6 +57,7 @@ __all__ = [
     "StorageError",
     "create_tables",
     "redact_url",
+    "retry_while_unreachable",
     "schema_lock",
     "storage_error",
 ]

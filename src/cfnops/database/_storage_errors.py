@@ -27,8 +27,9 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
-from typing import Any
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -45,7 +46,7 @@ from cfnops.database.errors import (
 )
 from cfnops.errors import HOST_FAULT_TAG
 
-__all__ = ["install", "is_transient", "redact_url", "storage_error"]
+__all__ = ["install", "is_transient", "redact_url", "retry_while_unreachable", "storage_error"]
 
 _TAG = HOST_FAULT_TAG
 
@@ -208,3 +209,32 @@ def is_transient(exc: BaseException) -> bool:
     """A connection-level fault that clears when the database is back (retry later)."""
     found = storage_error(exc)
     return isinstance(found, DatabaseUnreachable) and not isinstance(found, DatabaseIsDirectory)
+
+
+T = TypeVar("T")
+_log = logging.getLogger("cfnops.database")
+
+
+def retry_while_unreachable(
+    write: Callable[[], T], *, what: str, first_wait: float = 0.2, max_wait: float = 5.0
+) -> T:
+    """``write()``, tried again (backing off to ``max_wait`` s) for as long as the database
+    cannot be reached; any other error is raised at once.
+
+    For the one write that must not be lost: the checkpoint of a side effect that has
+    already happened (a Task's result). Failing it would run the effect again when the
+    run resumes from its previous checkpoint; waiting for the database only delays it.
+    """
+    wait, warned = first_wait, False
+    while True:
+        try:
+            return write()
+        except Exception as exc:
+            if not is_transient(exc):
+                raise
+            if not warned:
+                found = storage_error(exc)
+                _log.warning("%s waits for the database: %s", what, found.message if found else exc)
+                warned = True
+        time.sleep(wait)
+        wait = min(wait * 2, max_wait)

@@ -26,6 +26,7 @@ from typing import Any
 
 from cfnops.asl import BranchJob, TaskContext, TaskInvoker
 from cfnops.asl.errors import StatesFailure, TaskFailure
+from cfnops.database import retry_while_unreachable
 from cfnops.jobs._store import JobStore, dumps
 
 __all__ = [
@@ -238,14 +239,20 @@ class DurableInvoker:
         except StatesFailure as failure:
             if context.cancel.is_set():
                 raise  # abandoned (timeout, stop): not the task's own answer
-            self.store.put_step(
-                self.run_id, key, "task", ok=False, error=failure.error, cause=failure.cause
-            )
+            self._checkpoint(key, ok=False, error=failure.error, cause=failure.cause)
             raise TaskFailure(failure.error, failure.cause) from None
         if context.cancel.is_set():
             return result
-        self.store.put_step(self.run_id, key, "task", ok=True, result=result)
+        self._checkpoint(key, ok=True, result=result)
         return result
+
+    def _checkpoint(self, key: str, **outcome: Any) -> None:
+        """Record a Task's answer: the effect has happened, so a database that cannot be
+        reached is waited for (failing here would run the effect again on resume)."""
+        retry_while_unreachable(
+            lambda: self.store.put_step(self.run_id, key, "task", **outcome),
+            what=f"the result of task {key} of run {self.run_id}",
+        )
 
     def _apply(self, force: Forced, key: str, state_name: str) -> Any:
         self.store.put_step(
