@@ -16,7 +16,8 @@ from datetime import date
 from typing import Any
 
 from cfnops.jobimport._controlm_common import EventBook, substitute, timezone_of
-from cfnops.jobimport._controlm_when import CtmWhen, month_numbers, policy_of, translate_when
+from cfnops.jobimport._controlm_json_when import json_when, rule_calendars
+from cfnops.jobimport._controlm_when import CtmWhen, translate_when
 from cfnops.jobimport._model import CalendarSpec, ImportModel, Job, JobNet, NotifyRule, Rerun
 from cfnops.jobimport.errors import ImportInputError
 
@@ -178,68 +179,11 @@ class _Reader:
         self.model.note("calendar", path, f"calendar type {kind!r} not mapped")
 
     def _when(self, when: Mapping[str, Any], path: str) -> CtmWhen:
-        out = CtmWhen(source=path)
-        for key, value in when.items():
-            where = f"{path}.{key}"
-            if key == "WeekDays":
-                out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in _list(value)]
-                if "?" in out.week_days:
-                    self.model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL")
-                    out.week_days = [d for d in out.week_days if d != "?"]
-            elif key == "MonthDays":
-                out.month_days = [str(v).strip().upper() for v in _list(value)]
-            elif key == "Months":
-                out.months = month_numbers([str(v) for v in _list(value)])
-            elif key == "FromTime":
-                out.from_time = str(value)
-            elif key == "ToTime":
-                self.model.note("keyword", where, "end of the submission window: not mapped")
-            elif key == "DaysRelation":
-                out.relation = str(value).upper()
-            elif key == "MonthDaysCalendar":
-                out.days_calendar = str(value)
-            elif key == "WeekDaysCalendar":
-                out.weeks_calendar = str(value)
-            elif key == "ConfirmationCalendars" and isinstance(value, dict):
-                out.conf_calendar = str(value.get("Calendar") or "") or None
-                policy = policy_of(str(value.get("ExceptionPolicy", "DoNotOrder")))
-                out.policy = policy or "open"
-                out.shift_by = int(str(value.get("ShiftBy", "0")).replace("+", "") or 0)
-            elif key == "SpecificDates":
-                for v in _list(value):
-                    text = str(v)
-                    if len(text) == 4 and text.isdigit():
-                        out.specific_dates.append((int(text[:2]), int(text[2:])))
-                    else:
-                        self.model.note("value", where, f"specific date {text!r} is not MMDD")
-            elif key == "RuleBasedCalendars" and isinstance(value, dict):
-                self._rule_calendars(value, where)
-                out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
-                if value.get("Excluded"):
-                    self.model.note("calendar", where, "Excluded rule-based calendars: not mapped")
-            elif key == "Calendars" and isinstance(value, dict):
-                out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
-            elif key == "Schedule":
-                if str(value).replace(" ", "").lower() == "never":
-                    out.never = True
-                elif str(value).replace(" ", "").lower() != "everyday":
-                    self.model.note("value", where, f"Schedule {value!r} not mapped")
-            elif key == "TimeZone":
-                out.timezone = timezone_of(str(value), self.model, where)
-            else:
-                self.model.note("keyword", where, "scheduling keyword not mapped")
-        return out
+        return json_when(when, path, self.model, self.rules)
 
     def _rule_calendars(self, value: dict[str, Any], where: str) -> None:
-        for name, sub in value.items():
-            if name in ("Included", "Excluded"):
-                continue
-            if isinstance(sub, dict) and isinstance(sub.get("When"), dict):
-                self.rules[name] = self._when(sub["When"], f"{where}.{name}.When")
-            else:
-                self.model.note("calendar", f"{where}.{name}", "not a rule-based calendar")
+        rule_calendars(value, where, self.model, self.rules)
 
-    # -- folders and jobs ----------------------------------------------------------------
     def _folder(self, name: str, obj: dict[str, Any], path: str) -> None:
         net = JobNet(name, path, timezone=self.tz)
         if isinstance(obj.get("TimeZone"), str):

@@ -1,0 +1,108 @@
+"""Control-M Automation API ``When`` objects (JSON) → :class:`CtmWhen`.
+
+Fields (BMC Control-M Automation API, Code Reference, job properties "When"): WeekDays,
+MonthDays, Months, FromTime, ToTime, DaysRelation, MonthDaysCalendar, WeekDaysCalendar,
+ConfirmationCalendars (Calendar, ExceptionPolicy, ShiftBy), SpecificDates (MMDD),
+RuleBasedCalendars / Calendars (Included, Excluded), Schedule, TimeZone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cfnops.jobimport._controlm_common import timezone_of
+from cfnops.jobimport._controlm_when import CtmWhen, month_numbers, policy_of
+from cfnops.jobimport._model import ImportModel
+
+__all__ = ["json_when", "rule_calendars"]
+
+_WEEK = {
+    "SUN": "SUN",
+    "MON": "MON",
+    "TUE": "TUE",
+    "WED": "WED",
+    "THU": "THU",
+    "FRI": "FRI",
+    "SAT": "SAT",
+    "ALL": "ALL",
+}
+
+
+def _list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def json_when(
+    when: Mapping[str, Any], path: str, model: ImportModel, rules: dict[str, CtmWhen]
+) -> CtmWhen:
+    """A Control-M JSON ``When`` object (rule-based calendars it defines go to ``rules``)."""
+    out = CtmWhen(source=path)
+    for key, value in when.items():
+        where = f"{path}.{key}"
+        if key == "WeekDays":
+            out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in _list(value)]
+            if "?" in out.week_days:
+                model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL")
+                out.week_days = [d for d in out.week_days if d != "?"]
+        elif key == "MonthDays":
+            out.month_days = [str(v).strip().upper() for v in _list(value)]
+        elif key == "Months":
+            out.months = month_numbers([str(v) for v in _list(value)])
+        elif key == "FromTime":
+            out.from_time = str(value)
+        elif key == "ToTime":
+            model.note("keyword", where, "end of the submission window: not mapped")
+        elif key == "DaysRelation":
+            out.relation = str(value).upper()
+        elif key == "MonthDaysCalendar":
+            out.days_calendar = str(value)
+        elif key == "WeekDaysCalendar":
+            out.weeks_calendar = str(value)
+        elif key == "ConfirmationCalendars" and isinstance(value, dict):
+            out.conf_calendar = str(value.get("Calendar") or "") or None
+            policy = policy_of(str(value.get("ExceptionPolicy", "DoNotOrder")))
+            out.policy = policy or "open"
+            out.shift_by = int(str(value.get("ShiftBy", "0")).replace("+", "") or 0)
+        elif key == "SpecificDates":
+            for v in _list(value):
+                text = str(v)
+                if len(text) == 4 and text.isdigit():
+                    out.specific_dates.append((int(text[:2]), int(text[2:])))
+                else:
+                    model.note("value", where, f"specific date {text!r} is not MMDD")
+        elif key == "RuleBasedCalendars" and isinstance(value, dict):
+            rule_calendars(value, where, model, rules)
+            out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
+            if value.get("Excluded"):
+                model.note("calendar", where, "Excluded rule-based calendars: not mapped")
+        elif key == "Calendars" and isinstance(value, dict):
+            out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
+        elif key == "Schedule":
+            if str(value).replace(" ", "").lower() == "never":
+                out.never = True
+            elif str(value).replace(" ", "").lower() != "everyday":
+                model.note("value", where, f"Schedule {value!r} not mapped")
+        elif key == "TimeZone":
+            out.timezone = timezone_of(str(value), model, where)
+        else:
+            model.note("keyword", where, "scheduling keyword not mapped")
+    return out
+
+
+def rule_calendars(
+    value: dict[str, Any], where: str, model: ImportModel, rules: dict[str, CtmWhen]
+) -> None:
+    """The rule-based calendars a ``RuleBasedCalendars`` object defines."""
+    for name, sub in value.items():
+        if name in ("Included", "Excluded"):
+            continue
+        if isinstance(sub, dict) and isinstance(sub.get("When"), dict):
+            rules[name] = json_when(sub["When"], f"{where}.{name}.When", model, rules)
+        else:
+            model.note("calendar", f"{where}.{name}", "not a rule-based calendar")
+
+
+# -- folders and jobs ----------------------------------------------------------------
