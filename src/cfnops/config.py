@@ -161,8 +161,15 @@ class NotifySettings(_Section):
     slack_webhook_ref: str | None = None
     console: bool = True
     slack: SlackSettings = SlackSettings()
+    # Amazon EventBridge: PutEvents to this bus (name or ARN), in the caller's account.
+    eventbridge_bus: str | None = None
+    # PagerDuty Events API v2: the integration's routing key (a secret); the URL for tests.
+    pagerduty_routing_key: SecretStr | None = None
+    pagerduty_url: str = "https://events.pagerduty.com/v2/enqueue"
+    # Microsoft Teams: a workflow's "webhook request received" URL (a secret).
+    teams_webhook_url: SecretStr | None = None
 
-    @field_validator("slack_webhook_url")
+    @field_validator("slack_webhook_url", "teams_webhook_url")
     @classmethod
     def _check_webhook(cls, value: SecretStr | None) -> SecretStr | None:
         # A webhook URL is a bearer secret: never sent in clear text. Plain http is
@@ -176,10 +183,23 @@ class NotifySettings(_Section):
         if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
             raise ValueError(
                 "must be an https:// URL (Slack incoming webhooks are https://hooks.slack.com/"
-                "services/...); plain http is accepted only for a loopback test receiver"
+                "services/..., Teams workflow URLs https://...logic.azure.com/... or "
+                "https://...powerplatform.com/...); plain http is accepted only for a "
+                "loopback test receiver"
             )
         if not parts.hostname:
             raise ValueError("must be a full URL with a host")
+        return value
+
+    @field_validator("pagerduty_url")
+    @classmethod
+    def _check_pagerduty_url(cls, value: str) -> str:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value)
+        loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+            raise ValueError("must be an https:// URL (http only for a loopback test receiver)")
         return value
 
     @field_validator("slack_webhook_ref")

@@ -39,7 +39,8 @@ def build_notifiers(
     transport: HttpTransport | None = None,
     console: Console | None = None,
 ) -> list[Notifier]:
-    """The channels ``settings.notify`` enables (console, SNS, Slack)."""
+    """The channels ``settings.notify`` enables (console, SNS, Slack, EventBridge,
+    PagerDuty, Teams)."""
     cfg = settings.notify
     found: list[Notifier] = []
     if cfg.console:
@@ -53,6 +54,19 @@ def build_notifiers(
         url = None
     if url:
         found.append(SlackNotifier(url, transport, cfg.slack))
+    if cfg.eventbridge_bus and clients is not None:
+        from cfnops.notify._eventbridge import EventBridgeNotifier
+
+        found.append(EventBridgeNotifier(clients.client("events"), cfg.eventbridge_bus))
+    if cfg.pagerduty_routing_key is not None:
+        from cfnops.notify._webhooks import PagerDutyNotifier
+
+        key = cfg.pagerduty_routing_key.get_secret_value()
+        found.append(PagerDutyNotifier(key, transport, cfg.pagerduty_url))
+    if cfg.teams_webhook_url is not None:
+        from cfnops.notify._webhooks import TeamsNotifier
+
+        found.append(TeamsNotifier(cfg.teams_webhook_url.get_secret_value(), transport))
     return found
 
 
