@@ -4,7 +4,7 @@
   edit (one Task's parameter changed), medians of ``--repeat`` rounds;
 - browser (real Chromium, when installed): the designer page opened on the file until the
   drawing and the first check are shown, and an edit made through the form until the
-  drawing, the code view and the check are updated (the page waits 150 ms after the last
+  drawing, the code view and the check are updated (the page waits 100 ms after the last
   keystroke before it asks; printed apart).
 
     python benchmarks/designer_speed.py [--repeat 7] [--no-browser]
@@ -166,7 +166,7 @@ def browser(path: Path, repeat: int) -> None:
         print(f"browser edit → drawing and code redrawn median {statistics.median(drawn):6.0f} ms"
               f"   best {min(drawn):6.0f} ms")  # fmt: skip
         print(f"browser edit → check shown             median {statistics.median(edits):6.0f} ms"
-              f"   best {min(edits):6.0f} ms  (150 ms of it: the wait after typing)")  # fmt: skip
+              f"   best {min(edits):6.0f} ms  (100 ms of it: the wait after typing)")  # fmt: skip
     finally:
         console.terminate()
         console.wait(timeout=20)

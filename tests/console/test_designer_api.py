@@ -41,6 +41,11 @@ def test_page_opens_a_file_and_a_template_and_escapes_the_data(
     boot = _boot(page.text)
     assert boot["doc"]["format"] == "json"
     assert boot["doc"]["text"] == opened.read_text()
+    assert boot["doc"]["sample"] is None
+    beside = tmp_path / "defs" / "webapp-stop.input.json"  # the examples' sample beside it
+    beside.write_text((EXAMPLES / "webapp-stop.input.json").read_text())
+    sample = _boot(client.get(f"/designer?path={opened}").text)["doc"]["sample"]
+    assert sample == json.loads(beside.read_text())
     outside = client.get(f"/designer?path={EXAMPLES / 'webapp-stop.asl.json'}")
     assert outside.status_code == 403
     body = page.text.split("</head>", 1)[1]

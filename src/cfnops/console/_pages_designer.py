@@ -78,6 +78,23 @@ def _open(path_text: str, roots: list[Path]) -> tuple[str, DesignDoc]:
     return str(path), open_text(text, fmt)
 
 
+def _sample_beside(path: str, roots: list[Path]) -> Any:
+    """``NAME.input.json`` next to ``NAME.asl.json`` (the examples' convention), if any."""
+    name = Path(path).name
+    for suffix in (".asl.json", ".asl.yaml", ".asl.yml", ".json", ".yaml", ".yml"):
+        if name.endswith(suffix):
+            beside = Path(path).with_name(name[: -len(suffix)] + ".input.json")
+            break
+    else:
+        return None
+    if not beside.is_file():
+        return None
+    try:
+        return json.loads(read_definition(str(beside), roots)[1])
+    except (BadFilter, Forbidden, ValueError):
+        return None
+
+
 async def designer_page(request: Request) -> Response:
     path_text = request.query_params.get("path", "").strip()
     template = request.query_params.get("template", "").strip()
@@ -86,7 +103,7 @@ async def designer_page(request: Request) -> Response:
     if path_text:
         roots = definition_roots(request)
         path, opened = await anyio.to_thread.run_sync(_open, path_text, roots)
-        doc = _doc_json(opened)
+        doc = _doc_json(opened, await anyio.to_thread.run_sync(_sample_beside, path, roots))
     elif template:
         doc = await anyio.to_thread.run_sync(_template, template)
     elif run_id:

@@ -108,8 +108,13 @@ window.cfnopsDesigner = (function () {
   function autoLayout() {
     const cy = S.cy, at = M.layout(S.data);
     cy.batch(() => cy.nodes().forEach((n) => { if (!n.isParent() && at[n.id()]) n.position(at[n.id()]); }));
-    cy.fit(undefined, 20);
-    cy.nodes().forEach((n) => { if (!n.isParent()) S.positions[n.id()] = {...n.position()}; });
+    // Fit from the layout's own extent: cytoscape's fit measures every compound box (slow).
+    const pts = Object.values(at), pad = 90;
+    const x0 = Math.min(...pts.map((p) => p.x)) - pad, x1 = Math.max(...pts.map((p) => p.x)) + pad;
+    const y0 = Math.min(...pts.map((p) => p.y)) - pad / 2, y1 = Math.max(...pts.map((p) => p.y)) + pad / 2;
+    const zoom = Math.min(1.6, cy.width() / (x1 - x0), cy.height() / (y1 - y0));
+    cy.viewport({zoom, pan: {x: (cy.width() - zoom * (x0 + x1)) / 2, y: (cy.height() - zoom * (y0 + y1)) / 2}});
+    for (const [id, p] of Object.entries(at)) S.positions[id] = {...p};
   }
   function hover(edgeId) {
     const info = S.check && S.check.edgesById[edgeId];
@@ -243,7 +248,7 @@ window.cfnopsDesigner = (function () {
     try { $("d-data-error").textContent = ""; return JSON.parse($(id).value || "{}"); }
     catch (err) { $("d-data-error").textContent = `${id === "d-input" ? "Sample input" : "Task results"}: ${err.message}`; return null; }
   }
-  function scheduleCheck(delay = 150) {
+  function scheduleCheck(delay = 100) {
     S.wanted = (S.wanted || 0) + 1;  // a check is owed for this edit
     $("d-graph").dataset.pending = "1";
     clearTimeout(checkTimer); checkTimer = setTimeout(runCheck, delay);
