@@ -64,16 +64,6 @@ _QUIET = {  # organisational keys with no run-time effect
     "Description_",
 }
 _UNITS = {"SECONDS": 1, "MINUTES": 60, "HOURS": 3600, "DAYS": 86400}
-_WEEK = {
-    "SUN": "SUN",
-    "MON": "MON",
-    "TUE": "TUE",
-    "WED": "WED",
-    "THU": "THU",
-    "FRI": "FRI",
-    "SAT": "SAT",
-    "ALL": "ALL",
-}
 
 
 def read_controlm_json(text: str, source: str, tz: str, today: date) -> ImportModel:
