@@ -230,3 +230,22 @@ def test_week_day_rules(tmp_path: Path) -> None:
     # by hand: the last Friday of each month of 2027
     last = [29, 26, 26, 30, 28, 25, 30, 27, 24, 29, 26, 31]
     assert fridays == [date(2027, m, d) for m, d in zip(range(1, 13), last, strict=True)]
+
+
+def test_unknown_time_zone_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    code = run(
+        [
+            "job",
+            "import",
+            str(SRC),
+            "--from",
+            "jp1",
+            "--timezone",
+            "Mars/Olympus",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 2 and "Mars/Olympus" in capsys.readouterr().err
+    assert not out.exists()

@@ -42,6 +42,12 @@ def import_cmd(
     st = state(ctx)
     if source not in ("controlm", "jp1"):
         raise UsageError(f"--from {source!r}: use controlm or jp1")
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UsageError(f"--timezone {timezone!r} is not an IANA time zone (Asia/Tokyo)") from None
     try:
         data = file.read_bytes()
         cal_data = calendars.read_bytes() if calendars else None
