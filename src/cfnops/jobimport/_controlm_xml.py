@@ -393,6 +393,19 @@ class _XmlReader:
                 self.model.note("job", where, "cyclic job (CYCLIC=1): run once per schedule")
             else:
                 job.rerun = Rerun(int(maxrerun), _interval(el.get("INTERVAL", "")))
+                asks = any(
+                    do.tag in ("DORERUN", "DOIFRERUN")
+                    or (do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN")
+                    for on in el.findall("ON")
+                    for do in on
+                )
+                if not asks:
+                    self.model.note(
+                        "job",
+                        f"{where}/@MAXRERUN",
+                        "Control-M reruns a non-cyclic job only when an ON statement says DO "
+                        f"RERUN; imported as a Retry of {maxrerun} (remove it if not wanted)",
+                    )
         elif el.get("CYCLIC") == "1":
             self.model.note("job", where, "cyclic job (CYCLIC=1): run once per schedule")
         if el.get("PRIORITY", "AA") not in ("", "AA", "00") or el.get("CRITICAL") in ("1", "Y"):
@@ -486,8 +499,13 @@ class _XmlReader:
                     f"forces job {do.get('NAME')} of {do.get('TABLE_NAME')} on {code or 'a code'}: "
                     "give that job-net a schedule --after this one by hand",
                 )
-            elif do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN" and job:
+            elif job is not None and (
+                do.tag in ("DORERUN", "DOIFRERUN")
+                or (do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN")
+            ):
                 job.rerun = job.rerun or Rerun(1, 0)
+                if do.tag == "DOIFRERUN":
+                    self.model.note("job", dwhere, "restart from a step: the whole job is retried")
             elif (
                 do.tag == "DOCOND"
                 and code == "NOTOK"
