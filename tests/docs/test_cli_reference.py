@@ -49,3 +49,13 @@ def test_check_mode_fails_on_a_stale_page(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_short_commands_table_names_every_top_level_command() -> None:
+    """docs/cli.md's "Commands" table listed 8 of the top-level commands."""
+    import re
+
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = doc.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`cfnops ([a-z-]+)", section))
+    assert set(COMMANDS) <= named, sorted(set(COMMANDS) - named)
