@@ -203,8 +203,11 @@ def test_demo_heal_fast_polls_below_a_second_and_ends_in_sync(tmp_path: Path) ->
     )
     assert proc.returncode == 0, proc.stderr
     assert "stack drift-test is IN_SYNC" in proc.stdout
-    db = re.search(r"runs recorded in\s+(\S+\.sqlite)", proc.stdout)
+    db = re.search(
+        r"runs recorded in \(kept; --clean removes it\):\n  (\S+\.sqlite)\n", proc.stdout
+    )
     assert db is not None, proc.stdout
+    assert f"  CFNOPS_DATABASE_URL=sqlite:///{db.group(1)} cfnops console --open" in proc.stdout
     with RunStore(load_settings(database_url=f"sqlite:///{db.group(1)}")) as store:
         (run,) = store.list_runs()
         settings = store.get(run.run_id).input["Settings"]
@@ -212,3 +215,30 @@ def test_demo_heal_fast_polls_below_a_second_and_ends_in_sync(tmp_path: Path) ->
     polls = {k: v for k, v in settings.items() if k.endswith("_poll_seconds")}
     assert set(polls.values()) == {0.1} and len(polls) == 4
     assert settings["drift_max_attempts"] == settings["execute_max_attempts"] == 100
+
+
+def test_demo_heal_clean_and_interrupted_leave_no_folder_behind(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path), COLUMNS="80", TMPDIR=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "cfnops", "demo", "heal", "--fast", "--clean"],
+        env=env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "demo database removed" in proc.stdout
+    assert not list(tmp_path.glob("cfnops-demo-*"))
+    # Ctrl-C in the middle: the folder goes with the interrupted demo
+    running = subprocess.Popen(
+        [sys.executable, "-m", "cfnops", "demo", "heal"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob("cfnops-demo-*/cfnops.sqlite")):
+        assert time.monotonic() < deadline, "the demo never created its database"
+        time.sleep(0.1)
+    running.send_signal(signal.SIGINT)
+    _out, err = running.communicate(timeout=30)
+    assert running.returncode == 130, err
+    assert not list(tmp_path.glob("cfnops-demo-*")), err

@@ -17,18 +17,33 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
 from cfnops.cli._exit import flush_output, hard_exit
 
-__all__ = ["EXIT_INTERRUPTED", "exit_code", "install"]
+__all__ = ["EXIT_INTERRUPTED", "at_interrupt", "exit_code", "forget", "install"]
 
 EXIT_INTERRUPTED = 130
 _DEADLINE_SECONDS = 1.5  # the report gives up and exits by then, whatever it was doing
 _JOB_WORKFLOW = "cfnops.jobs.execution"
 _started = threading.Event()
 _code = EXIT_INTERRUPTED
+_cleanups: list[Callable[[], object]] = []  # this process's, run once before the exit
+
+
+def at_interrupt(cleanup: Callable[[], object]) -> Callable[[], object]:
+    """Run ``cleanup`` (best effort, within the exit deadline) if a signal ends the command:
+    a temporary folder the command would have removed on its way out, for example."""
+    _cleanups.append(cleanup)
+    return cleanup
+
+
+def forget(cleanup: Callable[[], object]) -> None:
+    """The command got past the point where ``cleanup`` was needed."""
+    with contextlib.suppress(ValueError):
+        _cleanups.remove(cleanup)
 
 
 def install() -> None:
@@ -65,6 +80,9 @@ def _report_and_exit(signum: int) -> None:
     except Exception as exc:  # the report is best effort: the exit is not
         lines.append(f"  (could not read the run states: {exc})")
     _write("\n".join(lines))
+    for cleanup in list(_cleanups):
+        with contextlib.suppress(Exception):
+            cleanup()
     _hard_exit()
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from cfnops.cli._interrupt import at_interrupt, forget
 from cfnops.cli._state import CliState, state
 from cfnops.cli.demo import demo_app
 from cfnops.cli.drift import render_reports
@@ -63,19 +66,49 @@ def demo_heal(
         bool,
         typer.Option("--fast", help=f"Short sandbox delays ({FAST_DELAY} s): the result at once."),
     ] = False,
+    clean: Annotated[
+        bool,
+        typer.Option("--clean", help="Remove the demo's database folder at the end."),
+    ] = False,
 ) -> None:
     """Deploy a stack on a local sandbox, drift it, heal it with a durable run, show IN_SYNC.
 
-    The run is recorded in a fresh database in a temporary folder (printed at the
-    end), so the demo never touches runs of real stacks.
-    """
+    The run is recorded in a fresh database in a temporary folder, so the demo never touches runs of real stacks. The folder is kept (printed at the end, to open the run in the console) unless --clean is given; an interrupted or broken demo removes it.
+    """  # noqa: E501 - one paragraph: Typer keeps a docstring's line breaks in --help
+    folder = Path(tempfile.mkdtemp(prefix="cfnops-demo-"))
+    remove = at_interrupt(functools.partial(shutil.rmtree, folder, ignore_errors=True))
+    try:
+        status, db = _demo(ctx, delay, fast, folder / "cfnops.sqlite")
+    except BaseException:
+        remove()
+        raise
+    finally:
+        forget(remove)
+    st = state(ctx)
+    if clean:
+        remove()
+    elif st.output_format != "json":
+        # the path and the command whole, each on a line of its own (copied, not retyped)
+        st.console.print(f"stack {STACK} is {status}; runs recorded in (kept; --clean removes it):")
+        st.console.print(f"  {db}", soft_wrap=True, markup=False)
+        st.console.print("open them in the console:")
+        st.console.print(
+            f"  CFNOPS_DATABASE_URL=sqlite:///{db} cfnops console --open",
+            soft_wrap=True,
+            markup=False,
+        )
+    if clean and st.output_format != "json":
+        st.console.print(f"stack {STACK} is {status}; demo database removed")
+    raise typer.Exit(0 if status == "IN_SYNC" else 1)
+
+
+def _demo(ctx: typer.Context, delay: float | None, fast: bool, db: Path) -> tuple[str, Path]:
     st = state(ctx)
     console = st.console
     if fast and delay is None:
         delay = FAST_DELAY
     quick = delay is not None and delay <= FAST_DELAY
     report_poll = FAST_POLL if quick else REPORT_POLL
-    db = Path(tempfile.mkdtemp(prefix="cfnops-demo-")) / "cfnops.sqlite"
     with Sandbox(delays=delay) as sandbox:
         clients = sandbox.clients
         settings = st.settings.model_copy(
@@ -107,9 +140,7 @@ def demo_heal(
         run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1, poll_seconds=fleet_poll)
         after = drift_report(cfn, STACK, poll_seconds=report_poll)
         render_reports(console, [after])
-    if st.output_format != "json":
-        console.print(f"stack {STACK} is {after.effective_status}; runs recorded in {db}")
-    raise typer.Exit(0 if after.effective_status == "IN_SYNC" else 1)
+    return after.effective_status, db
 
 
 def register(app: typer.Typer) -> None:
