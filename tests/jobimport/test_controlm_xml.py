@@ -165,7 +165,8 @@ LATIN1 = """<?xml version="1.0" encoding="ISO-8859-1"?>
 
 def test_latin1_export_without_days(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Encoding from the XML declaration; a job with months but no days is not scheduled;
-    a variable naming a system variable; ON CODES (z/OS spelling); DOFORCEJOB reported."""
+    a variable naming a system variable; ON CODES (z/OS spelling); DOFORCEJOB of a folder
+    not in the export reported."""
     src = tmp_path / "latin.xml"
     src.write_bytes(LATIN1.encode("latin-1"))
     out = tmp_path / "out"
@@ -176,7 +177,7 @@ def test_latin1_export_without_days(tmp_path: Path, capsys: pytest.CaptureFixtur
     text = (out / "FACTURACIÓN.asl.json").read_text(encoding="utf-8")
     assert "run.sh -o %%ORDERID --año" in text
     reasons = " ".join(u["reason"] for u in rep["unmapped"])
-    assert "%%ORDERID" in reasons and "forces job J2 of OTRA" in reasons
+    assert "%%ORDERID" in reasons and "forces a job of OTRA" in reasons
     assert "no scheduling criteria" in reasons
     assert rep["notify"][0]["destination"] == "OPER2"
 
@@ -195,3 +196,19 @@ def test_repeated_job_names_in_a_folder_are_both_kept(tmp_path: Path) -> None:
     d = json.loads((out / "F.asl.json").read_text())
     assert ended_before(d)["F/#2/A"] == {"F/A"}
     assert d["States"]["#2/A"]["Comment"].startswith("cfnops:job=F/#2/A")
+
+
+def test_forcing_a_job_of_another_folder_becomes_after(tmp_path: Path) -> None:
+    text = (
+        '<DEFTABLE><FOLDER FOLDER_NAME="A"><JOB JOBNAME="A1" TASKTYPE="Command" CMDLINE="a"'
+        ' WEEKDAYS="1" TIMEFROM="0100"><ON STMT="*" CODE="OK"><DOFORCEJOB TABLE_NAME="B"'
+        ' NAME="B1" ODATE="ODAT"/></ON></JOB></FOLDER><FOLDER FOLDER_NAME="B">'
+        '<JOB JOBNAME="B1" TASKTYPE="Command" CMDLINE="b"/></FOLDER></DEFTABLE>'
+    )
+    src = tmp_path / "force.xml"
+    src.write_text(text)
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 0
+    nets = {n["name"]: n for n in report(out)["jobNets"]}
+    assert nets["B"]["schedules"][0]["after"] == ["A"]
+    assert nets["A"]["schedules"][0]["cron"] == "cron(0 1 ? * MON *)"

@@ -101,6 +101,8 @@ class EventBook:
     waits: list[tuple[str, JobNet, Target, str]] = field(default_factory=list)
     # events a job adds when it ends NOTOK (ON NOTOK DOCOND, If NOTOK Event:Add)
     on_failure: dict[str, tuple[JobNet, Job]] = field(default_factory=dict)
+    # (folder forced, the job-net whose job forces it on OK, where): ON OK DOFORCEJOB
+    forced: list[tuple[str, JobNet, str]] = field(default_factory=list)
 
     def add(self, event: str, net: JobNet, target: Target) -> None:
         self.adds.setdefault(event, []).append((net, target))
@@ -178,6 +180,24 @@ class EventBook:
                         f"whole job-net {net.name} starts after {pnet.name} succeeds "
                         "(schedule after)",
                     )
+        by_name = {n.name: n for n in model.jobnets}
+        for folder, by, source in self.forced:
+            forced_net = by_name.get(folder)
+            if forced_net is None or forced_net is by:
+                model.note(
+                    "dependency",
+                    source,
+                    f"forces a job of {folder}, which is not "
+                    "another folder of the export: add a schedule --after by hand",
+                )
+                continue
+            after.setdefault(folder, set()).add(by.name)
+            model.note(
+                "dependency",
+                source,
+                f"forcing a job of {folder} when OK: the whole "
+                f"job-net {folder} starts after {by.name} succeeds (schedule after)",
+            )
         for net in model.jobnets:
             preds = sorted(after.get(net.name, ()))
             if preds:

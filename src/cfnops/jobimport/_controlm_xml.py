@@ -492,6 +492,8 @@ class _XmlReader:
                         net.name, when, dest, do.get("MESSAGE", do.get("SUBJECT", "")), dwhere
                     )
                 )
+            elif do.tag == "DOFORCEJOB" and code == "OK":
+                self.events.forced.append((do.get("TABLE_NAME", ""), net, dwhere))
             elif do.tag == "DOFORCEJOB":
                 self.model.note(
                     "dependency",
