@@ -44,6 +44,7 @@ def test_durable_public_names_are_pinned() -> None:
         "UnknownWorkflow",
         "create_tables",
         "functions",
+        "get_function",
         "lambda_function",
         "make_engine",
         "needs_queue",
@@ -53,6 +54,7 @@ def test_durable_public_names_are_pinned() -> None:
         "register_lazily",
         "register_workflow",
         "registered",
+        "run_history",
         "schema_lock",
         "workflow",
     ]

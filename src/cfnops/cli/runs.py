@@ -1,4 +1,4 @@
-"""``cfnops runs``: list, show, cancel and resume durable runs."""
+"""``cfnops runs``: list, show, history, cancel and resume durable runs."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from cfnops.durable import (
 from cfnops.errors import UsageError
 
 runs_app = typer.Typer(
-    help="Durable run records: list, show, cancel, resume.", no_args_is_help=True
+    help="Durable run records: list, show, history, cancel, resume.", no_args_is_help=True
 )
 
 
@@ -181,6 +181,50 @@ def show(
         st.emit_json(data)
         return
     _render_detail(st, record, steps, wide=wide)
+
+
+@runs_app.command("history")
+def history(
+    ctx: typer.Context,
+    run: Annotated[str, typer.Argument(help="The run id (or a durable execution's ARN).")],
+) -> None:
+    """The run's execution history, in GetDurableExecutionHistory's shape and order."""
+    from cfnops.durable import run_history
+
+    st = state(ctx)
+    events = [_iso_times(e) for e in run_history(st.settings, run)]
+    if st.output_format == "json":
+        st.emit_json({"run": run, "events": events})
+        return
+    table = Table("ID", "TIME (UTC)", "EVENT", "SUBTYPE", "NAME", "OPERATION", "DETAILS")
+    for e in events:
+        details = e.get(f"{e['EventType']}Details") or {}
+        table.add_row(
+            str(e["EventId"]),
+            str(e.get("EventTimestamp") or "-").replace("T", " ")[:23],
+            e["EventType"],
+            e.get("SubType") or "-",
+            e.get("Name") or "-",
+            (e.get("Id") or "-")[:12],
+            json.dumps(details, default=str)[:80] if details else "-",
+        )
+    st.console.print(table if events else "no events")
+
+
+def _iso_times(value: Any) -> Any:
+    """Epoch milliseconds in ``*Timestamp`` fields → ISO 8601 (UTC)."""
+    from datetime import UTC, datetime
+
+    if isinstance(value, dict):
+        return {
+            k: datetime.fromtimestamp(v / 1000, UTC).isoformat()
+            if k.endswith("Timestamp") and isinstance(v, int)
+            else _iso_times(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_iso_times(v) for v in value]
+    return value
 
 
 def _parse_input(text: str) -> Any:

@@ -30,6 +30,7 @@ from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
 from cfnops.durable._lambda_functions import (
     LambdaFunction,
     functions,
+    get_function,
     lambda_function,
     register_function,
     register_function_lazily,
@@ -37,6 +38,7 @@ from cfnops.durable._lambda_functions import (
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord, redacted
 from cfnops.durable._registry import register_lazily, register_workflow, registered, workflow
+from cfnops.durable._run_history import run_history
 from cfnops.durable.errors import (
     BadAuditEntry,
     CallbackClosed,
@@ -84,6 +86,7 @@ __all__ = [
     "UnknownWorkflow",
     "create_tables",
     "functions",
+    "get_function",
     "lambda_function",
     "make_engine",
     "needs_queue",
@@ -93,6 +96,7 @@ __all__ = [
     "register_lazily",
     "register_workflow",
     "registered",
+    "run_history",
     "schema_lock",
     "workflow",
 ]
