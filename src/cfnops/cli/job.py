@@ -110,6 +110,8 @@ def run(
     jobs, before = _service(st), _current_engine()
     if name is not None and not reuse:
         _refuse_other_run(jobs, name, defn, value)
+    if name is not None:
+        _attachable(st, jobs, name)
     run_id = jobs.start(
         defn,
         value,
@@ -120,6 +122,32 @@ def run(
     )
     result = watch(st, jobs, run_id, defn)
     _finish(st, result, before)
+
+
+def _attachable(st: CliState, jobs: JobService, name: str) -> None:
+    """``--name`` of a RUNNING run: wait for it only if something can advance it.
+
+    This process's engine recovers it when its executor is dead; a run nothing executes
+    any more (its execution ended without recording the run's end) would be waited for
+    forever: exit 2 naming the commands that continue or end it.
+    """
+    from cfnops.jobs.errors import UnknownJobRun
+
+    try:
+        row = jobs.store.get_run(name)
+    except UnknownJobRun:
+        return
+    if row.status != "RUNNING":
+        return
+    if jobs.execution_state(row) in ("RUNNING", "QUEUED"):
+        st.engine()  # recovers it here if the process that ran it is gone
+        return
+    raise UsageError(
+        f"job run {name!r} is RUNNING but nothing executes it any more "
+        "(its durable execution ended without recording the run's end)",
+        hint=f"'cfnops job redrive {name}' runs it again from where it stopped; "
+        f"'cfnops job stop {name}' ends it ABORTED",
+    )
 
 
 def _refuse_other_run(jobs: JobService, name: str, defn: Any, value: Any) -> None:
@@ -393,9 +421,12 @@ def stop(ctx: typer.Context, run_id: RunArg) -> None:
     st = state(ctx)
     row = _service(st).stop(run_id)
     _audit(st, "stop", run_id)
-    st.emit_json(row.to_json()) if st.output_format == "json" else st.console.print(
-        f"{run_id}: stop requested ({row.status})"
-    )
+    if st.output_format == "json":
+        st.emit_json(row.to_json())
+    elif row.status == "RUNNING":
+        st.console.print(f"{run_id}: stop requested (RUNNING; it ends ABORTED at its next step)")
+    else:  # ended here: nothing was executing it any more
+        st.console.print(f"{run_id}: {row.status} ({row.cause})", markup=False)
 
 
 @job_app.command("redrive")

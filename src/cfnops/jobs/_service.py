@@ -209,9 +209,29 @@ class JobService(RunOperations):
 
     # -- controlling ---------------------------------------------------------------------
     def stop(self, run_id: str) -> RunRow:
-        """Ask the run to stop (it ends ABORTED at once, or within half a second)."""
+        """Ask the run to stop (it ends ABORTED at once, or within half a second).
+
+        A run left RUNNING with no execution behind it (its workflow ended without
+        recording the run's end, or never started: e.g. the database filled between the
+        two) has nothing to ask: it is ended ABORTED here.
+        """
         self.store.request_stop(run_id)
-        return self.store.get_run(run_id)
+        row = self.store.get_run(run_id)
+        behind = self.execution_state(row)
+        if row.status == "RUNNING" and behind not in ("RUNNING", "QUEUED"):
+            self.store.finish_run(run_id, "ABORTED", None, "States.Aborted", _no_execution(behind))
+            row = self.store.get_run(run_id)
+        return row
+
+    def execution_state(self, row: RunRow) -> str | None:
+        """The status of the durable run executing ``row`` now (``None``: there is none)."""
+        from cfnops.durable import UnknownRun
+
+        with RunStore(self.settings) as runs:
+            try:
+                return runs.get(row.dbos_id).status
+            except UnknownRun:
+                return None
 
     def redrive(
         self,
@@ -230,6 +250,13 @@ class JobService(RunOperations):
         ``after_prepare`` runs once the failed effects are forgotten, before the launch.
         """
         row = self.store.get_run(run_id)
+        if row.status == "RUNNING":  # stranded: nothing executes it any more
+            behind = self.execution_state(row)
+            if behind not in ("RUNNING", "QUEUED"):
+                self.store.finish_run(
+                    run_id, "FAILED", None, "States.Runtime", _no_execution(behind)
+                )
+                row = self.store.get_run(run_id)
         if row.status not in ("FAILED", "TIMED_OUT", "ABORTED"):
             raise RunNotRedrivable(run_id, row.status)
         history = self.store.history(run_id)
@@ -269,6 +296,12 @@ class JobService(RunOperations):
         if token_run_id(token) is None:
             raise UnknownTaskToken(token)
         return self.store.answer_callback(token, **kw)
+
+
+def _no_execution(state: str | None) -> str:
+    if state is None:
+        return "the run had no durable execution behind it (it never started)"
+    return f"its durable execution had ended {state} without recording the run's end"
 
 
 def _workflow(event: Any, context: Any) -> Any:
