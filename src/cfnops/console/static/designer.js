@@ -125,6 +125,7 @@ window.cfnopsDesigner = (function () {
   }
   function drawLists() {
     const list = $("d-states");
+    const focused = list.contains(document.activeElement) ? document.activeElement.dataset.ptr : null;
     list.replaceChildren(...M.states(S.data).map((s) => {
       const errs = S.check ? S.check.findings.filter((f) => f.state === s.ptr && f.severity === "error") : [];
       const b = el("button", {type: "button", className: `status${errs.length ? " s-failed" : ""}`,
@@ -133,6 +134,10 @@ window.cfnopsDesigner = (function () {
         onclick: () => onTap(s.ptr)}, `${s.name} · ${M.kindOf(s.state)}`);
       return el("li", {}, b);
     }));
+    if (focused) {  // the list is redrawn after each check: keyboard focus stays on its state
+      const again = list.querySelector(`button[data-ptr="${CSS.escape(focused)}"]`);
+      if (again) again.focus();
+    }
     const arrows = $("d-arrows");
     arrows.replaceChildren(...M.edges(S.data).map((e) => {
       const info = S.check && S.check.edgesById[e.id];
