@@ -102,6 +102,14 @@ def test_exported_names() -> None:
     assert sorted(cfnops.jobs.__all__) == sorted(
         [
             "WORKFLOW",
+            "Calendar",
+            "CalendarSchedule",
+            "PoolStore",
+            "add_dependency",
+            "load_calendar",
+            "machine_name",
+            "monitor_options",
+            "parse_day_rule",
             "CapturingTransport",
             "CheckFinding",
             "CheckReport",
