@@ -12,6 +12,7 @@ same idempotency token both times, so a receiver applies it once.
 
 from __future__ import annotations
 
+import json
 import select
 import signal
 import subprocess
@@ -121,3 +122,39 @@ def test_sixty_runs_survive_a_killed_worker_and_a_database_restart(
     }
     assert not repeated, (repeated, survivor[-3000:])
     assert workers[1].returncode == 0, survivor[-3000:]
+
+
+def test_job_run_waits_through_a_database_restart_and_reports_the_real_end(
+    pg_cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    """A blip during ``job run``: the run's id first, then its real end (exit 0), once."""
+    log = tmp_path / "effects.log"
+    definition = three_states(log, 0.3)
+    definition["States"]["Before"] = {"Type": "Wait", "Seconds": 4, "Next": "Effect"}
+    path = tmp_path / "blip.asl.json"
+    path.write_text(json.dumps(definition))
+    env = worker_env(pg_cluster.url, modules=["faults_functions"], path=[HERE])
+    with (tmp_path / "client.err").open("w") as err:
+        client = subprocess.Popen(
+            [sys.executable, "-m", "cfnops", "job", "run", str(path), "--name", "blip-1"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while "blip-1" not in (tmp_path / "client.err").read_text():
+            assert time.monotonic() < deadline, "the client did not start the run"
+            time.sleep(0.1)
+        pg_cluster.stop_immediate()
+        time.sleep(OUTAGE_SECONDS)
+        pg_cluster.start()
+        out, _ = client.communicate(timeout=120)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    err = (tmp_path / "client.err").read_text()
+    assert client.returncode == 0, err[-3000:]
+    assert "blip-1: SUCCEEDED" in out
+    assert len(attempts(log, "effect")) == 1

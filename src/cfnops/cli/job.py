@@ -181,14 +181,19 @@ def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> 
     When stderr is not a terminal, each state's and the run's status changes are
     also written there, one line each (any output mode).
     """
+    from cfnops.database import retry_while_unreachable
+
     lines = PhaseLines()
     if st.output_format == "json" and not lines.enabled:
         return jobs.wait(run_id)
     live = Live(console=st.console, refresh_per_second=4, transient=False)
     with live if st.output_format != "json" else nullcontext():
         while True:
-            views = state_views(jobs.store.history(run_id))
-            row = jobs.store.get_run(run_id)
+            views, row = retry_while_unreachable(  # a blip is waited through, not reported
+                lambda: (state_views(jobs.store.history(run_id)), jobs.store.get_run(run_id)),
+                what=f"watching job run {run_id}",
+                give_up_after=st.settings.worker.stranded_after_seconds,
+            )
             for view in views.values():
                 lines.note(f"job {run_id} state {view.name}", view.status)
             lines.note(f"job {run_id}", row.status)

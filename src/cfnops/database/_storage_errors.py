@@ -216,22 +216,36 @@ _log = logging.getLogger("cfnops.database")
 
 
 def retry_while_unreachable(
-    write: Callable[[], T], *, what: str, first_wait: float = 0.2, max_wait: float = 5.0
+    write: Callable[[], T],
+    *,
+    what: str,
+    first_wait: float = 0.2,
+    max_wait: float = 5.0,
+    give_up_after: float | None = None,
 ) -> T:
     """``write()``, tried again (backing off to ``max_wait`` s) for as long as the database
-    cannot be reached; any other error is raised at once.
+    cannot be reached (at most ``give_up_after`` s: then the named error); any other
+    error is raised at once.
 
     For the one write that must not be lost: the checkpoint of a side effect that has
     already happened (a Task's result). Failing it would run the effect again when the
     run resumes from its previous checkpoint; waiting for the database only delays it.
+    And for a client's reads of a run it waits for: a blip must not turn a run that
+    succeeds into a reported failure.
     """
     wait, warned = first_wait, False
+    deadline = None if give_up_after is None else time.monotonic() + give_up_after
     while True:
         try:
             return write()
         except Exception as exc:
             if not is_transient(exc):
                 raise
+            if deadline is not None and time.monotonic() > deadline:
+                found = storage_error(exc)
+                if found is None:
+                    raise
+                raise found from exc
             if not warned:
                 found = storage_error(exc)
                 _log.warning("%s waits for the database: %s", what, found.message if found else exc)

@@ -22,7 +22,13 @@ from dbos import DBOS, SetWorkflowID
 from cfnops import logcontext
 from cfnops._version import __version__
 from cfnops.config import Settings
-from cfnops.database import DatabaseFileGone, SqliteDatabase, StorageError, storage_error
+from cfnops.database import (
+    DatabaseFileGone,
+    SqliteDatabase,
+    StorageError,
+    retry_while_unreachable,
+    storage_error,
+)
 from cfnops.durable._dbos_port import active_workflows, hand_over, park, reenqueue
 from cfnops.durable._dbos_setup import (
     COMMAND_LISTENER_POLL_SECONDS,
@@ -377,7 +383,11 @@ class Engine:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             self.check_stranded(run_id)
-            status = DBOS.get_workflow_status(run_id)
+            status = retry_while_unreachable(  # a blip must not report a success as a failure
+                lambda: DBOS.get_workflow_status(run_id),
+                what=f"waiting for run {run_id}",
+                give_up_after=self.settings.worker.stranded_after_seconds,
+            )
             if status is None:
                 raise UnknownRun(run_id)
             if status.status == "SUCCESS":

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from cfnops.asl import check_definition
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
+from cfnops.database import retry_while_unreachable
 from cfnops.durable import Engine, MissingModule, RunStore, register_workflow
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._functions import import_modules
@@ -200,7 +201,11 @@ class JobService(RunOperations):
             if engine is not None:  # executed here: wake when it ends, or when it stalls
                 engine.check_stranded(run_id)
                 engine.wait_local(run_id, 0.5 if timeout is None else min(timeout, 0.5))
-            row = self.store.get_run(run_id)
+            row = retry_while_unreachable(  # a blip must not report a success as a failure
+                lambda: self.store.get_run(run_id),
+                what=f"waiting for job run {run_id}",
+                give_up_after=self.settings.worker.stranded_after_seconds,
+            )
             if row.status != "RUNNING":
                 return JobResult(run_id, row.status, row.output, row.error, row.cause)
             if deadline is not None and time.monotonic() > deadline:
