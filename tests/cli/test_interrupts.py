@@ -205,3 +205,21 @@ def test_demo_heal_ctrl_c_mid_wait(tmp_path: Path) -> None:
     assert "Traceback" not in seen + out + err
     assert "interrupted (Ctrl-C)" in err
     assert "left RUNNING" in err
+
+
+def test_worker_sigterm_during_a_durable_wait_exits_0_and_leaves_the_run(tmp_path: Path) -> None:
+    """docs/durable.md: a worker exits 0 on SIGTERM, also while a run it executes waits
+    (it exited 143 when the shutdown outlived the grace)."""
+    db = tmp_path / "runs.sqlite"
+    env = worker_env(db, modules=["cfnops.demo.workflows"])
+    queued = cfnops(env, "runs", "start", "cfnops.sample", "--input", '{"wait_seconds": 60}',
+                    "--run-id", "waiting-1", "--no-wait")  # fmt: skip
+    queued.communicate(timeout=60)
+    assert queued.returncode == 0
+    proc = cfnops(env, "worker", "--grace", "1")
+    wait_for(lambda: has_step(db, "waiting-1", "count-words"), what="the run's first steps")
+    time.sleep(0.5)  # in its durable wait now
+    _took, out, err = interrupt(proc, signal.SIGTERM)
+    assert proc.returncode == 0, (out, err)
+    assert "Traceback" not in out + err
+    assert run_status(db, "waiting-1") in ("PENDING", "RUNNING", "ENQUEUED")

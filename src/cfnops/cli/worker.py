@@ -137,8 +137,14 @@ def worker(
         "left RUNNING and resumed by another worker (or this one when it restarts)",
         soft_wrap=True,
     )
-    # Whatever happens in the shutdown, the process is gone shortly after the grace.
-    code = exit_code(received[0]) if received else 2  # no signal: a fatal database fault
+    # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
+    # is an interruption (130, as every command); no signal: a fatal database fault (2).
+    if not received:
+        code = 2
+    else:
+        code = 0 if received[0] == signal.SIGTERM else exit_code(received[0])
+    # Whatever happens in the shutdown, the process is gone shortly after the grace, with
+    # that code: a run in a durable wait is left RUNNING, resumed on time by any worker.
     watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(code))
     watchdog.daemon = True
     watchdog.start()
@@ -151,9 +157,7 @@ def worker(
     st.console.print("stopped")
     if engine.fatal is not None:
         raise engine.fatal
-    # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
-    # is an interruption (130, as every command).
-    final = exit_code(received[0]) if received and received[0] != signal.SIGTERM else 0
+    final = code if received else 0
     if engine.parked:  # executions that only wait for outcomes other processes record
         hard_exit(final)
     raise typer.Exit(final)
