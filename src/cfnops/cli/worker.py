@@ -139,10 +139,7 @@ def worker(
     )
     # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
     # is an interruption (130, as every command); no signal: a fatal database fault (2).
-    if not received:
-        code = 2
-    else:
-        code = 0 if received[0] == signal.SIGTERM else exit_code(received[0])
+    code = 2 if not received else 0 if received[0] == signal.SIGTERM else exit_code(received[0])
     # Whatever happens in the shutdown, the process is gone shortly after the grace, with
     # that code: a run in a durable wait is left RUNNING, resumed on time by any worker.
     watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(code))
