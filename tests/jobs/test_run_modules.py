@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -133,10 +134,14 @@ def test_a_worker_recovers_a_crashed_run_with_its_modules(tmp_path: Path) -> Non
     worker = cfnops(_env(db), "worker")  # no workflow modules configured
     try:
         wait_for(lambda: store.get_run("slow-1").status != "RUNNING", timeout=90, what="recovery")
+        time.sleep(1.5)  # a poll of the worker's run lines
     finally:
         worker.send_signal(signal.SIGTERM)
-        _out, err = worker.communicate(timeout=30)
+        out, err = worker.communicate(timeout=30)
     assert worker.returncode == 0, err
+    # one line when the worker picks the run up, one when it ends
+    assert "run slow-1 (cfnops.jobs.execution): picked up" in out, out
+    assert "run slow-1 (cfnops.jobs.execution): SUCCEEDED" in out, out
     row = store.get_run("slow-1")
     assert (row.status, row.output) == ("SUCCEEDED", {"mark": "t2"}), (row.error, row.cause)
     assert count(str(log), "t2-end") == 1

@@ -115,6 +115,14 @@ def worker(
     )
     for line in drift_lines:
         st.console.print(line, soft_wrap=True)
+    from cfnops.cli._worker_lines import watch_runs
+
+    watch_runs(
+        settings,
+        engine.executor_id,
+        stop,
+        lambda line: st.console.print(line, soft_wrap=True, markup=False),
+    )
     endpoint = None
     if metrics is not None and metrics_port is not None:
         from cfnops.metrics import StoreCollector, serve

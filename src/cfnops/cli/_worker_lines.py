@@ -1,0 +1,74 @@
+"""One line per run a foreground worker picks up (recovered or dequeued) and per run it
+finishes, as heals already had: the operator watching ``cfnops worker`` sees its work."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from cfnops.config import Settings
+from cfnops.durable import RunRecord, RunStore
+
+__all__ = ["watch_runs"]
+
+_FINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+_POLL_SECONDS = 1.0
+
+
+def watch_runs(
+    settings: Settings,
+    executor_id: str,
+    stop: threading.Event,
+    say: Callable[[str], None],
+    *,
+    poll_seconds: float = _POLL_SECONDS,
+) -> threading.Thread:
+    """A daemon thread printing ``run ID (WORKFLOW): picked up`` and ``…: OUTCOME``."""
+    started = datetime.now(UTC)
+
+    def loop() -> None:
+        seen: dict[str, str] = {}
+        store: RunStore | None = None
+        try:
+            while not stop.wait(poll_seconds):
+                try:
+                    store = store or RunStore(settings)
+                    records = store.list_runs(limit=200)
+                except Exception:  # the database may be away for a while: the worker says so
+                    time.sleep(poll_seconds)
+                    continue
+                for record in reversed(records):  # oldest first
+                    _report(record, executor_id, started, seen, say)
+        finally:
+            if store is not None:
+                store.close()
+
+    thread = threading.Thread(target=loop, name="cfnops-worker-lines", daemon=True)
+    thread.start()
+    return thread
+
+
+def _report(
+    record: RunRecord,
+    executor_id: str,
+    started: datetime,
+    seen: dict[str, str],
+    say: Callable[[str], None],
+) -> None:
+    if record.executor != executor_id:
+        return
+    before = seen.get(record.run_id)
+    if record.status in _FINAL:
+        if before in _FINAL:
+            return
+        if before is None and (record.updated is None or record.updated < started):
+            seen[record.run_id] = record.status  # ended before this worker started
+            return
+        seen[record.run_id] = record.status
+        detail = f": {record.error}" if record.error and record.status != "SUCCEEDED" else ""
+        say(f"run {record.run_id} ({record.workflow}): {record.outcome}{detail}")
+    elif before is None and record.status == "RUNNING":
+        seen[record.run_id] = record.status
+        say(f"run {record.run_id} ({record.workflow}): picked up")
