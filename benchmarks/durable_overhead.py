@@ -15,7 +15,14 @@ of the engines rotating by round; every process warms up (a 5-step run) before
 it is timed. Prints the median steps/s and ms/step with their range, and the
 ratios. Targets: <= 3 ms/step on SQLite and >= 10x the peer at 1,000 steps.
 
+On the Lambda durable backend (:class:`cfnops.durable.LocalLambda`, the SDK's own
+``@durable_execution`` handler): a map of ``--map-items`` items (default 100) whose
+items each take 0.1 s, with ``max_concurrency=1`` and unbounded, in interleaved rounds
+(target: concurrent <= 1/4 of sequential), and the per-step cost of ``--lambda-steps``
+trivial steps.
+
     python benchmarks/durable_overhead.py [--steps 1000] [--peer-steps 1000] [--rounds 3]
+        [--map-items 100] [--lambda-steps 200]
 """
 
 from __future__ import annotations
@@ -122,6 +129,78 @@ PEER_RUN = textwrap.dedent(
 )
 
 
+LAMBDA_RUN = textwrap.dedent(
+    """
+    import json, sys, time
+    from aws_durable_execution_sdk_python import DurableContext, durable_execution
+    from aws_durable_execution_sdk_python.config import MapConfig
+    from cfnops.config import load_settings
+    from cfnops.durable import Engine, LocalLambda, lambda_function
+    url, items, mode = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+
+    @lambda_function("bench-map")
+    @durable_execution
+    def bench_map(event, context: DurableContext):
+        def item(ctx, n, index, all_items):
+            return ctx.step(lambda _: time.sleep(event["seconds"]) or n, name=f"item-{n}")
+        config = MapConfig(max_concurrency=event["concurrency"])
+        return sum(context.map(list(range(event["items"])), item, config=config).get_results())
+
+    @lambda_function("bench-steps")
+    @durable_execution
+    def bench_steps(event, context: DurableContext):
+        return sum(context.step(lambda _, i=i: i, name=f"s{i}") for i in range(event["steps"]))
+
+    settings = load_settings(database_url=url)
+    engine = Engine.start_process(settings)
+    backend = LocalLambda.for_settings(settings)
+    backend.wait(backend.start_execution("bench-steps", {"steps": 5}), 60)  # warm-up
+    if mode == "steps":
+        name, event = "bench-steps", {"steps": items}
+    else:
+        concurrency = 1 if mode == "sequential" else None
+        name = "bench-map"
+        event = {"items": items, "seconds": 0.1, "concurrency": concurrency}
+    started = time.perf_counter()
+    record = backend.wait(backend.start_execution(name, event), 3600)
+    elapsed = time.perf_counter() - started
+    assert record["status"] == "SUCCEEDED", record["error"]
+    assert json.loads(record["result"]) == items * (items - 1) // 2
+    engine.shutdown()
+    print(json.dumps({"seconds": elapsed}))
+    """
+)
+
+
+def _lambda_backend(work: Path, rounds: int, items: int, steps: int) -> None:
+    """Concurrent vs sequential map, and per-step cost, on the Lambda durable backend."""
+    modes = [("sequential", items), ("concurrent", items), ("steps", steps)]
+    times: dict[str, list[float]] = {mode: [] for mode, _ in modes}
+    for round_ in range(rounds):
+        shift = round_ % len(modes)
+        for mode, n in modes[shift:] + modes[:shift]:
+            db = work / f"lambda-{mode}-{round_}.sqlite"
+            out = subprocess.run(
+                [sys.executable, "-c", LAMBDA_RUN, str(work), f"sqlite:///{db}", str(n), mode],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if out.returncode != 0:
+                raise RuntimeError(out.stderr.strip()[-2000:])
+            times[mode].append(float(json.loads(out.stdout.strip().splitlines()[-1])["seconds"]))
+    seq, conc = statistics.median(times["sequential"]), statistics.median(times["concurrent"])
+    print(
+        f"Lambda backend map of {items} items x 0.1 s (SQLite, median of {rounds}): "
+        f"sequential {seq:.2f} s, concurrent {conc:.2f} s, "
+        f"ratio {conc / seq:.3f}   target <= 0.25"
+    )
+    print(
+        _line("Lambda backend steps (SQLite)", steps, statistics.median(times["steps"]))
+        + f"  {_spread(times['steps'], steps)}"
+    )
+
+
 def _measure(script: str, workdir: Path, target: str, steps: int) -> float:
     out = subprocess.run(
         [sys.executable, "-c", script, str(workdir), target, str(steps)],
@@ -153,12 +232,18 @@ def main() -> None:
     parser.add_argument("--postgres", help="postgresql:// URL (default: start one if possible)")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each (median kept)")
+    parser.add_argument(
+        "--map-items", type=int, default=100, help="items of the Lambda backend's map (0: skip)"
+    )
+    parser.add_argument("--lambda-steps", type=int, default=200)
     args = parser.parse_args()
     peer_steps = args.peer_steps or args.steps
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "bench_workflow.py").write_text(WORKFLOW)
+        if args.map_items:
+            _lambda_backend(work, args.rounds, args.map_items, args.lambda_steps)
         engines: list[tuple[str, str, int, str]] = [
             ("cfnops engine (DBOS, SQLite)", ENGINE_RUN, args.steps, "engine"),
             ("raw DBOS (same SQLite settings)", RAW_DBOS_RUN, args.steps, "raw"),
