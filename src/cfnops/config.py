@@ -351,7 +351,8 @@ class DriftScanSettings(_Section):
 class Settings(BaseModel):
     """Every setting cfnops has, frozen once resolved (see :func:`load_settings`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # validate_default: defaults pass the validators too (as pydantic-settings did)
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=True)
 
     database_url: str = Field(default_factory=_default_database_url)
     # What Ctrl-C / SIGTERM does to a run a command started and still waits on:
