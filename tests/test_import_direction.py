@@ -41,6 +41,7 @@ FOUNDATION = (
     "database",
     "logcontext",
     "telemetry",
+    "tracing",
 )
 # The runtime value (settings, clients, database, notifiers): above the foundation and
 # notify, below the engines that hand it to workflows.

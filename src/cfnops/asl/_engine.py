@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cfnops import logcontext
+from cfnops import logcontext, tracing
 from cfnops.asl._dataflow import Scope, StateError
 from cfnops.asl._ports import RandomTaskTokens
 from cfnops.asl._timestamps import format_timestamp
@@ -224,7 +224,8 @@ class Branch:
                 return self._skipped(name, state, decision)
         bound = logcontext.bind(state=name)  # --log-format json names the state
         try:
-            outcome = HANDLERS[state_type](self, name, state, value, ctx)
+            with tracing.span(f"state {name}", **{"cfnops.state_type": state_type}):
+                outcome = HANDLERS[state_type](self, name, state, value, ctx)
         except StateError as exc:
             raise self.state_failure(exc) from None
         except StatesFailure:

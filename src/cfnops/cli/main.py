@@ -7,6 +7,7 @@ Exit codes (documented in ``docs/cli.md``): 0 success, 1 operation failed,
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -177,6 +178,10 @@ def _global_options(
         verbose=verbose,
     )
     configure_logging(verbose, _log_format(log_format))
+    if "OTEL_TRACES_EXPORTER" in os.environ or "OTEL_EXPORTER_OTLP_ENDPOINT" in os.environ:
+        from cfnops import tracing
+
+        tracing.setup()
 
 
 def _log_format(given: str | None) -> str:

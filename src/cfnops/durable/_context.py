@@ -64,7 +64,7 @@ from aws_durable_execution_sdk_python.types import (
 from aws_durable_execution_sdk_python.waits import WaitForConditionConfig
 from dbos import DBOS
 
-from cfnops import logcontext
+from cfnops import logcontext, tracing
 from cfnops.durable._inputs import check_json
 
 _log = logging.getLogger("cfnops.workflow")
@@ -132,6 +132,10 @@ class DbosDurableContext:
             label = base if attempt == 1 else f"{base} (attempt {attempt})"
 
             def run_attempt(label: str = label, attempt: int = attempt) -> dict[str, Any]:
+                with tracing.span(f"step {base}", **{"cfnops.attempt": attempt}):
+                    return attempt_once(label, attempt)
+
+            def attempt_once(label: str, attempt: int) -> dict[str, Any]:
                 started = time.monotonic()
                 try:
                     with logcontext.bound(step=label):
@@ -140,6 +144,8 @@ class DbosDurableContext:
                     decision = strategy(exc, attempt)
                     delay = max(1, decision.delay_seconds)
                     _observe(started, retried=bool(decision.should_retry))
+                    if decision.should_retry:
+                        tracing.event("retry", delay_seconds=delay, error=type(exc).__name__)
                     return {
                         "e": _error_fields(exc),
                         "retry": bool(decision.should_retry),

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from dbos import DBOS, SetWorkflowID
 
-from cfnops import logcontext
+from cfnops import logcontext, tracing
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.database import (
@@ -78,8 +78,13 @@ def needs_queue(needs: str) -> str:
 
 def _call(workflow: str, event: Any) -> Any:
     stack = event.get("stack") if isinstance(event, dict) else None
-    with logcontext.bound(
-        run_id=DBOS.workflow_id, workflow=workflow, stack=stack if isinstance(stack, str) else None
+    with (
+        logcontext.bound(
+            run_id=DBOS.workflow_id,
+            workflow=workflow,
+            stack=stack if isinstance(stack, str) else None,
+        ),
+        tracing.run_span(workflow, DBOS.workflow_id or ""),
     ):
         fn = get_workflow(workflow)
         if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
