@@ -3,7 +3,9 @@
 The handlers named in deploy/ (``cfnops.lambda_handlers.heal``, ``….ami``) are followed
 through every ``import`` of cfnops's own modules, function-level ones included (a lazy
 import runs at invocation), so the package holds exactly the cfnops modules they can
-reach, with their package data: no console web stack, no sandbox, no CLI. Third-party
+reach, with their package data: no console web stack, no sandbox, no CLI. A module
+that imports by name (``importlib.import_module``: a package's lazy ``__getattr__``
+table) brings its whole package. Third-party
 code is every distribution those modules import, with the distributions it requires
 (from the installed metadata, extras left out). Files are copied from the installed
 distributions' RECORDs, so the package matches this environment (build it on Linux
@@ -85,6 +87,11 @@ def closure(roots: list[str]) -> tuple[set[str], set[str]]:
         seen.add(name)
         parts = name.split(".")
         todo += [".".join(parts[:i]) for i in range(1, len(parts))]  # parent packages
+        if "import_module(" in path.read_text(encoding="utf-8"):
+            # a lazy table (``__getattr__`` importing by name): its whole package
+            folder = path.parent
+            package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+            todo += [f"{package}.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__"]
         for target in _imports(path, name):
             if target.split(".")[0] == "cfnops":
                 todo.append(target)
