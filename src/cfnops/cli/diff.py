@@ -84,7 +84,7 @@ def diff(
 ) -> None:
     """Show what deploying NEW does: in-place updates, replacements (and the reference
     chains causing them), creations, deletions and orphans."""
-    from cfnops.diff import FailOn, gate, is_assembly
+    from cfnops.diff import FailOn, gate
 
     st = state(ctx)
     fmt = output or st.output or "text"
@@ -122,6 +122,11 @@ def diff(
         raise typer.Exit(1)
 
 
+def is_assembly(path: Path) -> bool:
+    """A CDK cloud assembly: a folder with a manifest.json (checked without importing it)."""
+    return path.is_dir() and (path / "manifest.json").is_file()
+
+
 def _one(
     st: CliState,
     fmt: str,
@@ -133,7 +138,7 @@ def _one(
     drift: bool,
 ) -> list[Any]:
     from cfnops.cli._diff_sources import FileDiff, diff_pair
-    from cfnops.diff import is_assembly, load_template
+    from cfnops.diff import load_template
 
     new_path = templates[-1]
     if is_assembly(new_path):

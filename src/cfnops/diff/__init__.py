@@ -16,15 +16,9 @@ templates are transformed first (``transform_sam``). The AWS adapter
 
 from __future__ import annotations
 
-from cfnops.diff._assembly import (
-    Assembly,
-    AssemblyDiff,
-    StackChange,
-    StackDiff,
-    diff_assemblies,
-    is_assembly,
-    load_assembly,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._drift import DriftedProperty, DriftEntry, with_drift
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
@@ -45,13 +39,51 @@ from cfnops.diff._model import (
     worst,
 )
 from cfnops.diff._params import parameter_values
-from cfnops.diff._render_assembly import assembly_json, assembly_markdown, assembly_text
 from cfnops.diff._render_json import to_json
 from cfnops.diff._render_markdown import render_markdown
-from cfnops.diff._render_sarif import SarifTarget, template_lines, to_sarif
 from cfnops.diff._render_text import render_text
 from cfnops.diff._sam import is_sam, sam_annotations, sam_origins, transform_sam
 from cfnops.diff.errors import ChangeSetError, StackTemplateError, TemplateLoadError
+
+if TYPE_CHECKING:  # loaded on first use: a plain two-template diff never needs them
+    from cfnops.diff._assembly import (
+        Assembly,
+        AssemblyDiff,
+        StackChange,
+        StackDiff,
+        diff_assemblies,
+        is_assembly,
+        load_assembly,
+    )
+    from cfnops.diff._render_assembly import assembly_json, assembly_markdown, assembly_text
+    from cfnops.diff._render_sarif import SarifTarget, template_lines, to_sarif
+
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "Assembly",
+            "AssemblyDiff",
+            "StackChange",
+            "StackDiff",
+            "diff_assemblies",
+            "is_assembly",
+            "load_assembly",
+        ),
+        "_assembly",
+    ),
+    **dict.fromkeys(("assembly_json", "assembly_markdown", "assembly_text"), "_render_assembly"),
+    **dict.fromkeys(("SarifTarget", "template_lines", "to_sarif"), "_render_sarif"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cfnops.diff' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cfnops.diff.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CUSTOM_RESOURCE_NOTE",
