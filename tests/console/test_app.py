@@ -134,7 +134,7 @@ def test_unknown_map_iteration_is_400(settings: Settings, client: TestClient) ->
     jobs.store.create_run("job-1", "wait", WAIT, {})
     assert client.get("/jobs/job-1").status_code == 200
     answer = client.get("/jobs/job-1/state?state=W&map=Nope&index=1")
-    assert answer.status_code == 400 and "a Map state that ran" in answer.text
+    assert answer.status_code == 400 and "a Map or Parallel state of this job-net" in answer.text
     assert client.get("/jobs/job-1/data?map=Nope&index=x").status_code == 400
 
 
@@ -223,8 +223,9 @@ def test_job_controls_hold_release_skip_force_rerun(settings: Settings, client: 
     assert (
         post("skip", state="B", output='{"skipped": true}', reason="not needed").status_code == 303
     )
-    assert post("skip", state="B", output="{bad").status_code == 400
-    refused = post("force", state="B", outcome="succeed")
+    assert post("skip", state="B", output="{bad", reason="x").status_code == 400
+    assert "say why you skip" in post("skip", state="B", output="{}").text  # a reason is needed
+    refused = post("force", state="B", outcome="succeed", reason="try")
     assert refused.status_code == 400 and "not a Task" in refused.text
     assert post("rerun", mode="sideways").status_code == 400
     with AuditLog(settings) as audit:

@@ -96,7 +96,9 @@ def test_job_run_live_graph_iterations_and_run_command_output(page: Any, tmp_pat
         )
         assert colours["StopInstances"] == "SUCCEEDED" and colours["NotifyFailure"] is None
         # Map iteration 1 and its RunCommand output (the Apache status check).
-        page.get_by_label("StopInstances iteration").select_option("1")
+        page.get_by_label("Map or Parallel").select_option("StopInstances")
+        page.locator("#iteration-table a", has_text=re.compile(r"^iteration 1$")).click()
+        expect(page.locator("#scope-note")).to_have_text("showing StopInstances iteration 1")
         page.get_by_role("button", name="State CheckApacheStatus, succeeded").click()
         table = page.locator("#runcommand")
         table.wait_for()
@@ -197,6 +199,12 @@ def test_heal_hold_approved_in_the_browser_with_audit(
         assert page.get_by_role("button", name="Approve").is_visible()
         page.get_by_label("Reason for approving").fill("planned change window CHG-42")
         page.get_by_role("button", name="Approve").click()
+        # The confirmation spells out the consequence; the reason typed is carried over.
+        assert "executed" in page.locator("#confirm-consequence").inner_text()
+        assert page.get_by_label("Reason (kept in the audit log").input_value() == (
+            "planned change window CHG-42"
+        )
+        page.get_by_role("button", name="Confirm").click()
         expect(page.locator("#heal-outcome")).to_have_text("HEALED", timeout=120_000)
         audit = page.locator(".audit-row").first.inner_text()
         assert "console:" in audit and "approve" in audit and "CHG-42" in audit

@@ -47,6 +47,13 @@ def roles_app(settings: Settings, tmp_path: Path, clock: Clock) -> Iterator[Auth
     yield Auth(tokens, roles, idle_seconds=60, max_seconds=600, clock=clock)
 
 
+def _offered(page: str, run_id: str, action: str) -> bool:
+    """Whether the page shows the action's form (forms of actions that do not apply are
+    drawn hidden, so that a live update can show them without redrawing the page)."""
+    found = re.search(rf'action="/jobs/{run_id}/{action}" data-action="{action}"( hidden)?', page)
+    return found is not None and found.group(1) is None
+
+
 def _client(settings: Settings, auth: Auth, name: str | None) -> TestClient:
     client = TestClient(create_app(settings, auth), headers={"Accept": "text/html"})
     if name is not None:
@@ -138,7 +145,7 @@ def test_operator_acts_but_cannot_approve_and_audit_names_the_role(
     jobs.store.create_run("r-2", "wait", WAIT, {})
     operator = _client(settings, roles_app, "olga")
     page = operator.get("/jobs/r-2").text
-    assert '/jobs/r-2/stop"' in page and '/jobs/r-2/redrive"' not in page  # running: no redrive
+    assert _offered(page, "r-2", "stop") and not _offered(page, "r-2", "redrive")  # running
     csrf = csrf_of(operator, "/runs")
     assert operator.post("/jobs/r-2/hold", data={"csrf": csrf, "reason": "freeze"}).status_code in (
         200,
@@ -164,11 +171,15 @@ def test_stop_and_redrive_refused_on_finished_runs(settings: Settings, client: T
     jobs.store.create_run("done-1", "wait", WAIT, {})
     jobs.store.finish_run("done-1", "SUCCEEDED", {}, None, None)
     page = client.get("/jobs/done-1").text
-    assert "/stop" not in page and "/redrive" not in page
+    assert not _offered(page, "done-1", "stop") and not _offered(page, "done-1", "redrive")
+    assert not _offered(page, "done-1", "hold")
     csrf = csrf_of(client, "/runs")
-    stop = client.post("/jobs/done-1/stop", data={"csrf": csrf})
+    stop = client.post("/jobs/done-1/stop", data={"csrf": csrf, "reason": "x"})
     assert stop.status_code == 409 and "nothing to stop" in stop.text
-    assert client.post("/jobs/done-1/redrive", data={"csrf": csrf}).status_code == 409
+    redrive = client.post("/jobs/done-1/redrive", data={"csrf": csrf, "reason": "x"})
+    assert redrive.status_code == 409 and "nothing to redrive" in redrive.text
+    jobs.store.create_run("live-1", "wait", WAIT, {})
+    assert "say why you stop" in client.post("/jobs/live-1/stop", data={"csrf": csrf}).text
 
 
 def test_sessions_expire_idle_and_absolute_and_sign_out(

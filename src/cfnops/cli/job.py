@@ -19,6 +19,7 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
 from cfnops.cli.job_control import show_lineage
 from cfnops.errors import ExitCode, UsageError
+from cfnops.jobs import derive_status
 from cfnops.jobs._definition import load_definition, machine_name, parse_input
 from cfnops.jobs._functions import import_modules
 from cfnops.jobs._graph import to_dot, to_mermaid
@@ -36,6 +37,7 @@ _ICON = {
     "SUCCEEDED": "[green]✔[/]",
     "RUNNING": "[cyan]…[/]",
     "FAILED": "[red]✘[/]",
+    "CAUGHT": "[yellow]↷[/]",
     "ABORTED": "[yellow]■[/]",
 }
 Def = Annotated[Path, typer.Argument(help="Definition file (JSON or YAML).")]
@@ -328,7 +330,9 @@ def show(ctx: typer.Context, run_id: RunArg) -> None:
     st = state(ctx)
     jobs = _service(st)
     row = jobs.store.get_run(run_id)
-    views = state_views(jobs.store.history(run_id))
+    # The console's Job run page draws the same derivation (cfnops.jobs.derive_status).
+    derived = derive_status(jobs.store.history(run_id), row.definition)
+    views = derived.overall
     current = [v.name for v in views.values() if v.status == "RUNNING"]
     lineage = jobs.lineage(run_id)
     if st.output_format == "json":
@@ -337,6 +341,9 @@ def show(ctx: typer.Context, run_id: RunArg) -> None:
                 **row.to_json(),
                 "currentStates": current,
                 "states": [v.to_json() for v in views.values()],
+                "iterations": {
+                    name: [i.to_json() for i in runs] for name, runs in derived.iterations.items()
+                },
                 "lineage": lineage,
             }
         )

@@ -1,20 +1,15 @@
-"""A job run as the Job run page shows it: graph elements, state panels, iterations.
+"""A job run as the Job run page draws it: graph elements and SSM RunCommand rows.
 
-History events are attributed to states by following ``previousEventId``: each
-event continues the branch of the event it points at, so the interleaved events
-of concurrent Map iterations still land on the right state. A Map iteration is
-the events reachable from its ``MapIterationStarted`` up to its end event.
+State statuses come from :func:`cfnops.jobs.derive_status` (see ``_jobdata``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-_FAILED = ("TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut")
-_SUCCEEDED = ("TaskSucceeded", "LambdaFunctionSucceeded")
+from cfnops.jobs import StateRun
 
 
 def _load(value: Any) -> Any:
@@ -26,114 +21,8 @@ def _load(value: Any) -> Any:
         return value
 
 
-@dataclass
-class Visit:
-    """The latest visit of one state, with what the page's state panel shows."""
-
-    name: str
-    type: str
-    status: str = "RUNNING"  # RUNNING SUCCEEDED FAILED CAUGHT ABORTED
-    input: Any = None
-    output: Any = None
-    error: str | None = None
-    cause: str | None = None
-    entered: float | None = None
-    exited: float | None = None
-    attempts: int = 0
-    visits: int = 0
-    tasks: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def retries(self) -> int:
-        return max(0, self.attempts - 1)
-
-
-def fold(history: Iterable[Mapping[str, Any]]) -> dict[str, Visit]:
-    """One :class:`Visit` per state name (the latest visit), attributing by event chain."""
-    visits: dict[str, Visit] = {}
-    owner: dict[int, Visit | None] = {}
-    failure: dict[int, tuple[str | None, str | None]] = {}
-    for event in history:
-        etype, eid = str(event["type"]), int(event["id"])
-        details = event.get("details") or {}
-        current = owner.get(int(event.get("previousEventId") or 0))
-        if etype.endswith("StateEntered"):
-            if current is not None and current.status == "RUNNING" and id(current) in failure:
-                current.status = "CAUGHT"  # left by a Catch without exiting
-            name = str(details.get("name"))
-            view = visits.get(name) or Visit(name, etype[: -len("StateEntered")])
-            view.status, view.output, view.error, view.cause = "RUNNING", None, None, None
-            view.input, view.entered, view.exited = (
-                _load(details.get("input")),
-                event["timestamp"],
-                None,
-            )
-            view.attempts, view.tasks = 0, []
-            view.visits += 1
-            failure.pop(id(view), None)
-            visits[name] = view
-            current = view
-        elif etype.endswith("StateExited") and str(details.get("name")) in visits:
-            done = visits[str(details.get("name"))]
-            done.status = "CAUGHT" if id(done) in failure else "SUCCEEDED"
-            done.output, done.exited = _load(details.get("output")), event["timestamp"]
-            owner[eid] = None  # the branch is between states until the next one is entered
-            continue
-        elif current is not None and etype == "TaskScheduled":
-            current.attempts += 1
-        elif current is not None and etype in _FAILED:
-            failure[id(current)] = (details.get("error"), details.get("cause"))
-            current.error, current.cause = failure[id(current)]
-        elif current is not None and etype in _SUCCEEDED:
-            failure.pop(id(current), None)
-            current.error = current.cause = None
-            current.tasks.append(
-                {"resource": details.get("resource"), "output": _load(details.get("output"))}
-            )
-        if etype in ("ExecutionFailed", "ExecutionAborted", "ExecutionTimedOut"):
-            for view in visits.values():
-                if view.status == "RUNNING":
-                    view.status = "ABORTED" if etype == "ExecutionAborted" else "FAILED"
-                    if view.status == "FAILED" and view.error is None:
-                        view.error, view.cause = details.get("error"), details.get("cause")
-        owner[eid] = current
-    return visits
-
-
-def iterations(history: Iterable[Mapping[str, Any]]) -> dict[str, list[int]]:
-    """Map and Parallel states that ran, with the iteration (branch) indexes seen."""
-    found: dict[str, set[int]] = {}
-    for event in history:
-        if event["type"] == "MapIterationStarted":
-            d = event.get("details") or {}
-            found.setdefault(str(d.get("name")), set()).add(int(d.get("index", 0)))
-    return {name: sorted(idx) for name, idx in found.items()}
-
-
-def iteration_events(
-    history: Iterable[Mapping[str, Any]], map_name: str, index: int
-) -> list[Mapping[str, Any]]:
-    """The events of one Map iteration, from its start to its end."""
-    members: set[int] = set()
-    out: list[Mapping[str, Any]] = []
-    for event in history:
-        etype, details = str(event["type"]), event.get("details") or {}
-        is_iter = etype.startswith("MapIteration") and details.get("name") == map_name
-        if is_iter and etype == "MapIterationStarted" and details.get("index") == index:
-            members.add(int(event["id"]))
-            out.append(event)
-        elif members and int(event.get("previousEventId") or 0) in members:
-            if is_iter:  # another iteration's start, or this one's end: not followed
-                if details.get("index") == index:
-                    out.append(event)
-                continue
-            members.add(int(event["id"]))
-            out.append(event)
-    return out
-
-
 def run_command_invocations(
-    visit: Visit, history: Iterable[Mapping[str, Any]]
+    visit: StateRun, history: Iterable[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     """SSM RunCommand per instance, for a sendCommand or getCommandInvocation state.
 

@@ -46,6 +46,14 @@ def _json_field(form: dict[str, str], name: str) -> Any:
         raise BadFilter(name, text[:60], f"JSON ({exc})") from None
 
 
+def require_reason(form: dict[str, str], action: str) -> str:
+    """The reason a destructive action needs (kept in the audit log); 400 without one."""
+    reason = form.get("reason", "").strip()
+    if not reason:
+        raise BadFilter("reason", "", f"say why you {action} (it is kept in the audit log)")
+    return reason
+
+
 def _back(run_id: str) -> Response:
     return RedirectResponse(f"/jobs/{run_id}", status_code=303)
 
@@ -79,7 +87,7 @@ async def rerun(request: Request) -> Response:
     if mode == "after-failed" and form.get("output", "").strip():
         kw["output"] = _json_field(form, "output")
     req = RerunRequest(mode, state=state if mode in ("from", "only") else None, **kw)
-    jobs, reason = jobs_for(request), form.get("reason") or None
+    jobs, reason = jobs_for(request), require_reason(form, "rerun")
     new_id = await anyio.to_thread.run_sync(
         lambda: jobs.rerun(run_id, req, actor=actor, reason=reason, queue=QUEUE)
     )
@@ -89,7 +97,7 @@ async def rerun(request: Request) -> Response:
 async def skip(request: Request) -> Response:
     actor, form = await authorize_post(request, "operator")
     run_id, state = request.path_params["run_id"], form.get("state", "")
-    output, reason = _json_field(form, "output"), form.get("reason") or None
+    output, reason = _json_field(form, "output"), require_reason(form, "skip")
     jobs = jobs_for(request)
     await anyio.to_thread.run_sync(
         lambda: jobs.skip(run_id, state, output, actor=actor, reason=reason)
@@ -107,7 +115,7 @@ async def force(request: Request) -> Response:
     output = _json_field(form, "output")
     error = (form.get("error") or "States.TaskFailed") if not ok else None
     cause = form.get("cause") or None
-    jobs, reason = jobs_for(request), form.get("reason") or None
+    jobs, reason = jobs_for(request), require_reason(form, "force")
     await anyio.to_thread.run_sync(
         lambda: jobs.force(
             run_id,

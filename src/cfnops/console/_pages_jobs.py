@@ -1,9 +1,16 @@
-"""The Job run page: graph by state status, iterations, state panels, history, actions."""
+"""The Job run page: graph by state status, iterations, timeline, history, live deltas.
+
+Statuses come from :func:`cfnops.jobs.derive_status`, the derivation ``cfnops job
+show`` uses. The page embeds a snapshot and the newest events; older events are
+fetched a page at a time (``/events?before=ID``). The live stream sends only
+what changed: events after the last one sent, changed statuses and iteration
+rows, the run's status and actions, holds, audit entries and reruns.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -11,25 +18,33 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from cfnops.console._jobview import (
-    fold,
-    graph_elements,
-    iteration_events,
-    iterations,
-    run_command_invocations,
+from cfnops.console._jobdata import (
+    Scope,
+    delta,
+    event_row,
+    page_of,
+    parse_scope,
+    scoped_states,
+    snapshot,
+    state_actions,
 )
-from cfnops.console._pages_control import jobs_for
-from cfnops.console._web import authorize_post, console_of, render, stream
+from cfnops.console._jobview import graph_elements, run_command_invocations
+from cfnops.console._pages_control import jobs_for, require_reason
+from cfnops.console._web import (
+    authorize_post,
+    console_of,
+    principal_of,
+    render,
+    stream,
+)
 from cfnops.console.errors import BadFilter, NotFound, RunFinished
-from cfnops.jobs import JobService, RunRow
+from cfnops.jobs import JobService, RunRow, derive_status
 from cfnops.jobs._runner import iter_states
 from cfnops.jobs.errors import UnknownJobRun
 
 QUEUE = "cfnops"  # redrives run in `cfnops worker`, never inside the console
-
-
-def _jobs(request: Request) -> JobService:
-    return jobs_for(request)
+FIRST_EVENTS = 200  # events embedded in the page; older ones come a page at a time
+PAGE_EVENTS = 500
 
 
 def _row(jobs: JobService, run_id: str) -> RunRow:
@@ -39,106 +54,162 @@ def _row(jobs: JobService, run_id: str) -> RunRow:
         raise NotFound(f"no job run {run_id!r}", hint="pick one on the Runs page") from None
 
 
-def _scope(
-    request: Request, history: Sequence[Mapping[str, Any]]
-) -> tuple[str | None, int | None, list[Mapping[str, Any]]]:
-    """The Map iteration asked for (``?map=NAME&index=N``) and its events."""
-    name = request.query_params.get("map") or None
-    index_text = request.query_params.get("index") or None
-    if name is None or index_text is None:
-        return None, None, list(history)
-    if not index_text.isdigit():
-        raise BadFilter("index", index_text, "an iteration index (0, 1, 2, ...)")
-    known = iterations(history)
-    if name not in known:
-        raise BadFilter("map", name, f"a Map state that ran ({', '.join(known) or 'none yet'})")
-    index = int(index_text)
-    return name, index, iteration_events(history, name, index)
+def _roles(request: Request) -> frozenset[str]:
+    who = principal_of(request)
+    return frozenset(who.roles) if who else frozenset()
 
 
-def _data(jobs: JobService, run_id: str, request: Request) -> dict[str, Any]:
+def _audit_rows(request: Request, run_id: str) -> list[dict[str, Any]]:
+    entries = console_of(request).audit.list(target=run_id, limit=50)
+    return [
+        {"id": e.id, "at": e.at.strftime("%Y-%m-%d %H:%M:%S"), "actor": e.actor,
+         "action": e.action, "reason": e.reason or "-"}
+        for e in entries
+    ]  # fmt: skip
+
+
+def _reruns(lineage: Mapping[str, Any]) -> list[str]:
+    return [str(r["runId"]) for r in lineage.get("reruns") or []]
+
+
+def _load(request: Request, run_id: str) -> dict[str, Any]:
+    jobs = jobs_for(request)
     row = _row(jobs, run_id)
     history = jobs.store.history(run_id)
-    top = fold(history)
-    statuses = {name: v.status for name, v in top.items()}
-    name, _index, events = _scope(request, history)
-    if name is not None:
-        statuses.update({n: v.status for n, v in fold(events).items()})
-    return {
-        "runId": run_id,
-        "status": row.status,
-        "error": row.error,
-        "cause": row.cause,
-        "statuses": statuses,
-        "iterations": iterations(history),
-        "history": [_event_row(e) for e in history],
-    }
-
-
-def _event_row(e: Mapping[str, Any]) -> dict[str, Any]:
-    details = e.get("details") or {}
-    return {
-        "id": e["id"],
-        "type": e["type"],
-        "timestamp": e["timestamp"],
-        "state": details.get("name", ""),
-        "details": json.dumps(details, ensure_ascii=False)[:400],
-    }
+    scope = parse_scope(request.query_params, row.definition)
+    derived = derive_status(history, row.definition)
+    lineage = jobs.lineage(run_id)
+    data = snapshot(row, derived, scope, bool(lineage["held"]), _roles(request))
+    data["events"], data["moreEvents"] = page_of(history, None, "", FIRST_EVENTS)
+    data["audit"], data["reruns"] = _audit_rows(request, run_id), _reruns(lineage)
+    data["scope"] = {"state": scope.state, "map": scope.group, "iteration": scope.iteration}
+    entries = console_of(request).audit.list(target=run_id, limit=50)
+    return {"row": row, "data": data, "lineage": lineage, "scope": scope, "audit": entries}
 
 
 async def job_page(request: Request) -> Response:
     run_id = request.path_params["run_id"]
-    jobs = _jobs(request)
-    row = await anyio.to_thread.run_sync(_row, jobs, run_id)
-    data = await anyio.to_thread.run_sync(_data, jobs, run_id, request)
-    audit = console_of(request).audit
-    entries = await anyio.to_thread.run_sync(lambda: audit.list(target=run_id, limit=50))
-    lineage = await anyio.to_thread.run_sync(jobs.lineage, run_id)
+    loaded = await anyio.to_thread.run_sync(_load, request, run_id)
+    row: RunRow = loaded["row"]
     return render(
         request,
         "job.html",
         row=row,
-        data=data,
+        data=loaded["data"],
         elements=graph_elements(row.definition),
-        audit=entries,
-        lineage=lineage,
+        audit=loaded["audit"],
+        lineage=loaded["lineage"],
+        actions=loaded["data"]["actions"],
         state_names=[name for name, _ in iter_states(row.definition)],
     )
 
 
 async def job_data(request: Request) -> Response:
-    jobs = _jobs(request)
-    run_id = request.path_params["run_id"]
-    return JSONResponse(await anyio.to_thread.run_sync(_data, jobs, run_id, request))
+    loaded = await anyio.to_thread.run_sync(_load, request, request.path_params["run_id"])
+    return JSONResponse(loaded["data"])
+
+
+async def job_events(request: Request) -> Response:
+    """A page of events, newest first: ``?before=ID&q=TEXT&limit=N``."""
+    jobs, run_id = jobs_for(request), request.path_params["run_id"]
+    before_text = request.query_params.get("before", "")
+    limit_text = request.query_params.get("limit", str(PAGE_EVENTS))
+    if before_text and not before_text.isdigit():
+        raise BadFilter("before", before_text, "an event id")
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 5000:
+        raise BadFilter("limit", limit_text, "a whole number from 1 to 5000")
+    needle = request.query_params.get("q", "")
+
+    def load() -> dict[str, Any]:
+        _row(jobs, run_id)
+        history = jobs.store.history(run_id)
+        found, more = page_of(history, int(before_text) if before_text else None, needle,
+                              int(limit_text))  # fmt: skip
+        return {"events": found, "more": more}
+
+    return JSONResponse(await anyio.to_thread.run_sync(load))
+
+
+class _Live:
+    """One open page's stream: what it has been sent, to send only what changed."""
+
+    def __init__(self, request: Request, run_id: str, scope: Scope, after: int) -> None:
+        self.request, self.run_id, self.scope = request, run_id, scope
+        self.jobs = jobs_for(request)
+        self.roles = _roles(request)
+        self.history = self.jobs.store.history(self.run_id)
+        self.sent_upto = after
+        base = [e for e in self.history if int(e["id"]) <= after]
+        row = _row(self.jobs, run_id)
+        self.before: dict[str, Any] | None = snapshot(
+            row, derive_status(base, row.definition), scope, False, self.roles
+        )
+        self.first = True
+        self.extras: dict[str, Any] = {}
+
+    def marker(self) -> Any:
+        last = int(self.history[-1]["id"]) if self.history else 0
+        self.history.extend(self.jobs.store.history(self.run_id, after=last))
+        row = _row(self.jobs, self.run_id)
+        lineage = self.jobs.lineage(self.run_id)
+        audit = _audit_rows(self.request, self.run_id)
+        self.extras = {"row": row, "lineage": lineage, "audit": audit}
+        head = audit[0]["id"] if audit else 0
+        return (len(self.history), row.status, lineage["held"], head, len(lineage["reruns"]))
+
+    def payload(self) -> str:
+        row: RunRow = self.extras["row"]
+        lineage = self.extras["lineage"]
+        now = snapshot(row, derive_status(self.history, row.definition), self.scope,
+                       bool(lineage["held"]), self.roles)  # fmt: skip
+        now["audit"], now["reruns"] = self.extras["audit"], _reruns(lineage)
+        update = delta(self.before, now)
+        if self.first:  # the page may be older than the stream: restate the run's state
+            self.first = False
+            for key in ("status", "error", "cause", "held", "actions", "audit", "reruns"):
+                update[key] = now[key]
+        self.before = now
+        fresh = [event_row(e) for e in self.history if int(e["id"]) > self.sent_upto]
+        if fresh:
+            update["events"] = fresh
+            self.sent_upto = int(fresh[-1]["id"])
+        update.pop("lastEvent", None)
+        update["lastEvent"] = self.sent_upto
+        return json.dumps(update, ensure_ascii=False, separators=(",", ":"))
 
 
 async def job_stream(request: Request) -> Response:
-    jobs, run_id = _jobs(request), request.path_params["run_id"]
-    await anyio.to_thread.run_sync(_row, jobs, run_id)
+    run_id = request.path_params["run_id"]
+    after_text = request.query_params.get("after", "0")
+    if not after_text.isdigit():
+        raise BadFilter("after", after_text, "the last event id the page has")
 
-    def marker() -> Any:
-        events = jobs.store.event_times(run_id, 0)
-        return (len(events), max(events, default=0), jobs.store.get_run(run_id).status)
+    def open_live() -> _Live:
+        row = _row(jobs_for(request), run_id)
+        scope = parse_scope(request.query_params, row.definition)
+        return _Live(request, run_id, scope, int(after_text))
 
-    return stream(request, marker, lambda: json.dumps(_data(jobs, run_id, request)))
+    live = await anyio.to_thread.run_sync(open_live)
+    return stream(request, live.marker, live.payload)
 
 
 async def state_panel(request: Request) -> Response:
-    jobs, run_id = _jobs(request), request.path_params["run_id"]
+    jobs, run_id = jobs_for(request), request.path_params["run_id"]
     state = request.query_params.get("state", "")
 
     def load() -> dict[str, Any]:
         row = _row(jobs, run_id)
         history = jobs.store.history(run_id)
-        name, index, events = _scope(request, history)
-        visits = fold(events)
-        visit = visits.get(state) or fold(history).get(state)
+        scope = parse_scope(request.query_params, row.definition)
+        derived = derive_status(history, row.definition)
+        visit = scoped_states(derived, scope).get(state)
         return {
             "row": row,
             "state": state,
             "visit": visit,
-            "map_name": name,
-            "index": index,
+            "map_name": scope.group if scope.iteration is not None else None,
+            "index": scope.iteration,
+            "state_actions": state_actions(row, visit, _roles(request)),
             "invocations": run_command_invocations(visit, history) if visit else [],
         }
 
@@ -148,21 +219,25 @@ async def state_panel(request: Request) -> Response:
 
 async def stop(request: Request) -> Response:
     actor, form = await authorize_post(request, "operator")
-    jobs, run_id = _jobs(request), request.path_params["run_id"]
+    jobs, run_id = jobs_for(request), request.path_params["run_id"]
     row = await anyio.to_thread.run_sync(_row, jobs, run_id)
     if row.status != "RUNNING":
         raise RunFinished(run_id, row.status, "stop")
+    reason = require_reason(form, "stop")
     await anyio.to_thread.run_sync(jobs.stop, run_id)
-    await _audit(request, actor, "stop", run_id, form)
+    await _audit(request, actor, "stop", run_id, reason)
     return RedirectResponse(f"/jobs/{run_id}", status_code=303)
 
 
 async def redrive(request: Request) -> Response:
     actor, form = await authorize_post(request, "operator")
-    jobs, run_id = _jobs(request), request.path_params["run_id"]
-    await anyio.to_thread.run_sync(_row, jobs, run_id)
+    jobs, run_id = jobs_for(request), request.path_params["run_id"]
+    row = await anyio.to_thread.run_sync(_row, jobs, run_id)
+    if row.status not in ("FAILED", "TIMED_OUT", "ABORTED"):
+        raise RunFinished(run_id, row.status, "redrive")
+    reason = require_reason(form, "redrive")
     dbos_id = await anyio.to_thread.run_sync(lambda: jobs.redrive(run_id, queue=QUEUE))
-    await _audit(request, actor, "redrive", run_id, form, {"dbosId": dbos_id})
+    await _audit(request, actor, "redrive", run_id, reason, {"dbosId": dbos_id})
     return RedirectResponse(f"/jobs/{run_id}", status_code=303)
 
 
@@ -171,11 +246,10 @@ async def _audit(
     actor: str,
     action: str,
     target: str,
-    form: dict[str, str],
+    reason: str,
     detail: dict[str, Any] | None = None,
 ) -> None:
     audit = console_of(request).audit
-    reason = form.get("reason") or None
     await anyio.to_thread.run_sync(
         lambda: audit.record(
             actor=actor, action=action, target=target, reason=reason, detail=detail
@@ -186,6 +260,7 @@ async def _audit(
 routes = [
     Route("/jobs/{run_id}", job_page),
     Route("/jobs/{run_id}/data", job_data),
+    Route("/jobs/{run_id}/events", job_events),
     Route("/jobs/{run_id}/stream", job_stream),
     Route("/jobs/{run_id}/state", state_panel),
     Route("/jobs/{run_id}/stop", stop, methods=["POST"]),

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._schedules import Schedule, parse_schedule
     from cfnops.jobs._service import WORKFLOW, JobService
     from cfnops.jobs._starts import monitor_options
+    from cfnops.jobs._status import IterationRun, RunStatus, StateRun, derive_status
     from cfnops.jobs._store import JobStore, RunRow
     from cfnops.jobs._triggers import TriggerService
     from cfnops.jobs._worker import start_worker_services
@@ -59,6 +60,10 @@ _WHERE = {
     "JobService": "_service",
     "JobStore": "_store",
     "RerunRequest": "_rerun",
+    "IterationRun": "_status",
+    "RunStatus": "_status",
+    "StateRun": "_status",
+    "derive_status": "_status",
     "RunRow": "_store",
     "Schedule": "_schedules",
     "TriggerService": "_triggers",
@@ -80,16 +85,20 @@ __all__ = [
     "CheckReport",
     "HttpRequest",
     "HttpResponse",
+    "IterationRun",
     "JobResult",
     "JobService",
     "JobStore",
     "PoolStore",
     "RerunRequest",
     "RunRow",
+    "RunStatus",
     "Schedule",
+    "StateRun",
     "TriggerService",
     "add_dependency",
     "check_dataflow",
+    "derive_status",
     "load_calendar",
     "machine_name",
     "monitor_options",

@@ -45,7 +45,7 @@ window.cfnops = (function () {
       cytoscape.use(cytoscapeDagre); graph.registered = true;
     }
     const cy = cytoscape({
-      container, elements, wheelSensitivity: 0.3, maxZoom: 1.6,
+      container, elements, minZoom: 0.05, maxZoom: 2.5,
       layout: {name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36},
       style: [
         {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center",
@@ -69,118 +69,34 @@ window.cfnops = (function () {
     listen(box.dataset.stream, (html) => adopt(box, html));
   }
 
-  function jobPage() {
-    const runId = json("job-data").runId;
-    const base = "/jobs/" + encodeURIComponent(runId);
-    const cy = graph(document.getElementById("graph"), json("job-elements"));
-    window.cfnopsGraph = cy;
-    const list = document.getElementById("state-list");
-    const panel = document.getElementById("state-panel");
-    const filter = document.getElementById("history-filter");
-    let data = json("job-data"), scope = {}, open = null, source = null;
-
-    function query() {
-      return scope.map ? `?map=${encodeURIComponent(scope.map)}&index=${scope.index}` : "";
-    }
-    function openState(name) {
-      open = name;
-      const sep = scope.map ? "&" : "?";
-      liveFetch(`${base}/state${query()}${sep}state=${encodeURIComponent(name)}`)
-        .then((r) => r.text().then((html) => {
-          if (r.ok) { adopt(panel, html); return; }
-          const doc = new DOMParser().parseFromString(html, "text/html");
-          const error = doc.querySelector(".error");
-          if (error) { panel.replaceChildren(error); return; }
-          const p = document.createElement("p");
-          p.setAttribute("role", "alert"); p.textContent = "The state could not be read.";
-          panel.replaceChildren(p);
-        }));
-      if (cy) { cy.nodes().unselect(); cy.nodes().filter((n) => n.data("name") === name).select(); }
-    }
-    function drawList() {
-      list.replaceChildren();
-      const names = cy ? cy.nodes().filter((n) => n.data("name")).map((n) => n.data("name"))
-                       : Object.keys(data.statuses);
-      for (const name of names) {
-        const status = data.statuses[name] || "NOT REACHED";
-        const li = document.createElement("li"), b = document.createElement("button");
-        b.type = "button"; b.className = "status s-" + status.toLowerCase().replace(" ", "-");
-        b.textContent = `${name}: ${status.toLowerCase()}`;
-        b.dataset.state = name; b.dataset.status = status;
-        b.setAttribute("aria-label", `State ${name}, ${status.toLowerCase()}`);
-        b.addEventListener("click", () => openState(name));
-        li.appendChild(b); list.appendChild(li);
-      }
-    }
-    function drawIterations() {
-      const box = document.getElementById("iterations");
-      for (const [name, indexes] of Object.entries(data.iterations)) {
-        const id = "iter-" + name.replace(/\W/g, "_");
-        let sel = document.getElementById(id);
-        if (!sel) {
-          const label = document.createElement("label");
-          label.htmlFor = id; label.textContent = `${name} iteration`;
-          sel = document.createElement("select"); sel.id = id; sel.dataset.map = name;
-          sel.addEventListener("change", () => {
-            for (const other of box.querySelectorAll("select")) if (other !== sel) other.value = "";
-            scope = sel.value === "" ? {} : {map: name, index: Number(sel.value)};
-            connect(); if (open) openState(open);
-          });
-          box.append(label, sel);
-        }
-        const keep = sel.value;
-        const options = [new Option("latest of each state", "")]
-          .concat(indexes.map((i) => new Option(`iteration ${i}`, String(i))));
-        sel.replaceChildren(...options);
-        sel.value = keep;
-      }
-    }
-    function drawHistory() {
-      const needle = filter.value.toLowerCase();
-      const rows = data.history.filter((e) => !needle ||
-        `${e.type} ${e.state} ${e.details}`.toLowerCase().includes(needle));
-      const tbody = document.querySelector("#history-table tbody");
-      tbody.replaceChildren();
-      for (const e of rows) {
-        const tr = document.createElement("tr");
-        for (const v of [e.id, e.type, e.state, new Date(e.timestamp * 1000).toISOString().slice(11, 23), e.details]) {
-          const td = document.createElement("td"); td.textContent = v; tr.appendChild(td);
-        }
-        tbody.appendChild(tr);
-      }
-    }
-    function apply(next) {
-      data = next;
-      if (cy) cy.nodes().forEach((n) => {
-        const s = data.statuses[n.data("name")];
-        if (s) n.data("status", s); else n.removeData("status");
-      });
-      const badge = document.getElementById("run-status");
-      badge.textContent = data.status; badge.className = "status s-" + data.status.toLowerCase();
-      document.getElementById("run-error").textContent = data.error ? `${data.error}: ${data.cause}` : "";
-      drawList(); drawIterations(); drawHistory();
-      if (open) openState(open);
-    }
-    function connect() {
-      if (source) source.close();
-      source = listen(`${base}/stream${query()}`, (text) => apply(JSON.parse(text)));
-    }
-    if (cy) cy.on("tap", "node", (ev) => { const n = ev.target.data("name"); if (n) openState(n); });
-    filter.addEventListener("input", drawHistory);
-    apply(data); connect();
-  }
-
   function healRun() {
     const box = document.getElementById("heal-live");
     if (!box) return;
     let first = true;
-    listen(`/heal/runs/${encodeURIComponent(box.dataset.run)}/stream`, () => {
-      if (first) { first = false; return; }
+    let waiting = false;
+    // Never redraw under the user: while a field has focus or text, or the dialog is
+    // open, the refresh waits for the field to be left.
+    function busy() {
+      const main = document.getElementById("main"), active = document.activeElement;
+      const dialog = document.getElementById("confirm");
+      if (dialog && dialog.open) return true;
+      if (active && main.contains(active) && active.matches("input, textarea, select")) return true;
+      return Array.from(main.querySelectorAll("input:not([type=hidden]), textarea")).some((f) => f.value);
+    }
+    function refresh() {
+      if (busy()) {
+        if (!waiting) { waiting = true; document.addEventListener("focusout", () => { waiting = false; refresh(); }, {once: true}); }
+        return;
+      }
       liveFetch(location.href).then((r) => r.text()).then((html) => {
         const doc = new DOMParser().parseFromString(html, "text/html");
         const fresh = doc.getElementById("main");
-        if (fresh) document.getElementById("main").replaceChildren(...Array.from(fresh.childNodes));
+        if (fresh && !busy()) document.getElementById("main").replaceChildren(...Array.from(fresh.childNodes));
       });
+    }
+    listen(`/heal/runs/${encodeURIComponent(box.dataset.run)}/stream`, () => {
+      if (first) { first = false; return; }
+      refresh();
     });
   }
 
@@ -204,8 +120,71 @@ window.cfnops = (function () {
     });
   }
 
-  const pages = {"runs": liveRuns, "job": jobPage, "heal-run": healRun, "definitions": definitionPage};
+  // Destructive actions: a form with data-confirm opens the dialog (consequence + reason)
+  // first; the reason goes into the form's "reason" field and on to the audit log.
+  // Elements are looked up at each use: a live page may replace them.
+  function confirmations() {
+    let pending = null, opener = null;
+    const el = (id) => document.getElementById(id);
+    function bind(dialog) {
+      if (dialog.dataset.bound) return;
+      dialog.dataset.bound = "1";
+      dialog.addEventListener("close", () => {
+        const form = pending, reason = el("confirm-reason"); pending = null;
+        if (!form) return;
+        if (dialog.returnValue === "ok" && reason.value.trim()) {
+          const field = form.elements.namedItem("reason");
+          if (field) field.value = reason.value.trim();
+          form.dataset.confirmed = "1";
+          form.requestSubmit();
+        } else if (opener && opener.focus) {
+          opener.focus();
+        }
+      });
+      el("confirm-ok").addEventListener("click", (ev) => {
+        if (!el("confirm-reason").value.trim()) {
+          ev.preventDefault(); el("confirm-missing").hidden = false; el("confirm-reason").focus();
+        }
+      });
+    }
+    document.addEventListener("submit", (ev) => {
+      const form = ev.target, dialog = el("confirm");
+      if (!(form instanceof HTMLFormElement) || !form.dataset.confirm || !dialog) return;
+      if (form.dataset.confirmed === "1") { form.dataset.confirmed = ""; return; }
+      ev.preventDefault();
+      bind(dialog);
+      pending = form; opener = document.activeElement;
+      el("confirm-consequence").textContent = form.dataset.confirm;
+      const field = form.elements.namedItem("reason");
+      el("confirm-reason").value = field ? field.value : "";
+      el("confirm-missing").hidden = true;
+      dialog.returnValue = "";
+      dialog.showModal();
+      el("confirm-reason").focus();
+    });
+  }
+
+  function copyButtons() {
+    document.addEventListener("click", (ev) => {
+      const button = ev.target instanceof Element ? ev.target.closest("button[data-copy]") : null;
+      if (!button) return;
+      const source = document.getElementById(button.dataset.copy);
+      if (!source) return;
+      const done = () => { button.textContent = "Copied"; setTimeout(() => { button.textContent = "Copy"; }, 1500); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(source.textContent).then(done);
+      } else {  // plain http on another host: select it for Ctrl+C
+        const range = document.createRange(); range.selectNodeContents(source);
+        const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+        button.textContent = "Selected: press Ctrl+C";
+      }
+    });
+  }
+
+  confirmations();
+  copyButtons();
+  const pages = {"runs": liveRuns, "heal-run": healRun, "definitions": definitionPage};
   const start = pages[document.body.dataset.page || ""];
   if (start) start();
-  return {adopt, listen, liveFetch, json};
+  return {adopt, listen, liveFetch, json, graph, COLOURS};
 })();

@@ -1,0 +1,356 @@
+"""One derivation of a run's state statuses from its history (the CLI and the console use it).
+
+Events are attributed by following ``previousEventId``: each event continues the
+branch (and the Map iteration or Parallel branch) of the event it points at, so
+the interleaved events of concurrent iterations land on the right state of the
+right iteration. What it derives, per state visit:
+
+- status: ``RUNNING``, ``SUCCEEDED``, ``FAILED``, ``CAUGHT`` (it failed and a
+  Catch moved on; for a Map or Parallel, ``…StateFailed`` followed by its exit),
+  ``ABORTED``; a run redriven after a failure turns its failed states back to
+  ``RUNNING`` until they run again;
+- attempts (retries = attempts - 1): every ``TaskScheduled`` or
+  ``LambdaFunctionScheduled`` of the visit;
+- error and cause of the last failure, entered and exited times, input, output.
+
+Each Map iteration and Parallel branch gets its own states, status (from its
+end event, or the end of the run), times and error. States inside a Map or
+Parallel are summed up across iterations for the whole-run view (``counts``):
+one failed iteration makes the state FAILED there, whatever the latest one did.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["IterationRun", "RunStatus", "StateRun", "derive_status"]
+
+_SCHEDULED = ("TaskScheduled", "LambdaFunctionScheduled", "ActivityScheduled")
+_FAILED = (
+    "TaskFailed", "TaskTimedOut", "LambdaFunctionFailed", "LambdaFunctionTimedOut",
+    "LambdaFunctionScheduleFailed", "LambdaFunctionStartFailed", "TaskStartFailed",
+    "TaskSubmitFailed", "ActivityFailed", "ActivityTimedOut", "ActivityScheduleFailed",
+    "EvaluationFailed",
+)  # fmt: skip
+_SUCCEEDED = ("TaskSucceeded", "LambdaFunctionSucceeded", "ActivitySucceeded")
+_GROUP_FAILED = ("MapStateFailed", "ParallelStateFailed", "MapRunFailed")
+_RUN_ENDS = {
+    "ExecutionFailed": "FAILED",
+    "ExecutionTimedOut": "FAILED",
+    "ExecutionAborted": "ABORTED",
+}
+# Worst first: the whole-run view of a state inside a Map or Parallel.
+_RANK = ("FAILED", "RUNNING", "ABORTED", "CAUGHT", "SUCCEEDED")
+
+
+def _load(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+@dataclass
+class StateRun:
+    """The latest visit of one state in one scope (the run, or one iteration)."""
+
+    name: str
+    type: str
+    status: str = "RUNNING"
+    input: Any = None
+    output: Any = None
+    error: str | None = None
+    cause: str | None = None
+    entered: float | None = None
+    exited: float | None = None
+    attempts: int = 0
+    visits: int = 0
+    skipped: bool = False
+    forced: bool = False
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # iterations by status (nested)
+    failed: bool = field(default=False, repr=False)  # failed since it was entered
+
+    @property
+    def retries(self) -> int:
+        return max(0, self.attempts - 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "type": self.type, "status": self.status,
+            "input": self.input, "output": self.output, "error": self.error,
+            "cause": self.cause, "entered": self.entered, "exited": self.exited,
+            "retries": self.retries, "visits": self.visits, "skipped": self.skipped,
+            "forced": self.forced, **({"iterations": self.counts} if self.counts else {}),
+        }  # fmt: skip
+
+
+@dataclass
+class IterationRun:
+    """One Map iteration (``kind="map"``) or Parallel branch (``kind="parallel"``)."""
+
+    state: str
+    index: int
+    kind: str
+    status: str = "RUNNING"
+    started: float | None = None
+    ended: float | None = None
+    error: str | None = None
+    cause: str | None = None
+    states: dict[str, StateRun] = field(default_factory=dict)
+
+    @property
+    def retries(self) -> int:
+        return sum(s.retries for s in self.states.values())
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.started is None or self.ended is None else self.ended - self.started
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state, "index": self.index, "kind": self.kind,
+            "status": self.status, "started": self.started, "ended": self.ended,
+            "duration": self.duration, "error": self.error, "cause": self.cause,
+            "retries": self.retries,
+            "states": {n: s.status for n, s in self.states.items()},
+        }  # fmt: skip
+
+
+@dataclass
+class RunStatus:
+    """A run's derived state: top-level states, iterations, and the whole-run view."""
+
+    states: dict[str, StateRun]  # top-level states by name
+    iterations: dict[str, list[IterationRun]]  # Map/Parallel state → its iterations
+    overall: dict[str, StateRun]  # every state by name: top level, nested summed up
+    last_event: int = 0
+
+    def iteration(self, state: str, index: int) -> IterationRun | None:
+        return next((i for i in self.iterations.get(state, []) if i.index == index), None)
+
+    def statuses(self) -> dict[str, str]:
+        return {name: view.status for name, view in self.overall.items()}
+
+
+@dataclass
+class _Cursor:
+    """What an event id continues: its scope and the state visit open on its branch."""
+
+    scope: _Scope
+    visit: StateRun | None
+
+
+@dataclass
+class _Scope:
+    states: dict[str, StateRun] = field(default_factory=dict)
+    iteration: IterationRun | None = None
+    parent: _Cursor | None = None  # the scope and Map/Parallel visit it runs under
+
+
+def _fail(visit: StateRun, details: Mapping[str, Any]) -> None:
+    visit.failed = True
+    visit.error, visit.cause = details.get("error"), details.get("cause")
+
+
+def _close_failed_group(visit: StateRun, output: Any) -> None:
+    """A Map or Parallel that failed and still exited: its Catch moved on."""
+    visit.status = "CAUGHT"
+    if visit.error is None and isinstance(output, Mapping) and "Error" in output:
+        visit.error, visit.cause = output.get("Error"), output.get("Cause")
+
+
+def derive_status(
+    history: Iterable[Mapping[str, Any]], definition: Mapping[str, Any] | None = None
+) -> RunStatus:
+    """Fold a run's history events (oldest first) into a :class:`RunStatus`.
+
+    ``definition`` tells which Parallel branch a branch's first state belongs to;
+    without it, branches are numbered in the order they start.
+    """
+    top = _Scope()
+    scopes: list[_Scope] = [top]
+    cursors: dict[int, _Cursor] = {0: _Cursor(top, None)}
+    iterations: dict[str, list[IterationRun]] = {}
+    parallel_starts: dict[int, StateRun] = {}  # ParallelStateStarted id → the Parallel
+    last = 0
+    for event in history:
+        etype, eid = str(event["type"]), int(event["id"])
+        details: Mapping[str, Any] = event.get("details") or {}
+        when = float(event["timestamp"])
+        prev = int(event.get("previousEventId") or 0)
+        at = cursors.get(prev) or cursors[0]
+        scope, visit = at.scope, at.visit
+        last = max(last, eid)
+        if prev in parallel_starts and etype.endswith("StateEntered"):
+            group = parallel_starts[prev]
+            scope = _branch_scope(group, details, definition, iterations, when)
+            scope.parent = _Cursor(at.scope, group)
+            scopes.append(scope)
+        while scope.parent is not None and _leaves(scope, etype, details):
+            up = scope.parent
+            scope, visit = up.scope, up.visit
+        if etype == "MapIterationStarted":
+            index = int(details.get("index", 0))
+            run = IterationRun(str(details.get("name")), index, "map", started=when)
+            iterations.setdefault(run.state, []).append(run)
+            sibling = scope.iteration is not None and scope.iteration.state == run.state
+            parent = scope.parent if sibling and scope.parent else _Cursor(scope, visit)
+            scope = _Scope(run.states, run, parent)
+            scopes.append(scope)
+            cursors[eid] = _Cursor(scope, None)
+            continue
+        if etype in ("MapIterationSucceeded", "MapIterationFailed", "MapIterationAborted"):
+            ending = scope.iteration
+            if ending is not None:
+                ending.ended = when
+                ending.status = {"MapIterationSucceeded": "SUCCEEDED",
+                                 "MapIterationFailed": "FAILED"}.get(etype, "ABORTED")  # fmt: skip
+                _end_open(scope, ending.status, None)
+                if ending.status == "FAILED":
+                    failing = next((s for s in scope.states.values() if s.status == "FAILED"), None)
+                    if failing is not None:
+                        ending.error, ending.cause = failing.error, failing.cause
+            cursors[eid] = scope.parent or _Cursor(scope, None)
+            continue
+        if etype.endswith("StateEntered"):
+            if visit is not None and visit.status == "RUNNING" and visit.failed:
+                visit.status = "CAUGHT"  # left by a Catch without exiting
+                visit.exited = when
+            name = str(details.get("name"))
+            visit = scope.states.get(name) or StateRun(name, etype[: -len("StateEntered")])
+            visit.status, visit.output, visit.error, visit.cause = "RUNNING", None, None, None
+            visit.input, visit.entered, visit.exited = _load(details.get("input")), when, None
+            visit.attempts, visit.tasks, visit.failed = 0, [], False
+            visit.skipped = visit.forced = False
+            visit.visits += 1
+            scope.states[name] = visit
+        elif etype.endswith("StateExited") and visit is not None:
+            output = _load(details.get("output"))
+            if visit.failed and visit.type in ("Map", "Parallel"):
+                _close_failed_group(visit, output)
+            else:
+                visit.status = "CAUGHT" if visit.failed else "SUCCEEDED"
+            visit.output, visit.exited = output, when
+            cursors[eid] = _Cursor(scope, None)
+            continue
+        elif visit is not None and etype in _SCHEDULED:
+            visit.attempts += 1
+        elif visit is not None and (etype in _FAILED or etype in _GROUP_FAILED):
+            _fail(visit, details)
+        elif visit is not None and etype in _SUCCEEDED:
+            visit.failed, visit.error, visit.cause = False, None, None
+            visit.tasks.append(
+                {"resource": details.get("resource"), "output": _load(details.get("output"))}
+            )
+        elif visit is not None and etype == "StateSkipped":
+            visit.skipped = True
+        elif visit is not None and etype == "TaskForced":
+            visit.forced = True
+        elif etype == "ParallelStateStarted" and visit is not None:
+            parallel_starts[eid] = visit
+        if etype in _RUN_ENDS:
+            status = _RUN_ENDS[etype]
+            for each in scopes:
+                _end_open(each, status, details)
+                if each.iteration is not None and each.iteration.status == "RUNNING":
+                    each.iteration.status, each.iteration.ended = status, when
+        if etype == "ExecutionRedriven":
+            for each in scopes:
+                for view in each.states.values():
+                    if view.status in ("FAILED", "ABORTED"):
+                        view.status = "RUNNING"
+                if each.iteration is not None and each.iteration.status in ("FAILED", "ABORTED"):
+                    each.iteration.status = "RUNNING"
+        cursors[eid] = _Cursor(scope, visit)
+    for runs in iterations.values():
+        runs.sort(key=lambda r: r.index)
+    return RunStatus(top.states, iterations, _overall(top, iterations), last)
+
+
+def _leaves(scope: _Scope, etype: str, details: Mapping[str, Any]) -> bool:
+    """Whether an event that points into an iteration belongs to the Map/Parallel itself."""
+    run = scope.iteration
+    if run is None:
+        return False
+    prefix = "Map" if run.kind == "map" else "Parallel"
+    if etype in (f"{prefix}StateExited", f"{prefix}StateEntered"):
+        return details.get("name") == run.state
+    return etype.startswith((f"{prefix}State", f"{prefix}Run"))
+
+
+def _branch_scope(
+    parallel: StateRun,
+    details: Mapping[str, Any],
+    definition: Mapping[str, Any] | None,
+    iterations: dict[str, list[IterationRun]],
+    when: float,
+) -> _Scope:
+    """A Parallel branch starts: its index is the branch whose StartAt is this state."""
+    known = iterations.setdefault(parallel.name, [])
+    index = len(known)
+    for i, branch in enumerate(_branches(definition, parallel.name)):
+        if branch.get("StartAt") == details.get("name") and all(r.index != i for r in known):
+            index = i
+            break
+    run = IterationRun(parallel.name, index, "parallel", started=when)
+    known.append(run)
+    return _Scope(run.states, run)
+
+
+def _branches(definition: Mapping[str, Any] | None, name: str) -> list[Mapping[str, Any]]:
+    if not definition:
+        return []
+    stack = [definition]
+    while stack:
+        machine = stack.pop()
+        for state_name, state in (machine.get("States") or {}).items():
+            if not isinstance(state, Mapping):
+                continue
+            branches = list(state.get("Branches") or [])
+            if state_name == name and branches:
+                return branches
+            stack.extend(branches)
+            for key in ("ItemProcessor", "Iterator"):
+                if isinstance(state.get(key), Mapping):
+                    stack.append(state[key])
+    return []
+
+
+def _end_open(scope: _Scope, status: str, details: Mapping[str, Any] | None) -> None:
+    for view in scope.states.values():
+        if view.status == "RUNNING":
+            view.status = status
+            if status == "FAILED" and view.error is None and details is not None:
+                view.error, view.cause = details.get("error"), details.get("cause")
+
+
+def _overall(top: _Scope, iterations: dict[str, list[IterationRun]]) -> dict[str, StateRun]:
+    """Top-level states as they are; nested ones summed up over their iterations."""
+    out = dict(top.states)
+    nested: dict[str, list[StateRun]] = {}
+    for runs in iterations.values():
+        for run in runs:
+            for name, view in run.states.items():
+                nested.setdefault(name, []).append(view)
+    for name, views in nested.items():
+        if name in out:
+            continue
+        counts: dict[str, int] = {}
+        for view in views:
+            counts[view.status] = counts.get(view.status, 0) + 1
+        worst = min(views, key=lambda v: _RANK.index(v.status) if v.status in _RANK else 99)
+        latest = max(views, key=lambda v: v.entered or 0)
+        summary = StateRun(
+            name, latest.type, worst.status, latest.input, latest.output,
+            worst.error, worst.cause, latest.entered, latest.exited,
+            attempts=sum(v.retries for v in views) + 1,
+            visits=sum(v.visits for v in views), tasks=latest.tasks, counts=counts,
+        )  # fmt: skip
+        out[name] = summary
+    return out
