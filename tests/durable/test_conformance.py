@@ -67,12 +67,29 @@ def test_conformance_does_not_fall_below_the_floor(outcomes: list[Outcome]) -> N
     assert passed >= FLOOR, f"{passed}/155 pass (floor {FLOOR}):\n" + "\n".join(failing)
 
 
+def _own_database(pg_url: str) -> str:
+    """A fresh database on the session's server: these runs must not mix with others'."""
+    import uuid
+
+    import sqlalchemy as sa
+
+    from cfnops.durable import make_engine
+
+    name = f"conformance_{uuid.uuid4().hex[:8]}"
+    engine = make_engine(pg_url, pool_size=1)
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(sa.text(f"CREATE DATABASE {name}"))
+    engine.dispose()
+    return pg_url.rsplit("/", 1)[0] + "/" + name
+
+
 def test_conformance_on_postgresql(pg_url: str, tmp_path: Path) -> None:
     """The same requirements on PostgreSQL (a process of its own: DBOS is one per process)."""
+    url = _own_database(pg_url)
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "durable_conformance.py"
     out = tmp_path / "figures.json"
     done = subprocess.run(
-        [sys.executable, str(script), "--database-url", pg_url, "--json", str(out)],
+        [sys.executable, str(script), "--database-url", url, "--json", str(out)],
         capture_output=True,
         text=True,
         timeout=900,
