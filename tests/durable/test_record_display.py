@@ -36,3 +36,28 @@ def test_secret_looking_keys_are_redacted_at_any_depth() -> None:
 def test_the_recorded_settings_are_summarised_in_text() -> None:
     text = _shown({"StackName": "web", "Settings": {"a": 1, "b": 2, "console_token": "t"}})
     assert json.loads(text) == {"StackName": "web", "Settings": "<3 settings: -o json shows them>"}
+
+
+def test_an_input_of_the_wrong_kind_is_refused_before_a_run_exists(tmp_path: object) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    db = Path(str(tmp_path)) / "runs.sqlite"
+    env = {
+        **os.environ,
+        "CFNOPS_DATABASE_URL": f"sqlite:///{db}",
+        "CFNOPS_WORKER__WORKFLOW_MODULES": '["cfnops.demo.workflows"]',
+    }
+    args = [sys.executable, "-m", "cfnops"]
+    done = subprocess.run(
+        [*args, "runs", "start", "cfnops.sample", "--input", "[1]"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "takes a JSON object as input, not a JSON array" in done.stderr
+    listed = subprocess.run(
+        [*args, "-o", "json", "runs", "list"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert listed.returncode == 0 and json.loads(listed.stdout) == []  # nothing was created

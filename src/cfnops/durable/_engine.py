@@ -38,7 +38,13 @@ from cfnops.durable._dbos_setup import (
 )
 from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
-from cfnops.durable._registry import get_workflow, import_modules, registered, takes_context
+from cfnops.durable._registry import (
+    check_input,
+    get_workflow,
+    import_modules,
+    registered,
+    takes_context,
+)
 from cfnops.durable._stalls import Stalls
 from cfnops.durable.errors import NotRunnableHere, RunCancelled, RunFailed, UnknownRun
 from cfnops.runtime import Runtime
@@ -349,6 +355,7 @@ class Engine:
         """
         get_workflow(workflow)
         check_json("input", event)
+        check_input(workflow, event)
         if run_id is None:
             run_id = f"{id_prefix or workflow}-{uuid.uuid4().hex[:12]}"
         elif DBOS.get_workflow_status(run_id) is not None:

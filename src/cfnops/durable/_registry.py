@@ -14,6 +14,7 @@ starts or is recovered, so a command that never runs it does not pay for importi
 from __future__ import annotations
 
 import importlib
+import inspect
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -97,6 +98,50 @@ def get_workflow(name: str) -> WorkflowFn:
         if found is None:
             raise UnknownWorkflow(name, sorted({*_workflows, *_deferred}))
         return found
+
+
+_JSON_KINDS: dict[type, str] = {
+    dict: "a JSON object",
+    list: "a JSON array",
+    str: "a JSON string",
+    int: "a number",
+    float: "a number",
+    bool: "true or false",
+}
+
+
+def check_input(name: str, event: Any) -> None:
+    """Refuse ``event`` when the workflow's handler declares another kind of input.
+
+    The declaration is the annotation of the handler's first parameter
+    (``def handler(event: dict[str, Any], context)``): a run that could only fail on
+    its first line is refused before it exists. Unannotated or ``Any``: no check.
+    """
+    import typing
+
+    fn = get_workflow(name)
+    try:
+        hints = typing.get_type_hints(fn)
+        first = next(iter(inspect.signature(fn).parameters), None)
+    except Exception:  # annotations naming what is not importable here: no check
+        return
+    wanted = typing.get_origin(hints.get(first or "")) or hints.get(first or "")
+    if not isinstance(wanted, type) or wanted not in _JSON_KINDS:
+        return
+    ok = isinstance(event, wanted) and not (wanted is int and isinstance(event, bool))
+    if wanted is float:
+        ok = isinstance(event, int | float) and not isinstance(event, bool)
+    if not ok:
+        from cfnops.durable.errors import InputMismatch
+
+        raise InputMismatch(name, _JSON_KINDS[wanted], _kind(event))
+
+
+def _kind(value: Any) -> str:
+    for kind, text in _JSON_KINDS.items():
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return text
+    return "null" if value is None else type(value).__name__
 
 
 def takes_context(name: str) -> bool:

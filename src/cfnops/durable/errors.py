@@ -81,6 +81,17 @@ class WorkflowModuleNotImportable(DurableError, UsageError):
         self.module = module
 
 
+class InputMismatch(DurableError, UsageError):
+    """The input is not the kind of value the workflow declares (no run was created)."""
+
+    def __init__(self, workflow: str, wanted: str, got: str) -> None:
+        super().__init__(
+            f"workflow {workflow!r} takes {wanted} as input, not {got}; no run was started",
+            hint='pass --input with the right shape, e.g. --input \'{"key": "value"}\'',
+        )
+        self.workflow = workflow
+
+
 class UnknownRun(DurableError, UsageError):
     """No run has the given id."""
 
