@@ -223,3 +223,68 @@ def test_worker_sigterm_during_a_durable_wait_exits_0_and_leaves_the_run(tmp_pat
     assert proc.returncode == 0, (out, err)
     assert "Traceback" not in out + err
     assert run_status(db, "waiting-1") in ("PENDING", "RUNNING", "ENQUEUED")
+
+
+def test_console_ctrl_c_with_a_live_page_exits_at_once(tmp_path: Path) -> None:
+    """cli.md: Ctrl-C stops the console within a second, also with a page streaming live
+    updates (it took 2.2 s)."""
+    import http.client
+    import re
+    import socket
+    import threading
+    import urllib.parse
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = cfnops(worker_env(tmp_path / "runs.sqlite"), "console", "--port", str(port))
+    assert proc.stdout is not None
+    link = re.search(r"open (\S+)", proc.stdout.readline())
+    assert link is not None
+    url = urllib.parse.urlsplit(link.group(1))
+
+    conns: list[http.client.HTTPConnection] = []
+
+    def get(path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conns.append(conn)
+        conn.request("GET", path, headers=headers)
+        return conn.getresponse()
+
+    wait_for(lambda: _answers(port), what="the console to listen")
+    login = get(f"{url.path}?{url.query}", {})
+    cookie = str(login.getheader("Set-Cookie")).split(";")[0]
+    login.read()
+    streaming = threading.Event()
+
+    def stream() -> None:
+        response = get("/runs/stream", {"Cookie": cookie})
+        streaming.set()
+        try:
+            while response.read1(100):
+                pass
+        except (OSError, http.client.HTTPException):  # cut when the console stops
+            pass
+        finally:
+            response.close()
+
+    reader = threading.Thread(target=stream, daemon=True)
+    reader.start()
+    assert streaming.wait(10)
+    took, out, err = interrupt(proc)
+    reader.join(10)
+    for conn in conns:
+        conn.close()
+    assert took < 2.0, err
+    assert proc.returncode == 130, err
+    assert "Traceback" not in out + err
+
+
+def _answers(port: int) -> bool:
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
