@@ -69,7 +69,7 @@ def _middleware(
     raw = str(environ.get("RAW_URI") or environ.get("REQUEST_URI") or environ.get("PATH_INFO"))
     path, _, query = raw.partition("?")
     if backend is None or not (path.startswith(_DURABLE) or path.startswith(_INVOKE)):
-        return list(next_app(environ, start_response))
+        return next_app(environ, start_response)  # type: ignore[no-any-return]
     method = str(environ.get("REQUEST_METHOD", "GET"))
     length = int(environ.get("CONTENT_LENGTH") or 0)
     body = environ["wsgi.input"].read(length) if length else b""
@@ -78,7 +78,7 @@ def _middleware(
             answer = _invoke(backend, environ, path, query, body)
             if answer is None:  # not ours: moto's Lambda answers
                 environ["wsgi.input"] = _Replay(body)
-                return list(next_app(environ, start_response))
+                return next_app(environ, start_response)  # type: ignore[no-any-return]
             status, headers, payload = answer
         else:
             status, headers, payload = _durable(backend, method, path, query, body)
