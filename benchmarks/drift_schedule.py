@@ -54,7 +54,7 @@ def main() -> None:
     from cfnops.config import load_settings
     from cfnops.durable import Engine
     from cfnops.heal import _scan_watch as watch
-    from cfnops.heal import configure_runtime, plan_drift_schedules
+    from cfnops.heal import plan_drift_schedules
     from cfnops.heal._scan_watch import DRIFT_SCAN_WORKFLOW, drift_scan_event, drift_scan_run_id
 
     fires = iter(range(10**9))
@@ -69,7 +69,6 @@ def main() -> None:
         )
         register_all()
         engine = Engine.start_process(settings)
-        configure_runtime(settings)
         (plan,) = plan_drift_schedules(settings)
         start = datetime(2030, 1, 1, tzinfo=UTC)
         times: list[float] = []

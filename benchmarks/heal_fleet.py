@@ -48,8 +48,8 @@ from cfnops.aws import AwsClients
 from cfnops.config import Settings, load_settings
 from cfnops.demo.heal_sample import deploy_sample, drift_sample
 from cfnops.durable import Engine
-from cfnops.heal import configure_runtime
 from cfnops.heal._fleet import FleetTarget, heal_fleet
+from cfnops.runtime import Runtime
 
 
 def _free_port() -> int:
@@ -258,13 +258,12 @@ def main() -> None:
                 for svc in ("cloudformation", "ssm")
             }
             clients = AwsClients(settings.aws, clients=built)
-        configure_runtime(settings, clients)
         cfn = clients.client("cloudformation")
         names = [f"bench-{i:03d}" for i in range(args.stacks)]
         print(f"deploying {len(names)} stacks on {url} (delays {args.delay} s) …", flush=True)
         for name in names:
             deploy_sample(cfn, name, f"/{name}/p")
-        engine = Engine.start_process(settings)
+        engine = Engine.start_process(Runtime.from_settings(settings, aws=clients))
         try:
             serial = names[: args.serial_stacks]
             print(f"healing {len(serial)} at concurrency 1 …", flush=True)

@@ -22,7 +22,7 @@ from cfnops.config import load_settings
 from cfnops.jobs import JobStore, check_dataflow
 from cfnops.jobs._calendar import Calendar, CalendarSchedule, parse_day_rule
 from cfnops.jobs._pools import PoolStore
-from cfnops.jobs._schedules import parse_schedule
+from cfnops.schedules import parse_schedule
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "jobnets"
 

@@ -32,6 +32,7 @@ BASES = {
     "jobs": "JobsError",
     "notify": "NotifyError",
     "sandbox": "SandboxError",
+    "schedules": "SchedulesError",
     "schemas": "SchemasError",
     "templates": "TemplateError",
 }

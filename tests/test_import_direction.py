@@ -9,6 +9,7 @@ dependency of the types, and the layering should hold for them as well).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,9 +27,13 @@ ENGINES_AND_CORES = (
     "schemas",
     "notify",
     "eventpatterns",
+    "schedules",
     "templates",
 )
-CAPABILITIES = ("heal", "ami", "jobs", "guard", "jobimport", "metrics")
+CAPABILITIES = ("heal", "ami", "jobs", "guard")
+# Built on capabilities' public APIs (the importer writes job-nets through cfnops.jobs;
+# metrics read heal's and jobs' stores): above the capabilities, below the front.
+EXTENSIONS = ("jobimport", "metrics")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
 FOUNDATION = (
@@ -49,11 +54,14 @@ RUNTIME = ("runtime",)
 _ABOVE_RUNTIME = tuple(c for c in ENGINES_AND_CORES if c != "notify")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    **{base: RUNTIME + ENGINES_AND_CORES + CAPABILITIES + FRONT for base in FOUNDATION},
-    "runtime": _ABOVE_RUNTIME + CAPABILITIES + FRONT,
-    "notify": RUNTIME + CAPABILITIES + FRONT,
-    **{core: CAPABILITIES + FRONT for core in _ABOVE_RUNTIME},
-    **{cap: FRONT for cap in CAPABILITIES},
+    **{
+        base: RUNTIME + ENGINES_AND_CORES + CAPABILITIES + EXTENSIONS + FRONT for base in FOUNDATION
+    },
+    "runtime": _ABOVE_RUNTIME + CAPABILITIES + EXTENSIONS + FRONT,
+    "notify": RUNTIME + CAPABILITIES + EXTENSIONS + FRONT,
+    **{core: CAPABILITIES + EXTENSIONS + FRONT for core in _ABOVE_RUNTIME},
+    **{cap: EXTENSIONS + FRONT for cap in CAPABILITIES},
+    **{ext: FRONT for ext in EXTENSIONS},
 }
 
 
@@ -147,3 +155,167 @@ def test_the_walk_sees_function_level_and_relative_imports(tmp_path: Path) -> No
     targets = {t for _, t in _imports(module, tmp_path)}
     assert {"cfnops.jobs", "cfnops.heal", "cfnops.heal._workflow", "cfnops.durable"} <= targets
     assert {_top(t) for t in targets} >= {"jobs", "heal", "durable"}
+
+
+# -- public surfaces, one runtime (issue 32) ----------------------------------------------
+
+# Entry points: they build the runtime once and may keep process-wide state.
+ENTRY_POINTS = ("cli", "console", "lambda_handlers", "demo", "__main__")
+
+
+def _package_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _library_modules() -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if _package_of(p) not in ENTRY_POINTS]
+
+
+def test_no_package_imports_another_packages_private_modules() -> None:
+    """What another package needs is exported by its ``__init__`` (and pinned there)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        own = _package_of(path)
+        if own == "__main__":  # `python -m cfnops`: the console script's own entry
+            continue
+        for line, target in _imports(path):
+            parts = target.split(".")
+            if parts[0] != "cfnops" or len(parts) < 3 or parts[1] == own:
+                continue
+            if parts[2].startswith("_") and not parts[2].startswith("__"):
+                found.append(f"{path.relative_to(SRC)}:{line} imports {target}")
+    assert not found, "import the package's public names instead:\n  " + "\n  ".join(
+        sorted(set(found))
+    )
+
+
+def test_no_capability_imports_another_capability() -> None:
+    """heal, ami, jobs and guard share only what lies below them (e.g. cfnops.schedules)."""
+    found = []
+    for cap in CAPABILITIES:
+        for path in _modules_of(cap):
+            for line, target in _imports(path):
+                dest = _top(target)
+                if dest in CAPABILITIES and dest != cap:
+                    found.append(f"{path.relative_to(SRC)}:{line} imports {target}")
+    assert not found, "\n  ".join(["capabilities import each other:", *sorted(set(found))])
+
+
+def test_load_settings_is_called_only_by_entry_points() -> None:
+    """Below the entry points settings arrive in the runtime; nothing re-reads them."""
+    found = []
+    for path in _library_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name == "load_settings":
+                    found.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    # Runtime.from_environment is the one library door to the environment: it is what a
+    # Lambda handler or a worker calls, once.
+    assert found == ["cfnops/runtime.py:" + _from_environment_line()], found
+
+
+def _from_environment_line() -> str:
+    tree = ast.parse((PACKAGE / "runtime.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "from_environment":
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Call) and getattr(inner.func, "id", "") == "load_settings":
+                    return str(inner.lineno)
+    raise AssertionError("Runtime.from_environment no longer calls load_settings")
+
+
+# A module- or class-level name whose annotation or value mentions one of these holds
+# clients, settings or engines for the whole process.
+_RUNTIME_TYPES = re.compile(
+    r"\b(AwsClients|Settings|AwsSettings|Runtime|HealRuntime|Database|Engine|Session"
+    r"|create_engine|make_engine|boto3)\b"
+)
+# DBOS is a process-wide singleton, and so is the engine that launched it: the one way a
+# run DBOS recovers reaches the runtime it is handed (durable/_engine.py says so).
+_ALLOWED_HOLDERS = {"cfnops/durable/_engine.py:Engine._current"}
+
+
+def _holders(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    rel = path.relative_to(SRC)
+    found: list[str] = []
+    module_level: dict[str, str] = {}
+
+    def check(body: list[ast.stmt], owner: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                check(node.body, f"{owner}{node.name}.")
+                continue
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                annotation = ast.unparse(node.annotation)
+                if owner and "ClassVar" not in annotation:
+                    continue  # an instance attribute declared in the class body
+                text = annotation + " " + (ast.unparse(node.value) if node.value else "")
+                names = [node.target.id]
+            elif isinstance(node, ast.Assign):
+                text = ast.unparse(node.value)
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                if _is_constant(node.value):  # constants, type aliases, re-exports
+                    if not owner:
+                        module_level.update(dict.fromkeys(names, ""))
+                    continue
+            else:
+                continue
+            if not owner:
+                module_level.update(dict.fromkeys(names, text))
+            if _RUNTIME_TYPES.search(text):
+                found.extend(f"{rel}:{owner}{n}" for n in names if n != "__all__")
+
+    check(tree.body, "")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            found.extend(
+                f"{rel}:global {n}"
+                for n in node.names
+                if _RUNTIME_TYPES.search(module_level.get(n, "Runtime"))
+            )
+    return sorted(set(found) - _ALLOWED_HOLDERS)
+
+
+def _is_constant(value: ast.expr) -> bool:
+    if isinstance(value, ast.Subscript | ast.Name | ast.Attribute):
+        return True
+    if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "frozenset":
+        return all(_is_constant(a) for a in value.args)
+    try:
+        ast.literal_eval(value)
+    except ValueError:
+        return False
+    return True
+
+
+def test_no_process_global_holds_clients_settings_or_engines() -> None:
+    """Only entry points keep process-wide state; libraries receive the runtime."""
+    found = [h for path in _library_modules() for h in _holders(path)]
+    assert not found, "pass the runtime down instead of holding it:\n  " + "\n  ".join(found)
+
+
+def test_the_holder_check_sees_module_and_class_globals(tmp_path: Path) -> None:
+    probe = PACKAGE / "heal" / "_probe_for_test.py"
+    source = (
+        "from cfnops.aws import AwsClients\n"
+        "_cache: dict[str, AwsClients] = {}\n"
+        "class Service:\n"
+        "    default_clients: ClassVar[AwsClients | None] = None\n"
+        "    settings: Settings  # an instance attribute: fine\n"
+        "def configure(s):\n"
+        "    global _settings\n"
+    )
+    probe.write_text(source)
+    try:
+        found = _holders(probe)
+    finally:
+        probe.unlink()
+    assert found == [
+        "cfnops/heal/_probe_for_test.py:Service.default_clients",
+        "cfnops/heal/_probe_for_test.py:_cache",
+        "cfnops/heal/_probe_for_test.py:global _settings",
+    ]

@@ -91,3 +91,24 @@ def test_notify_calls_the_hook_and_the_enabled_channels(tmp_path: Path) -> None:
     note = Notification(subject="s", message="m", outcome="HEALED", stack="web")
     assert runtime.notify(note) == []
     assert seen == [note]
+
+
+def test_a_runs_own_aws_settings_get_their_own_cached_clients(tmp_path: Path) -> None:
+    runtime = Runtime.from_settings(_settings(tmp_path), session=_session())
+    assert runtime.aws.configured(region="us-east-1", endpoint_url=None) is runtime.aws
+    assert runtime.aws.configured(region="eu-west-1") is runtime.aws.in_region("eu-west-1")
+    local = runtime.aws.configured(endpoint_url="http://127.0.0.1:9")
+    assert local.settings.endpoint_url == "http://127.0.0.1:9"
+    assert runtime.aws.configured(endpoint_url="http://127.0.0.1:9") is local
+    west = runtime.aws.in_region("eu-west-1").configured(endpoint_url="http://127.0.0.1:9")
+    assert (
+        west.settings.region == "eu-west-1"
+        and west.settings.endpoint_url == local.settings.endpoint_url
+    )
+
+
+def test_other_settings_keep_the_injected_credentials(tmp_path: Path) -> None:
+    session = _session()
+    runtime = Runtime.from_settings(_settings(tmp_path), session=session)
+    assert runtime.aws.configured(max_attempts=7).session is session
+    assert runtime.aws.configured(profile="other").settings.profile == "other"

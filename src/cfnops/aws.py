@@ -16,6 +16,7 @@ import functools
 import os
 import re
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from cfnops._version import __version__
@@ -257,6 +258,8 @@ class AwsClients:
         # One cache per account, shared by its regional clients: region → clients, and
         # (account, role, session name) → (credentials' expiry, that account's clients).
         self._regions: dict[str, AwsClients] = {}
+        self._offline_until = 0.0
+        self._variants: dict[str, AwsClients] = {}  # other endpoint/profile (configured)
         self._roles: dict[tuple[str, str, str], tuple[dt.datetime, AwsClients]] = {}
 
     @property
@@ -337,6 +340,20 @@ class AwsClients:
             self._account_id = str(sts.get_caller_identity()["Account"])
         return self._account_id
 
+    def account_or(self, fallback: str, *, retry_after: float = 60.0) -> str:
+        """:meth:`account_id` in one quick attempt, else ``fallback`` (no credentials, no
+        endpoint): a caller that can do without the answer asks again ``retry_after``
+        seconds later, not on every call."""
+        if self._account_id is not None:
+            return self._account_id
+        if time.monotonic() < self._offline_until:
+            return fallback
+        try:
+            return self.account_id(quick=True)
+        except Exception:  # no credentials, region or endpoint: an offline caller
+            self._offline_until = time.monotonic() + retry_after
+            return fallback
+
     def in_region(self, region: str | None) -> AwsClients:
         """The same account in ``region`` (same session and credentials), cached.
 
@@ -352,10 +369,34 @@ class AwsClients:
                 found = AwsClients(aws, session=self.session)
                 found._regions = self._regions
                 found._roles = self._roles
+                found._variants = self._variants
                 found._account_id = self._account_id
                 self._regions[region] = found
                 if self.settings.region is not None:
                     self._regions.setdefault(self.settings.region, self)
+            return found
+
+    def configured(self, **changes: Any) -> AwsClients:
+        """These clients with other AWS settings (``endpoint_url``, ``profile``, ``region``
+        …; ``None`` keeps a value), cached in the same cache as :meth:`in_region`.
+
+        A run whose input names its AWS settings (an AMI rotation request) gets clients
+        for exactly those, built once per process and settings.
+        """
+        wanted = {
+            k: v for k, v in changes.items() if v is not None and getattr(self.settings, k) != v
+        }
+        if set(wanted) <= {"region"}:
+            return self.in_region(wanted.get("region"))
+        key = repr((self.settings.region, sorted(wanted.items())))
+        with self._lock:
+            found = self._variants.get(key)
+            if found is None:
+                # The same credentials unless another profile is named.
+                session = None if "profile" in wanted else self._session
+                found = AwsClients(self.settings.model_copy(update=wanted), session=session)
+                found._variants = self._variants
+                self._variants[key] = found
             return found
 
     def assume(self, account: str, role_name: str, *, session_name: str = "cfnops") -> AwsClients:

@@ -16,6 +16,7 @@ from cfnops.demo.websystem import build_web_system
 from cfnops.durable import Engine
 from cfnops.jobs import CapturingTransport, JobService, set_http_transport
 from cfnops.jobs._definition import load_definition
+from cfnops.runtime import Runtime
 from cfnops.sandbox import Sandbox
 from cfnops.sandbox.extensions import ssm_commands
 
@@ -29,10 +30,9 @@ def main(db: str, run_id: str, delay: float) -> int:
             database_url=f"sqlite:///{db}",
             aws={"endpoint_url": sandbox.endpoint_url, "region": sandbox.region},
         )
-        engine = Engine.start_process(settings)
-        JobService.default_clients = sandbox.clients
+        engine = Engine.start_process(Runtime.from_settings(settings, aws=sandbox.clients))
         try:
-            jobs = JobService(settings)
+            jobs = JobService(engine.runtime)
             value = build_web_system(
                 jobs.clients, wait_seconds=1, slack_endpoint="https://hooks.slack.test/x"
             )

@@ -28,7 +28,9 @@ def test_durable_public_names_are_pinned() -> None:
         "LambdaFunction",
         "LocalLambda",
         "MissingModule",
+        "NoRuntime",
         "NotRunnableHere",
+        "PlainRun",
         "RUN_STATUSES",
         "RunCancelled",
         "RunFailed",
@@ -55,6 +57,7 @@ def test_durable_public_names_are_pinned() -> None:
         "register_workflow",
         "registered",
         "run_history",
+        "runtime_of",
         "schema_lock",
         "workflow",
     ]

@@ -8,7 +8,7 @@ from tests.heal._support import FAST, Heal
 
 from cfnops.config import load_settings
 from cfnops.durable import Engine
-from cfnops.heal import configure_runtime
+from cfnops.runtime import Runtime
 from cfnops.sandbox import Sandbox
 
 
@@ -45,5 +45,12 @@ def heal_env(engine: Engine, cfnops_sandbox: Sandbox) -> Iterator[Heal]:
         notify={"console": False},
     )
     env = Heal(engine, cfnops_sandbox, settings)
-    configure_runtime(settings, cfnops_sandbox.clients, notify_hook=env.notes.append)
+    engine.use(
+        Runtime.from_settings(
+            settings,
+            aws=cfnops_sandbox.clients,
+            database=engine.runtime.database,
+            notify_hook=env.notes.append,
+        )
+    )
     yield env

@@ -23,7 +23,6 @@ from cfnops.heal import (
 )
 from cfnops.heal import decide as gate
 from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, check_path, mark, parse_until
-from cfnops.heal._scan import in_region
 from cfnops.heal.errors import BadAcceptance
 from cfnops.sandbox import Sandbox
 
@@ -96,6 +95,7 @@ def test_the_store_moves_acceptances_stored_before_accounts(tmp_path: Path) -> N
     import sqlalchemy as sa
 
     from cfnops.config import Settings
+    from cfnops.database import Database
 
     url = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     engine = sa.create_engine(url)
@@ -116,8 +116,8 @@ def test_the_store_moves_acceptances_stored_before_accounts(tmp_path: Path) -> N
     (moved,) = AcceptedStore(Settings(database_url=url)).list()
     assert (moved.account, moved.stack, moved.path, moved.reason) == ("", "web", "/Value", "old")
     assert "cfnops_accepted_drift" not in sa.inspect(engine).get_table_names()
-    AcceptedStore._engines.pop(url)  # a later process opening the same database
-    assert AcceptedStore(Settings(database_url=url)).list() == [moved]
+    # a later process (another database handle) opening the same database
+    assert AcceptedStore(Database.open(url)).list() == [moved]
 
 
 def test_the_gate_never_reverts_accepted_drift() -> None:
@@ -200,7 +200,7 @@ def test_a_fleet_scan_reports_accepted_drift_as_accepted(
 ) -> None:
     region = "sa-east-1"  # no other test deploys here: the scan sees these stacks only
     db = tmp_path / "runs.sqlite"
-    regional = in_region(cfnops_sandbox.clients, region)
+    regional = cfnops_sandbox.clients.in_region(region)
     accepted, drifted = unique("acc-scan"), unique("drift-scan")
     for stack in (accepted, drifted):
         deploy_sample(regional.client("cloudformation"), stack, f"/{stack}/p")
@@ -228,7 +228,7 @@ def test_an_acceptance_in_one_account_leaves_the_same_stack_of_another_drifted(
 
     region, role = "ap-northeast-3", "OrganizationAccountAccessRole"  # a region of its own
     db = tmp_path / "runs.sqlite"
-    home = in_region(cfnops_sandbox.clients, region)
+    home = cfnops_sandbox.clients.in_region(region)
     org = home.client("organizations")
     with contextlib.suppress(org.exceptions.AlreadyInOrganizationException):
         org.create_organization(FeatureSet="ALL")

@@ -9,8 +9,8 @@ from tests.heal._support import Heal
 
 from cfnops.aws import AwsClients
 from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
-from cfnops.heal import configure_runtime, current_runtime
 from cfnops.heal._fleet import FleetTarget, heal_fleet, select_stacks
+from cfnops.runtime import Runtime
 from cfnops.sandbox.extensions import faults
 
 pytestmark = pytest.mark.slow
@@ -23,7 +23,9 @@ def test_fifty_stacks_with_twenty_percent_throttling_all_heal(heal_env: Heal) ->
         deploy_sample(heal_env.cfn, name, f"/{name}/p", tags={"fleet": fleet})
         drift_sample(heal_env.ssm, f"/{name}/p")
     deploy_sample(heal_env.cfn, f"other-{fleet}", f"/other-{fleet}/p", tags={"fleet": fleet})
-    targets = select_stacks(current_runtime(), [None], tags={"fleet": fleet}, names=["fleet-*"])
+    targets = select_stacks(
+        heal_env.engine.runtime, [None], tags={"fleet": fleet}, names=["fleet-*"]
+    )
     assert sorted(t.stack for t in targets) == names
     # botocore's standard retry mode: adaptive mode's client-side rate limiter would
     # (rightly) slow the whole fleet down for minutes under constant throttling.
@@ -31,7 +33,14 @@ def test_fifty_stacks_with_twenty_percent_throttling_all_heal(heal_env: Heal) ->
         update={"retry_mode": "standard", "max_attempts": 4}
     )
     clients = AwsClients(aws, session=heal_env.sandbox.clients.session)
-    configure_runtime(heal_env.settings, clients, notify_hook=heal_env.notes.append)
+    heal_env.engine.use(
+        Runtime.from_settings(
+            heal_env.settings,
+            aws=clients,
+            database=heal_env.engine.runtime.database,
+            notify_hook=heal_env.notes.append,
+        )
+    )
     faults.throttle("cloudformation", "*", rate=0.2, seed=11)
     seen: list[int] = []
 
@@ -86,7 +95,7 @@ def test_second_run_for_a_stack_is_refused(heal_env: Heal) -> None:
 def test_a_stack_in_another_region(heal_env: Heal) -> None:
     name = f"eu-{uuid.uuid4().hex[:6]}"
     clients = heal_env.sandbox.clients
-    eu = current_runtime().clients_for("eu-west-1")
+    eu = heal_env.engine.runtime.aws.in_region("eu-west-1")
     assert eu is not clients and eu.region == "eu-west-1"
     deploy_sample(eu.client("cloudformation"), name, f"/{name}/p")
     drift_sample(eu.client("ssm"), f"/{name}/p")

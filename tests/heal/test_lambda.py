@@ -12,13 +12,16 @@ from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.heal import change_set_name
-from cfnops.lambda_handlers.heal import handler
+from cfnops.lambda_handlers.heal import handler_for
+from cfnops.runtime import Runtime
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "deploy" / "heal-function.yaml"
 
 
-def _run(event: dict[str, Any]) -> Any:
-    with DurableFunctionTestRunner(handler=handler) as runner:
+def _run(event: dict[str, Any], runtime: Runtime) -> Any:
+    # The Lambda handler's body, on the test's runtime (the sandbox's clients and a
+    # notification hook) instead of one built from the function's environment.
+    with DurableFunctionTestRunner(handler=handler_for(lambda: runtime)) as runner:
         return runner.run(input=json.dumps(event), execution_timeout=120)
 
 
@@ -26,7 +29,7 @@ def test_reference_event_heals_under_the_sdk_runner(heal_env: Heal) -> None:
     stack = unique("lambda")
     deploy_sample(heal_env.cfn, stack, f"/{stack}/p")
     drift_sample(heal_env.ssm, f"/{stack}/p")
-    result = _run({"StackName": stack, "CreateChangeSetOnly": False})
+    result = _run({"StackName": stack, "CreateChangeSetOnly": False}, heal_env.engine.runtime)
     assert result.status.name == "SUCCEEDED", result.error
     out = json.loads(result.result)
     assert out["outcome"] == "HEALED"
@@ -52,9 +55,9 @@ def test_reference_event_heals_under_the_sdk_runner(heal_env: Heal) -> None:
 def test_in_sync_and_bad_input_under_the_sdk_runner(heal_env: Heal) -> None:
     stack = unique("lambda")
     deploy_sample(heal_env.cfn, stack, f"/{stack}/p")
-    result = _run({"StackName": stack, "CreateChangeSetOnly": False})
+    result = _run({"StackName": stack, "CreateChangeSetOnly": False}, heal_env.engine.runtime)
     assert json.loads(result.result)["outcome"] == "IN_SYNC"
-    bad = _run({"StackName": stack, "CreateChangeSetOnly": "yes"})
+    bad = _run({"StackName": stack, "CreateChangeSetOnly": "yes"}, heal_env.engine.runtime)
     assert bad.status.name == "FAILED"
     assert "invalid heal input: CreateChangeSetOnly" in str(bad.error)
 

@@ -10,7 +10,7 @@ from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.durable import RunFailed, RunStore
-from cfnops.heal._runs import decide, gate_decision, held_info, run_outcome
+from cfnops.heal._runs import answer_approval, gate_decision, held_info, run_outcome
 from cfnops.heal.errors import NotHeld
 from cfnops.sandbox.extensions import cfn_outcomes
 
@@ -58,7 +58,9 @@ def test_held_by_the_gate_then_approved(heal_env: Heal) -> None:
     held = [n for n in heal_env.notes if n.outcome == "HELD"]
     assert len(held) == 1 and "is a protected type" in held[0].message
     assert f"cfnops approve {run_id}" in held[0].message
-    answer = decide(heal_env.engine.settings, run_id, "approve", reason="checked", by="alice")
+    answer = answer_approval(
+        heal_env.engine.runtime.database, run_id, "approve", reason="checked", by="alice"
+    )
     out = heal_env.engine.result(run_id, timeout=60)
     assert out["outcome"] == "HEALED"
     assert out["approval"]["by"] == "alice" and out["approval"]["reason"] == "checked"
@@ -66,14 +68,14 @@ def test_held_by_the_gate_then_approved(heal_env: Heal) -> None:
     assert _value(heal_env, param) == INITIAL_VALUE
     assert heal_env.outcomes() == ["HELD", "HEALED"]
     with pytest.raises(NotHeld):
-        decide(heal_env.engine.settings, run_id, "approve")
+        answer_approval(heal_env.engine.runtime.database, run_id, "approve")
 
 
 def test_held_then_rejected_deletes_the_change_set(heal_env: Heal) -> None:
     stack, param = _sample(heal_env)
     run_id = heal_env.start(stack, **PROTECT_SSM)
     _wait_held(heal_env, run_id)
-    decide(heal_env.engine.settings, run_id, "reject", reason="not now", by="bob")
+    answer_approval(heal_env.engine.runtime.database, run_id, "reject", reason="not now", by="bob")
     out = heal_env.engine.result(run_id, timeout=60)
     assert out["outcome"] == "REJECTED"
     assert out["approval"]["decision"] == "reject" and out["approval"]["by"] == "bob"

@@ -18,7 +18,7 @@ from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import wait_stack
 from cfnops.durable import RunStore
-from cfnops.heal._runs import decide, gate_decision, held_info
+from cfnops.heal._runs import answer_approval, gate_decision, held_info
 from cfnops.sandbox.extensions import cfn_phantoms
 
 
@@ -47,7 +47,7 @@ def _held_gate(env: Heal, run_id: str) -> dict[str, Any]:
             time.sleep(0.1)
         gate = gate_decision(store.steps(run_id))
     assert gate is not None
-    decide(env.engine.settings, run_id, "reject", reason="phantom", by="test")
+    answer_approval(env.engine.runtime.database, run_id, "reject", reason="phantom", by="test")
     assert env.engine.result(run_id, timeout=60)["outcome"] == "REJECTED"
     return gate
 

@@ -173,18 +173,21 @@ def test_adaptive_limit_halves_on_throttling_and_grows_back() -> None:
     assert limit.limit == 8 and limit.seen_high == 8  # never above the start
 
 
-def test_a_scan_freezes_the_process_heap_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_library_scan_leaves_the_heap_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gc.freeze is an entry point's decision: the CLI's, never ``scan``'s."""
     import gc
-    import threading
 
+    from cfnops.cli import _heap
     from cfnops.heal import _scan
 
-    monkeypatch.setattr(_scan, "_heap_settled", threading.Event())
     frozen: list[int] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
     first = _scan.scan({}, ["us-east-1"])
-    _scan.scan({}, ["us-east-1"])  # a worker's next scheduled scan: its leftovers stay collectable
-    assert frozen == [1] and first.rows == ()
+    assert frozen == [] and first.rows == ()
+    monkeypatch.setattr(_heap, "_settled", [])
+    _heap.settle_heap()
+    _heap.settle_heap()  # a worker's next scheduled scan: its leftovers stay collectable
+    assert frozen == [1]
 
 
 def test_clients_keep_a_connection_per_concurrent_call() -> None:

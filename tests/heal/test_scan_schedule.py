@@ -23,11 +23,11 @@ from cfnops.durable import Engine, RunFailed, RunStore
 from cfnops.heal import (
     DRIFT_SCAN_WORKFLOW,
     DriftScheduler,
-    configure_runtime,
     plan_drift_schedules,
     start_drift_scan,
 )
 from cfnops.heal._scan_schedule import describe
+from cfnops.runtime import Runtime
 from cfnops.sandbox import Sandbox
 
 REGION = "ca-central-1"  # no other test deploys here: the fleet is this test's alone
@@ -70,7 +70,7 @@ def test_appear_notifies_unchanged_does_not_clear_notifies(
 ) -> None:
     name = f"fleet-{uuid.uuid4().hex[:6]}"
     settings = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
-    configure_runtime(settings, cfnops_sandbox.clients)
+    engine.use(Runtime.from_settings(settings, aws=cfnops_sandbox.clients))
     regional = _clients(cfnops_sandbox)
     cfn, ssm = regional.client("cloudformation"), regional.client("ssm")
     web, api = f"{name}-web", f"{name}-api"
@@ -138,7 +138,7 @@ def test_a_worker_that_was_down_catches_up_the_latest_missed_fire_only(
 ) -> None:
     name = f"catch-{uuid.uuid4().hex[:6]}"
     settings = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
-    configure_runtime(settings, cfnops_sandbox.clients)
+    engine.use(Runtime.from_settings(settings, aws=cfnops_sandbox.clients))
     (plan,) = plan_drift_schedules(settings)
     first = DriftScheduler(engine, [plan], queue=None)
     first.prime(T0)
@@ -158,7 +158,7 @@ def test_a_manual_run_joins_the_comparison_chain(
 ) -> None:
     name = f"manual-{uuid.uuid4().hex[:6]}"
     settings = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
-    configure_runtime(settings, cfnops_sandbox.clients)
+    engine.use(Runtime.from_settings(settings, aws=cfnops_sandbox.clients))
     (plan,) = plan_drift_schedules(settings)
     one = start_drift_scan(engine, plan, T0)
     assert one.endswith("-20310301T000030Z-now")
@@ -179,7 +179,7 @@ def test_a_failing_scan_fails_the_run_and_is_notified_once_until_it_works(
     settings = base.model_copy(
         update={"drift_scan": base.drift_scan.model_copy(update={"schedules": {name: entry}})}
     )
-    configure_runtime(settings, cfnops_sandbox.clients)
+    engine.use(Runtime.from_settings(settings, aws=cfnops_sandbox.clients))
     (plan,) = plan_drift_schedules(settings)
     scheduler = DriftScheduler(engine, [plan], queue=None)
     scheduler.prime(T0)
@@ -205,7 +205,7 @@ def test_accepted_drift_is_quiet_until_it_expires_then_appears(
 
     name = f"accept-{uuid.uuid4().hex[:6]}"
     settings = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
-    configure_runtime(settings, cfnops_sandbox.clients)
+    engine.use(Runtime.from_settings(settings, aws=cfnops_sandbox.clients))
     regional = _clients(cfnops_sandbox)
     stack = f"{name}-web"
     deploy_sample(regional.client("cloudformation"), stack, f"/{stack}/p")

@@ -18,8 +18,8 @@ from cfnops.jobs._calendar import (
     load_calendar,
     parse_day_rule,
 )
-from cfnops.jobs._schedules import parse_schedule
 from cfnops.jobs.errors import InvalidCalendar, InvalidSchedule
+from cfnops.schedules import parse_schedule
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 CALENDAR = """

@@ -96,49 +96,6 @@ def test_a_replay_calls_no_task_and_sleeps_no_wait(tmp_path: Path) -> None:
     assert sorted(e["type"] for e in store.history("replay-1")) == sorted(history)
 
 
-def test_exported_names() -> None:
-    import cfnops.jobs
-
-    assert sorted(cfnops.jobs.__all__) == sorted(
-        [
-            "WORKFLOW",
-            "Calendar",
-            "CalendarSchedule",
-            "PoolStore",
-            "add_dependency",
-            "load_calendar",
-            "machine_name",
-            "monitor_options",
-            "parse_day_rule",
-            "CapturingTransport",
-            "CheckFinding",
-            "CheckReport",
-            "HttpRequest",
-            "HttpResponse",
-            "IterationRun",
-            "JobResult",
-            "JobService",
-            "JobStore",
-            "RerunRequest",
-            "RunRow",
-            "RunStatus",
-            "Schedule",
-            "StateRun",
-            "TriggerService",
-            "check_dataflow",
-            "derive_status",
-            "parse_schedule",
-            "register_function",
-            "register_state_machine",
-            "set_http_transport",
-            "start_worker_services",
-            "strict_problems",
-        ]
-    )
-    for name in cfnops.jobs.__all__:
-        assert getattr(cfnops.jobs, name) is not None
-
-
 def _entered(*names: str) -> list[dict[str, Any]]:
     return [{"type": "PassStateEntered", "details": {"name": n}} for n in names]
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         load_event,
         parse_event,
     )
-    from cfnops.ami._images import ImageFacts, wait_until_available
+    from cfnops.ami._images import ImageFacts, resolve_event_images, wait_until_available
     from cfnops.ami._parameter import (
         PREVIOUS_TAG,
         ParameterRotation,
@@ -42,9 +42,16 @@ if TYPE_CHECKING:
     from cfnops.ami._rotate import Rotation, rotate_from_event
     from cfnops.ami._service import Rotator
     from cfnops.ami._stack import StackRotation, build_request, previous_stack_image, rotate_stack
-    from cfnops.ami._stack_workflow import ROTATE_STACK_WORKFLOW
+    from cfnops.ami._stack_workflow import (
+        ROTATE_STACK_WORKFLOW,
+        rotate_event_stacks,
+        rotate_one_stack,
+    )
 
 _WHERE = {
+    "resolve_event_images": "_images",
+    "rotate_event_stacks": "_stack_workflow",
+    "rotate_one_stack": "_stack_workflow",
     "BACKUP_COMPLETED_PATTERN": "_events",
     "ImageEvent": "_events",
     "Skipped": "_events",
@@ -93,8 +100,11 @@ __all__ = [
     "parse_event",
     "plan_roll",
     "previous_stack_image",
+    "resolve_event_images",
     "rollback_parameter",
+    "rotate_event_stacks",
     "rotate_from_event",
+    "rotate_one_stack",
     "rotate_parameter",
     "rotate_stack",
     "wait_until_available",

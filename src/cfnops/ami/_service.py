@@ -1,4 +1,4 @@
-"""One object the CLI, Lambda-less handlers and the demo share: settings, clients, engine.
+"""One object the CLI, Lambda-less handlers and the demo share: the runtime and the engine.
 
 The durable engine starts only when a stack (pattern 2) is rotated, and is shut
 down by :meth:`Rotator.close` only if this rotator started it.
@@ -14,14 +14,13 @@ from cfnops.ami._parameter import ParameterRotation, rollback_parameter, rotate_
 from cfnops.ami._rotate import Rotation, rotate_from_event
 from cfnops.ami._stack import (
     StackRotation,
-    aws_request,
     build_request,
     previous_stack_image,
     rotate_stack,
 )
-from cfnops.ami._stack_workflow import use_clients
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
+from cfnops.runtime import Runtime
 
 __all__ = ["Rotator"]
 
@@ -30,11 +29,15 @@ _AMI_ID = re.compile(r"ami-(?:[0-9a-f]{8}|[0-9a-f]{17})")
 
 
 class Rotator:
-    """Rotate AMIs with one set of settings and clients."""
+    """Rotate AMIs with one runtime (settings, clients, database).
+
+    Given settings (and optionally clients), the rotator builds its runtime from them.
+    Stack rotations run on the process's engine with this runtime.
+    """
 
     def __init__(
         self,
-        settings: Settings,
+        runtime: Runtime | Settings,
         clients: AwsClients | None = None,
         *,
         force: bool = False,
@@ -42,11 +45,11 @@ class Rotator:
         parameter_key: str | None = None,
         roll: bool | None = None,
     ) -> None:
-        self.settings = settings
-        self.clients = clients or AwsClients(settings.aws)
-        if clients is not None:
-            # Stack rotations this process runs use the clients given (their credentials).
-            use_clients(aws_request(settings.aws), clients)
+        if isinstance(runtime, Settings):
+            runtime = Runtime.from_settings(runtime, aws=clients)
+        self.runtime = runtime
+        self.settings = runtime.settings
+        self.clients = runtime.aws
         self.force = force
         self.check_compatibility = check_compatibility
         self.parameter_key = parameter_key
@@ -61,7 +64,8 @@ class Rotator:
             from cfnops.durable import Engine
 
             current = Engine.current()
-            self._engine = current or Engine.start_process(self.settings)
+            # Stack rotations this process runs use this runtime (its clients' credentials).
+            self._engine = Engine.start_process(self.runtime)
             self._owns_engine = current is None
         return self._engine
 
@@ -157,5 +161,5 @@ class Rotator:
         )
 
     def rollback_stack(self, stack: str) -> StackRotation:
-        previous, _ = previous_stack_image(self.settings, stack)
+        previous, _ = previous_stack_image(self.runtime.database, stack)
         return self.stack(stack, previous, action="rollback")

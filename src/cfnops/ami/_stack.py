@@ -22,6 +22,7 @@ from cfnops.ami.errors import (
     UpdateRolledBack,
 )
 from cfnops.config import AwsSettings, Settings
+from cfnops.database import Database
 
 __all__ = [
     "StackRotation",
@@ -153,11 +154,12 @@ def rotate_stack(
     return raise_for_outcome(StackRotation(run_id, dict(output or {})))
 
 
-def previous_stack_image(settings: Settings, stack: str) -> tuple[str, str]:
+def previous_stack_image(database: Database | Settings, stack: str) -> tuple[str, str]:
     """``(previous image, run id)`` of the newest rotation that updated ``stack``."""
     from cfnops.durable import RunStore
 
-    with RunStore(settings) as store:
+    with RunStore(database) as store:
+        url = store.database.url
         runs = store.list_runs(status="SUCCEEDED", workflow=ROTATE_STACK_WORKFLOW, limit=500)
     for record in runs:  # newest first
         out = record.output if isinstance(record.output, dict) else {}
@@ -166,6 +168,4 @@ def previous_stack_image(settings: Settings, stack: str) -> tuple[str, str]:
             previous = out.get("PreviousImageId")
             if previous:
                 return str(previous), record.run_id
-    raise NothingToRollBack(
-        f"stack {stack}", f"runs of {ROTATE_STACK_WORKFLOW} in {settings.database_url}"
-    )
+    raise NothingToRollBack(f"stack {stack}", f"runs of {ROTATE_STACK_WORKFLOW} in {url}")

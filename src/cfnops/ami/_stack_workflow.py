@@ -23,9 +23,7 @@ the previous value is kept for ``cfnops ami rollback --stack``.
 
 from __future__ import annotations
 
-import json
 import math
-import threading
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, StepContext, durable_execution
@@ -37,47 +35,30 @@ from cfnops.ami import _stack_steps as steps
 from cfnops.ami._images import ImageFacts, compatibility_differences, describe_image
 from cfnops.ami.errors import InstanceRefreshFailed
 from cfnops.aws import AwsClients
-from cfnops.config import AwsSettings
-from cfnops.durable import workflow
+from cfnops.durable import runtime_of, workflow
+from cfnops.runtime import Runtime
 
 __all__ = [
     "ROTATE_STACK_EVENT_WORKFLOW",
     "ROTATE_STACK_WORKFLOW",
     "event_targets",
+    "rotate_event_stacks",
+    "rotate_one_stack",
     "rotate_stack",
     "rotate_stack_event",
     "run_rotation",
-    "use_clients",
 ]
 
 ROTATE_STACK_WORKFLOW = "cfnops.ami.rotate-stack"
 _BAD_IMAGE = ("invalid", "deregistered", "failed", "error", "disabled")
 _NO_RETRY = StepConfig(retry_strategy=RetryPresets.none())
 
-_clients_lock = threading.Lock()
-_clients_cache: dict[str, AwsClients] = {}
 
-
-def use_clients(aws: dict[str, Any], clients: AwsClients) -> None:
-    """Runs this process executes for the AWS settings ``aws`` use ``clients``.
-
-    A caller that built its own clients (explicit credentials, a test session)
-    hands them over instead of the workflow building clients from the default
-    credential chain.
-    """
-    with _clients_lock:
-        _clients_cache[json.dumps(aws, sort_keys=True)] = clients
-
-
-def _clients(request: dict[str, Any]) -> AwsClients:
-    """Clients for the run's AWS settings (region/endpoint/profile; never secrets)."""
-    aws = dict(request.get("Aws") or {})
-    key = json.dumps(aws, sort_keys=True)
-    with _clients_lock:
-        found = _clients_cache.get(key)
-        if found is None:
-            found = _clients_cache[key] = AwsClients(AwsSettings(**aws))
-        return found
+def _clients(runtime: Runtime, request: dict[str, Any]) -> AwsClients:
+    """The runtime's clients with the run's AWS settings (``Aws``: region, endpoint,
+    profile; never secrets), as recorded in its input by the process that started it."""
+    aws = request.get("Aws") or {}
+    return runtime.aws.configured(**{k: v for k, v in aws.items() if v})
 
 
 def _attempts(bound: float, poll: int) -> int:
@@ -111,15 +92,18 @@ def _result(request: dict[str, Any], outcome: str, **extra: Any) -> dict[str, An
     }
 
 
-def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) -> dict[str, Any]:
+def run_rotation(
+    request: dict[str, Any], context: DurableContext, run_id: str, runtime: Runtime
+) -> dict[str, Any]:
     """The workflow body (shared by the engine entry point and the Lambda handler)."""
+    clients = _clients(runtime, request)
     stack, image_id = str(request["StackName"]), str(request["ImageId"])
     key = str(request.get("ParameterKey") or "ImageId")
     waits = dict(request.get("Waits") or {})
     poll = max(1, int(waits.get("poll", 15)))
 
     def check_image(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        facts = describe_image(_clients(request).client("ec2"), image_id)
+        facts = describe_image(clients.client("ec2"), image_id)
         return {"polls": int(state.get("polls", 0)) + 1, "image": facts.to_json()}
 
     image_state: dict[str, Any] = context.wait_for_condition(
@@ -140,7 +124,7 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
         return _result(request, "IMAGE_NOT_AVAILABLE", ImageState=new.state, Waited=waited)
 
     def check_stack(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        status = steps.stack_status(_clients(request).client("cloudformation"), stack)
+        status = steps.stack_status(clients.client("cloudformation"), stack)
         return {"polls": int(state.get("polls", 0)) + 1, "status": status}
 
     busy: dict[str, Any] = context.wait_for_condition(
@@ -160,7 +144,7 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
         return _result(request, "STACK_NOT_READY", StackStatus=busy["status"], Waited=waited)
 
     info = context.step(
-        lambda _: steps.read_stack(_clients(request).client("cloudformation"), stack, key),
+        lambda _: steps.read_stack(clients.client("cloudformation"), stack, key),
         name="read-stack",
     )
     previous = info["CurrentImageId"]
@@ -169,7 +153,7 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
     if request.get("CheckCompatibility", True) and previous and previous != image_id:
 
         def compare(_: StepContext) -> list[str]:
-            current = describe_image(_clients(request).client("ec2"), previous)
+            current = describe_image(clients.client("ec2"), previous)
             return [] if current.state == "missing" else compatibility_differences(new, current)
 
         differences = context.step(compare, name="compatibility", config=_NO_RETRY)
@@ -184,8 +168,8 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
     if roll:
         plan = context.step(
             lambda _: steps.roll_check(
-                _clients(request).client("cloudformation"),
-                _clients(request).client("autoscaling"),
+                clients.client("cloudformation"),
+                clients.client("autoscaling"),
                 stack,
                 key,
             ),
@@ -199,7 +183,7 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
     parameters = steps.parameter_list(info["ParameterKeys"], key, image_id)
     started = context.step(
         lambda _: steps.start_update(
-            _clients(request).client("cloudformation"),
+            clients.client("cloudformation"),
             stack,
             parameters,
             info["Capabilities"],
@@ -211,12 +195,10 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
         return _result(request, "STACK_NOT_READY", StackStatus="busy", Reason=started["reason"])
 
     def check_update(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        status = steps.stack_status(_clients(request).client("cloudformation"), stack)
+        status = steps.stack_status(clients.client("cloudformation"), stack)
         found = {"polls": int(state.get("polls", 0)) + 1, "status": status}
         if roll:
-            refreshes = steps.refresh_progress(
-                _clients(request).client("autoscaling"), plan["groups"]
-            )
+            refreshes = steps.refresh_progress(clients.client("autoscaling"), plan["groups"])
             found["refreshes"] = refreshes
             found["progress"] = _progress_log(list(state.get("progress") or []), refreshes)
         return found
@@ -242,7 +224,7 @@ def run_rotation(request: dict[str, Any], context: DurableContext, run_id: str) 
     if status in steps.ROLLED_BACK:
         failures = context.step(
             lambda _: steps.collect_failures(
-                _clients(request).client("cloudformation"), stack, info["LastEventId"]
+                clients.client("cloudformation"), stack, info["LastEventId"]
             ),
             name="rollback-reasons",
         )
@@ -298,29 +280,37 @@ def _run_id(context: Any) -> str:
 @workflow(ROTATE_STACK_WORKFLOW)
 @durable_execution
 def rotate_stack(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
-    """Rotate the AMI of one stack through its image parameter (pattern 2)."""
-    return run_rotation(event, context, _run_id(context))
+    """Rotate the AMI of one stack through its image parameter (pattern 2), on cfnops's
+    engine."""
+    return rotate_one_stack(event, context)
+
+
+def rotate_one_stack(
+    event: dict[str, Any], context: DurableContext, runtime: Runtime | None = None
+) -> dict[str, Any]:
+    """The body of :func:`rotate_stack`; under the SDK's runner or on Lambda pass the
+    ``runtime`` (the engine's context carries its own)."""
+    return run_rotation(event, context, _run_id(context), runtime_of(context, runtime))
 
 
 ROTATE_STACK_EVENT_WORKFLOW = "cfnops.ami.rotate-stack-event"
 
 
-def event_targets(event: Any) -> dict[str, Any]:
-    """The stacks an EventBridge event's AMIs are tagged for (settings from the environment).
+def event_targets(event: Any, runtime: Runtime) -> dict[str, Any]:
+    """The stacks an EventBridge event's AMIs are tagged for (the runtime's settings).
 
-    On Lambda the settings come from ``CFNOPS_*`` variables of the function
+    On Lambda the runtime's settings come from ``CFNOPS_*`` variables of the function
     (``CFNOPS_AMI__STACK_TAG``, ``CFNOPS_AMI__POLL_SECONDS``, …).
     """
     from cfnops.ami._events import Skipped, parse_event
     from cfnops.ami._images import resolve_event_images
     from cfnops.ami._stack import build_request
-    from cfnops.config import load_settings
 
-    settings = load_settings()
+    settings = runtime.settings
     parsed = parse_event(event)
     if isinstance(parsed, Skipped):
         return {"targets": [], "skipped": [parsed.reason]}
-    clients = AwsClients(settings.aws)
+    clients = runtime.aws
     targets: list[dict[str, Any]] = []
     skipped: list[str] = []
     for image_id in resolve_event_images(clients, parsed):
@@ -338,12 +328,21 @@ def event_targets(event: Any) -> dict[str, Any]:
 @workflow(ROTATE_STACK_EVENT_WORKFLOW)
 @durable_execution
 def rotate_stack_event(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
-    """Pattern 2 driven by an EventBridge event (the Lambda durable function's entry point).
+    """Pattern 2 driven by an EventBridge event, on cfnops's engine."""
+    return rotate_event_stacks(event, context)
+
+
+def rotate_event_stacks(
+    event: dict[str, Any], context: DurableContext, runtime: Runtime | None = None
+) -> dict[str, Any]:
+    """Rotate every stack an EventBridge event's AMIs are tagged for (also the body of
+    the Lambda durable function, which passes its ``runtime``).
 
     Skipped events end with ``{"results": [], "skipped": [reasons]}``; each tagged
     stack is rotated in its own child context.
     """
-    found = context.step(lambda _: event_targets(event), name="targets", config=_NO_RETRY)
+    runtime = runtime_of(context, runtime)
+    found = context.step(lambda _: event_targets(event, runtime), name="targets", config=_NO_RETRY)
     run_id = _run_id(context)
     results: list[dict[str, Any]] = []
     for index, request in enumerate(found["targets"]):
@@ -351,7 +350,7 @@ def rotate_stack_event(event: dict[str, Any], context: DurableContext) -> dict[s
         def rotate_one(
             child: DurableContext, request: dict[str, Any] = request, index: int = index
         ) -> dict[str, Any]:
-            return run_rotation(request, child, f"{run_id}/{index}")
+            return run_rotation(request, child, f"{run_id}/{index}", runtime)
 
         results.append(context.run_in_child_context(rotate_one, name=f"stack-{index}"))
     return {"results": results, "skipped": found["skipped"]}

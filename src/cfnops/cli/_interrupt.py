@@ -105,7 +105,7 @@ def _runs_report() -> list[str]:
             if workflow == _JOB_WORKFLOW:  # a job-net stops through its own store (ABORTED)
                 from cfnops.jobs import JobService
 
-                jobs = JobService(engine.settings)
+                jobs = JobService(engine.runtime)
                 jobs.stop(run_id)
                 # This process still executes it: give the stop a moment to land.
                 deadline = time.monotonic() + 1.0

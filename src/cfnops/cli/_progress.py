@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from cfnops.config import Settings
-    from cfnops.heal._fleet import FleetRow
+    from cfnops.database import Database
+    from cfnops.heal import FleetRow
 
 
 class PhaseLines:
@@ -56,7 +57,11 @@ class PhaseLines:
 
 @contextmanager
 def watch_run(
-    settings: Settings, run_id: str, lines: PhaseLines | None = None, *, every: float = 0.5
+    database: Database | Settings,
+    run_id: str,
+    lines: PhaseLines | None = None,
+    *,
+    every: float = 0.5,
 ) -> Iterator[PhaseLines]:
     """While the body waits for ``run_id``: a line per status or step change of the run.
 
@@ -72,7 +77,7 @@ def watch_run(
     stop = threading.Event()
 
     def poll() -> None:
-        with RunStore(settings) as store:
+        with RunStore(database) as store:
             done = False
             while not done:
                 done = stop.wait(every)  # once more after the wait: the final status

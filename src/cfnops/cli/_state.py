@@ -30,6 +30,7 @@ class CliState:
     verbose: int = 0
     _settings: Settings | None = field(default=None, repr=False)
     _clients: AwsClients | None = field(default=None, repr=False)
+    _runtime: Runtime | None = field(default=None, repr=False)
 
     @property
     def settings(self) -> Settings:
@@ -73,6 +74,15 @@ class CliState:
             self._clients = AwsClients(self.settings.aws)
         return self._clients
 
+    @property
+    def runtime(self) -> Runtime:
+        """The command's runtime: settings, these clients, one database handle (built once)."""
+        from cfnops.runtime import Runtime
+
+        if self._runtime is None:
+            self._runtime = Runtime.from_settings(self.settings, aws=self.clients)
+        return self._runtime
+
     def register_workflows(self) -> None:
         """Register every built-in workflow before this process starts an engine.
 
@@ -82,13 +92,29 @@ class CliState:
 
         register_all()
 
-    def engine(self, settings: Settings | Runtime | None = None, *, worker: bool = False) -> Engine:
-        """The process's durable engine, started with every built-in workflow registered
-        (on ``settings``, or on a runtime the command built: the worker's has metrics)."""
+    def engine(
+        self,
+        settings: Settings | Runtime | None = None,
+        *,
+        worker: bool = False,
+        console: Any = None,
+    ) -> Engine:
+        """The process's durable engine on this command's runtime, every built-in workflow
+        registered: ``settings`` are other settings (same clients and database), or a
+        runtime the command built (the worker's has metrics)."""
+        from dataclasses import replace
+
         from cfnops.durable import Engine
+        from cfnops.runtime import Runtime
 
         self.register_workflows()
-        return Engine.start_process(settings or self.settings, worker=worker)
+        if isinstance(settings, Runtime):
+            runtime = settings
+        else:
+            runtime = self.runtime if settings is None else self.runtime.with_settings(settings)
+        if console is not None:
+            runtime = replace(runtime, console=console)
+        return Engine.start_process(runtime, worker=worker)
 
     @property
     def output_format(self) -> str:

@@ -165,7 +165,9 @@ def rotate_command(
             results = [rotator.parameter(parameter, str(image_id))]
         else:
             run_id = f"ami-rotate-{stack}-{uuid.uuid4().hex[:10]}"
-            with watch_run(st.settings, run_id):  # a line per phase on a non-terminal stderr
+            with watch_run(
+                st.runtime.database, run_id
+            ):  # a line per phase on a non-terminal stderr
                 results = [rotator.stack(str(stack), str(image_id), run_id=run_id)]
     _render(st, fmt, results)
 

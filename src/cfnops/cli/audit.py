@@ -45,7 +45,7 @@ def list_entries(
 ) -> None:
     """List audit entries, newest first."""
     st = state(ctx)
-    with AuditLog(st.settings) as audit:
+    with AuditLog(st.runtime.database) as audit:
         entries = audit.list(target=target, action=action, since=_since(since), limit=limit)
     if st.output_format == "json":
         st.emit_json([e.to_json() for e in entries])

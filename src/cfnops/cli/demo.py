@@ -45,7 +45,7 @@ def demo(
         elapsed = time.monotonic() - started
     finally:
         engine.shutdown()
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         record, steps = store.get(run_id), store.steps(run_id)
     if st.output_format == "json":
         st.emit_json({"runId": run_id, "status": record.status, "output": output})

@@ -17,8 +17,7 @@ from cfnops.cli.drift import render_reports
 from cfnops.cli.heal import run_fleet
 from cfnops.config import HealSettings
 from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_as_user
-from cfnops.heal._fleet import FLEET_POLL_SECONDS, FleetTarget
-from cfnops.heal._report import drift_report
+from cfnops.heal import FLEET_POLL_SECONDS, FleetTarget, drift_report
 from cfnops.sandbox import Sandbox
 
 STACK = "drift-test"

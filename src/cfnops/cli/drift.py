@@ -16,10 +16,14 @@ from typer.core import TyperGroup
 
 from cfnops.cli._state import state
 from cfnops.errors import UsageError
-from cfnops.heal import StackDriftReport
-from cfnops.heal._accepted import AcceptedStore
-from cfnops.heal._render import fleet_coverage, report_markdown
-from cfnops.heal._report import drift_reports, list_stacks
+from cfnops.heal import (
+    AcceptedStore,
+    StackDriftReport,
+    drift_reports,
+    fleet_coverage,
+    list_stacks,
+    report_markdown,
+)
 
 _COLOUR = {"IN_SYNC": "green", "MODIFIED": "yellow", "DELETED": "red", "DRIFTED": "yellow"}
 
@@ -105,7 +109,7 @@ def drift(
         raise UsageError("give stack names or --all (not both)", hint="cfnops drift web api")
     cfn = st.clients.client("cloudformation")
     names = stacks or [s["StackName"] for s in list_stacks(cfn) if not s.get("ParentId")]
-    accepted = AcceptedStore(st.settings).list()
+    accepted = AcceptedStore(st.runtime.database).list()
     reports = drift_reports(
         cfn,
         names,

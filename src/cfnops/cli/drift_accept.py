@@ -12,13 +12,8 @@ import typer
 from cfnops.aws import error_message
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
-from cfnops.heal._accepted import (
-    AcceptedDrift,
-    AcceptedStore,
-    check_path,
-    export,
-    parse_until,
-)
+from cfnops.heal import AcceptedDrift, AcceptedStore, check_path, parse_until
+from cfnops.heal import export_accepted as export
 from cfnops.heal.errors import BadAcceptance
 
 
@@ -66,7 +61,7 @@ def accept(
         at=now,
         account=st.clients.account_id(),  # where the stack was found: not other accounts'
     )
-    AcceptedStore(st.settings).accept(entry)
+    AcceptedStore(st.runtime.database).accept(entry)
     _audit(st, entry)
     if st.output_format == "json":
         st.emit_json(entry.to_json())
@@ -84,7 +79,7 @@ def _actor() -> str:
 def _audit(st: CliState, entry: AcceptedDrift) -> None:
     from cfnops.durable import AuditLog
 
-    with AuditLog(st.settings) as audit:
+    with AuditLog(st.runtime.database) as audit:
         audit.record(
             actor=entry.by,
             action="drift-accept",
@@ -109,7 +104,9 @@ def accepted(
     st = state(ctx)
     now = dt.datetime.now(dt.UTC)
     entries = [
-        e for e in AcceptedStore(st.settings).list(stack=stack) if all_entries or e.active(now)
+        e
+        for e in AcceptedStore(st.runtime.database).list(stack=stack)
+        if all_entries or e.active(now)
     ]
     if export_to is not None:
         export(entries, export_to)

@@ -15,9 +15,8 @@ from rich.console import Console
 from cfnops.cli._state import state
 from cfnops.diff import diff_templates, parse_template, render_text, to_json
 from cfnops.errors import UsageError
-from cfnops.heal._accepted import AcceptedStore
-from cfnops.heal._adopt import adopt_template, selected
-from cfnops.heal._report import drift_report
+from cfnops.heal import AcceptedStore, adopt_template, drift_report
+from cfnops.heal import selected_drift as selected
 
 
 def adopt(
@@ -32,7 +31,7 @@ def adopt(
     cfn = st.clients.client("cloudformation")
     # Accepted and ignored differences stay as the template says (docs/heal.md): only the
     # drift nobody accepted is written into the template.
-    accepted = AcceptedStore(st.settings).list()
+    accepted = AcceptedStore(st.runtime.database).list()
     report = drift_report(
         cfn,
         stack,

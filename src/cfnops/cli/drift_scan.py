@@ -9,16 +9,18 @@ from typing import Annotated
 import typer
 
 from cfnops.aws import check_region
+from cfnops.cli._heap import settle_heap
 from cfnops.cli._state import state
-from cfnops.heal._accepted import AcceptedStore
-from cfnops.heal._scan import (
+from cfnops.heal import (
+    AcceptedStore,
     check_accounts,
     enter_accounts,
     organization_accounts,
     scan,
+    scan_html,
+    scan_markdown,
     with_accepted,
 )
-from cfnops.heal._scan_render import scan_html, scan_markdown
 from cfnops.heal.errors import BadScanTarget
 
 
@@ -84,6 +86,7 @@ def drift_scan(
     if organization:
         wanted = organization_accounts(clients)
     per_account = enter_accounts(clients, wanted or [clients.account_id()], role_name)
+    settle_heap()
     result = scan(
         per_account,
         region_list or [clients.region],
@@ -91,7 +94,7 @@ def drift_scan(
         concurrency=concurrency,
         poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
     )
-    result = with_accepted(result, AcceptedStore(st.settings).list())
+    result = with_accepted(result, AcceptedStore(st.runtime.database).list())
     data = result.to_json()
     if markdown is not None:
         _write(markdown, scan_markdown(result))

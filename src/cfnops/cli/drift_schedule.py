@@ -37,12 +37,12 @@ def start_service(
 ) -> tuple[list[threading.Thread], list[str]]:
     """The worker's drift-scan scheduler thread and the lines of its startup summary."""
     from cfnops.heal import DriftScheduler, run_drift_scheduler
-    from cfnops.heal._scan_schedule import describe
+    from cfnops.heal import describe_drift_schedules as describe
 
     if not found:
         return [], []
     lines = []
-    for row in describe(found, engine.settings):
+    for row in describe(found, engine.runtime.database):
         when = f"next {row['nextFire']}" if row["enabled"] else "disabled"
         lines.append(
             f"drift scan schedule {row['name']}: {row['schedule']} ({row['timezone']}), {when}"
@@ -61,7 +61,7 @@ def start_service(
 def run_now(st: CliState, name: str) -> None:
     """``cfnops drift scan --schedule NAME``: one run of that schedule now, waited for."""
     from cfnops.errors import UsageError
-    from cfnops.heal import configure_runtime, start_drift_scan
+    from cfnops.heal import start_drift_scan
 
     found = {p.name: p for p in plans(st)}
     plan = found.get(name)
@@ -71,8 +71,7 @@ def run_now(st: CliState, name: str) -> None:
             f"no drift-scan schedule named {name!r} (configured: {known})",
             hint="add [drift_scan.schedules.NAME] to cfnops.toml (see docs/heal.md)",
         )
-    configure_runtime(st.settings, st.clients, console=Console(stderr=True))
-    engine = st.engine()
+    engine = st.engine(console=Console(stderr=True))
     run_id = start_drift_scan(engine, plan)
     out: dict[str, Any] = engine.result(run_id)
     if st.output_format == "json":
@@ -106,10 +105,10 @@ def drift_schedules(ctx: typer.Context) -> None:
     Schedules are [drift_scan.schedules.NAME] tables of cfnops.toml; `cfnops worker`
     fires them. Exit 2 when one is invalid (bad cron/rate, a channel not enabled).
     """
-    from cfnops.heal._scan_schedule import describe
+    from cfnops.heal import describe_drift_schedules as describe
 
     st = state(ctx)
-    rows = describe(plans(st), st.settings)
+    rows = describe(plans(st), st.runtime.database)
     if st.output_format == "json":
         st.emit_json({"schedules": rows})
         return

@@ -9,7 +9,7 @@ import typer
 
 from cfnops.cli._state import state
 from cfnops.errors import OperationFailed
-from cfnops.jobs._definition import parse_input
+from cfnops.jobs import parse_input
 
 events_app = typer.Typer(help="EventBridge events.", no_args_is_help=True)
 

@@ -23,17 +23,17 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
 from cfnops.durable import AuditLog, Engine, RunStore
 from cfnops.errors import UsageError
-from cfnops.heal import configure_runtime
-from cfnops.heal._fleet import (
+from cfnops.heal import (
     BUCKETS,
     FLEET_POLL_SECONDS,
     FleetRow,
     FleetSummary,
     FleetTarget,
+    answer_approval,
     heal_fleet,
+    run_outcome,
 )
-from cfnops.heal._fleet import select_stacks as _select
-from cfnops.heal._runs import decide, run_outcome
+from cfnops.heal import select_stacks as _select
 
 _COLOUR = {
     "HEALED": "green",
@@ -68,9 +68,8 @@ def summary_table(summary: FleetSummary) -> Table:
 
 @contextmanager
 def engine_for(st: CliState, console: Console | None = None) -> Iterator[Engine]:
-    """The process's engine with the heal runtime aimed at this command's AWS settings."""
-    configure_runtime(st.settings, st.clients, console=console)
-    engine = st.engine()
+    """The process's engine, handing this command's runtime to the runs it executes."""
+    engine = st.engine(console=console)
     try:
         yield engine
     finally:
@@ -214,9 +213,8 @@ def heal(
         )
     entered = _enter(st, accounts, role_name)  # every role assumed before any run starts
     if all_stacks:
-        runtime = configure_runtime(st.settings, st.clients)
         targets = _select(
-            runtime,
+            st.runtime,
             region_list,
             tags=_parse_tags(tag or []),
             names=name or [],
@@ -251,7 +249,7 @@ def _enter(
 ) -> dict[str | None, AwsClients] | None:
     """``--accounts``: each account's clients (``None``: the caller's own), every role
     assumed now, so a role that cannot be assumed is exit 2 before any run starts."""
-    from cfnops.heal._scan import check_accounts, enter_accounts
+    from cfnops.heal import check_accounts, enter_accounts
 
     if not accounts:
         if role_name:
@@ -275,9 +273,7 @@ def _check_stacks_exist(
 ) -> None:
     """Fail fast, as ``cfnops drift`` does: an unknown stack, an unreachable endpoint or
     missing credentials are one line and exit 2 before any durable run starts."""
-    from cfnops.heal._cfn import describe_stack
-    from cfnops.heal._scan import in_region
-    from cfnops.heal._workflow import root_name
+    from cfnops.heal import describe_stack, root_name
     from cfnops.heal.errors import NestedStackHeal
 
     clients: dict[tuple[str | None, str | None], AwsClients] = {}
@@ -285,13 +281,7 @@ def _check_stacks_exist(
         key = (target.account, target.region)
         if key not in clients:
             base = (entered or {}).get(target.account) or st.clients
-            if target.region is None:
-                clients[key] = base
-            elif base is st.clients:
-                aws = st.settings.aws.model_copy(update={"region": target.region})
-                clients[key] = AwsClients(aws)
-            else:
-                clients[key] = in_region(base, target.region)
+            clients[key] = base.in_region(target.region)
         cfn = clients[key].client("cloudformation")
         found = describe_stack(cfn, target.stack)
         if found is None:
@@ -308,10 +298,10 @@ def _check_stacks_exist(
 def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:
     """A named stack another run is healing: exit 2 with how to free it, before starting."""
     from cfnops.durable import RunStore
-    from cfnops.heal._runs import active_heals, run_key
+    from cfnops.heal import active_heals, run_key
     from cfnops.heal.errors import HealAlreadyRunning
 
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         active = active_heals(store, st.settings.aws.region)
     for target in targets:
         key = run_key(target.account, target.region or st.settings.aws.region, target.stack)
@@ -325,8 +315,8 @@ _PAST = {"approve": "approved", "reject": "rejected"}
 
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:
     st = state(ctx)
-    answer = decide(st.settings, run_id, verdict, reason=reason)
-    with AuditLog(st.settings) as audit:
+    answer = answer_approval(st.runtime.database, run_id, verdict, reason=reason)
+    with AuditLog(st.runtime.database) as audit:
         audit.record(actor=str(answer["by"]), action=verdict, target=run_id, reason=reason or None)
     if st.output_format != "json":
         st.console.print(
@@ -340,7 +330,7 @@ def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bo
     # The outcome is read from the record below, whatever result() raises.
     with engine_for(st) as engine, st.console.status(f"{run_id}: finishing …"), suppress(Exception):
         engine.result(run_id)
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         record = store.get(run_id)
     outcome = run_outcome(record)
     if st.output_format == "json":

@@ -19,11 +19,17 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
 from cfnops.cli.job_control import show_lineage
 from cfnops.errors import ExitCode, UsageError
-from cfnops.jobs import derive_status
-from cfnops.jobs._definition import load_definition, machine_name, parse_input
-from cfnops.jobs._functions import import_modules
-from cfnops.jobs._graph import to_dot, to_mermaid
-from cfnops.jobs._views import StateView, state_views
+from cfnops.jobs import (
+    StateView,
+    derive_status,
+    import_modules,
+    load_definition,
+    machine_name,
+    parse_input,
+    state_views,
+    to_dot,
+    to_mermaid,
+)
 
 if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS
     from cfnops.durable import Engine
@@ -53,7 +59,7 @@ def _current_engine() -> Engine | None:
 def _audit(st: CliState, action: str, run_id: str) -> None:
     from cfnops.durable import AuditLog
 
-    with AuditLog(st.settings) as audit:
+    with AuditLog(st.runtime.database) as audit:
         audit.record(actor=AuditLog.default_actor(), action=action, target=run_id)
 
 
@@ -61,7 +67,7 @@ def _service(st: CliState) -> JobService:
     from cfnops.jobs import JobService
 
     st.register_workflows()
-    return JobService(st.settings, st.clients)
+    return JobService(st.runtime)
 
 
 def _tree(definition: dict[str, Any], views: dict[str, StateView], title: str) -> Tree:
@@ -243,7 +249,7 @@ def validate_cmd(
     st = state(ctx)
     defn = load_definition(definition)
     if strict:  # the deploy checks know the local functions, hence the job runner
-        from cfnops.jobs._deploy import strict_problems
+        from cfnops.jobs import strict_problems
 
         problems = strict_problems(defn)
     else:
@@ -272,8 +278,7 @@ def check_cmd(
 
     Also each state's input and output shape. Exit 2 on an error."""
     from cfnops.cli._job_check import render_check
-    from cfnops.jobs import check_dataflow
-    from cfnops.jobs._check_samples import read_task_results
+    from cfnops.jobs import check_dataflow, read_task_results
 
     st = state(ctx)
     defn, value = load_definition(definition), parse_input(input_)
@@ -420,7 +425,7 @@ def graph(
     if fmt not in ("dot", "mermaid", "json"):
         raise UsageError(f"unknown graph format {fmt!r}", hint="use dot or mermaid")
     if fmt == "json":
-        from cfnops.jobs._runner import iter_states
+        from cfnops.jobs import iter_states
 
         st.emit_json({"states": [n for n, _ in iter_states(defn)], "statuses": statuses})
         return
@@ -508,7 +513,7 @@ def deploy_cmd(
     role_arn: Annotated[str, typer.Option(help="Execution role ARN.")],
 ) -> None:
     """Create or update the state machine in AWS Step Functions (strict check first)."""
-    from cfnops.jobs._deploy import deploy, strict_problems
+    from cfnops.jobs import deploy, strict_problems
     from cfnops.jobs.errors import StrictValidationFailed
 
     st = state(ctx)

@@ -12,7 +12,7 @@ import typer
 
 from cfnops.cli._state import CliState, state
 from cfnops.errors import UsageError
-from cfnops.jobs._definition import load_definition, parse_input
+from cfnops.jobs import load_definition, parse_input
 
 RunArg = Annotated[str, typer.Argument(help="Run id (execution name).")]
 StateArg = Annotated[str, typer.Argument(help="State name.")]
@@ -30,7 +30,7 @@ def _service(st: CliState) -> JobService:
     from cfnops.jobs import JobService
 
     st.register_workflows()  # a started engine recovers any run a dead process left
-    return JobService(st.settings, st.clients)
+    return JobService(st.runtime)
 
 
 def _actor() -> str:

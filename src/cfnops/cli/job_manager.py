@@ -15,7 +15,7 @@ from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
 
 if TYPE_CHECKING:  # imported where used: every `cfnops job …` command loads this module
-    from cfnops.jobs._pools import Pool, PoolStore
+    from cfnops.jobs import Pool, PoolStore
 
 pool_app = typer.Typer(
     help="Resource pools: a Task whose Comment has cfnops:pool=NAME takes a slot while it runs.",
@@ -24,10 +24,9 @@ pool_app = typer.Typer(
 
 
 def _pools(st: CliState) -> PoolStore:
-    from cfnops.jobs import JobStore
-    from cfnops.jobs._pools import PoolStore
+    from cfnops.jobs import JobStore, PoolStore
 
-    return PoolStore(JobStore(st.settings).engine)
+    return PoolStore(JobStore(st.runtime.database).engine)
 
 
 def _show(st: CliState, rows: list[Pool]) -> None:
@@ -75,11 +74,10 @@ def alerts_cmd(
     run_id: Annotated[str | None, typer.Option("--run", help="Only this run's alerts.")] = None,
 ) -> None:
     """Delay alerts (late-start, long-run, deadline), skipped starts, dependency timeouts."""
-    from cfnops.jobs import JobService
-    from cfnops.jobs._delays import list_alerts
+    from cfnops.jobs import JobService, list_alerts
 
     st = state(ctx)
-    rows = list_alerts(JobService(st.settings), run_id)
+    rows = list_alerts(JobService(st.runtime), run_id)
     if st.output_format == "json":
         st.emit_json(rows)
         return
@@ -105,7 +103,7 @@ def calendar_show(
 ) -> None:
     """Open and closed days of one month (checks the file; exit 2 when it is invalid)."""
     from cfnops.errors import UsageError
-    from cfnops.jobs._calendar import load_calendar
+    from cfnops.jobs import load_calendar
 
     st = state(ctx)
     cal = load_calendar(calendar)
@@ -145,8 +143,7 @@ def calendar_next(
 ) -> None:
     """The next fire times of a schedule with this calendar and day rule."""
     from cfnops.errors import UsageError
-    from cfnops.jobs._calendar import CalendarSchedule, load_calendar, parse_day_rule
-    from cfnops.jobs._schedules import parse_schedule
+    from cfnops.jobs import CalendarSchedule, load_calendar, parse_day_rule, parse_schedule
 
     st = state(ctx)
     cal = load_calendar(calendar)

@@ -9,7 +9,7 @@ import typer
 
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
-from cfnops.jobs._definition import load_definition, parse_input
+from cfnops.jobs import load_definition, parse_input
 
 if TYPE_CHECKING:  # imported where used: the job group loads this module for every command
     from cfnops.jobs import TriggerService
@@ -26,7 +26,7 @@ def _triggers(st: CliState) -> TriggerService:
     from cfnops.jobs import JobService, TriggerService
 
     st.register_workflows()
-    return TriggerService(JobService(st.settings, st.clients))
+    return TriggerService(JobService(st.runtime))
 
 
 def _show(st: CliState, rows: list[dict[str, Any]]) -> None:
@@ -99,9 +99,7 @@ def schedule_add(
 ) -> None:
     """Add (or replace) a schedule: a cron/rate expression, or --after other job-nets."""
     from cfnops.errors import UsageError
-    from cfnops.jobs._calendar import load_calendar
-    from cfnops.jobs._functions import import_modules
-    from cfnops.jobs._starts import duration_seconds, monitor_options
+    from cfnops.jobs import duration_seconds, import_modules, load_calendar, monitor_options
 
     st = state(ctx)
     if (cron is None) == (not after):
@@ -119,7 +117,7 @@ def schedule_add(
     defn, value = load_definition(definition), parse_input(input_)
     triggers = _triggers(st)
     if after:
-        from cfnops.jobs._dependencies import add_dependency
+        from cfnops.jobs import add_dependency
 
         if wait_timeout:
             opts["waitTimeout"] = duration_seconds(wait_timeout, "--wait-timeout")

@@ -18,7 +18,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "jobnets"
 
 
 def _definition(name: str) -> dict[str, Any]:
-    from cfnops.jobs._definition import load_definition
+    from cfnops.jobs import load_definition
 
     local = EXAMPLES / f"{name}.asl.json"
     if local.exists():
@@ -35,7 +35,9 @@ def jobnet(
     """Two instances, an ALB and an Aurora cluster on the sandbox: run stop, then start."""
     from cfnops.config import load_settings
     from cfnops.demo.websystem import build_web_system
+    from cfnops.durable import Engine
     from cfnops.jobs import CapturingTransport, JobService, set_http_transport
+    from cfnops.runtime import Runtime
     from cfnops.sandbox import Sandbox
     from cfnops.sandbox.extensions import ssm_commands
 
@@ -48,10 +50,11 @@ def jobnet(
             database_url=f"sqlite:///{db}",
             aws={"endpoint_url": sandbox.endpoint_url, "region": sandbox.region},
         )
-        engine = st.engine(settings)
-        JobService.default_clients = sandbox.clients
+        runtime = Runtime.from_settings(settings, aws=sandbox.clients)
+        st.register_workflows()
+        engine = Engine.start_process(runtime)
         try:
-            jobs = JobService(settings)
+            jobs = JobService(engine.runtime)
             text = st.output_format != "json"
             if text:
                 st.console.print("[bold]building the web system on the sandbox …[/]")
@@ -68,7 +71,6 @@ def jobnet(
         finally:
             engine.shutdown(grace_seconds=1)
             set_http_transport(None)
-            JobService.default_clients = None
     if st.output_format == "json":
         st.emit_json(results)
     if any(r["status"] != "SUCCEEDED" for r in results):

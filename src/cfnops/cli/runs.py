@@ -27,7 +27,7 @@ runs_app = typer.Typer(
 
 
 def _audit(st: CliState, action: str, run_id: str) -> None:
-    with AuditLog(st.settings) as audit:
+    with AuditLog(st.runtime.database) as audit:
         audit.record(actor=AuditLog.default_actor(), action=action, target=run_id)
 
 
@@ -60,7 +60,7 @@ def list_runs(
     st = state(ctx)
     if status is not None and status.upper() not in RUN_STATUSES:
         raise UsageError(f"unknown status {status!r}", hint=f"use one of {', '.join(RUN_STATUSES)}")
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         records = store.list_runs(
             status=status.upper() if status else None,
             workflow=workflow,
@@ -140,8 +140,7 @@ def _render_detail(
 
 def _render_gate(st: CliState, record: RunRecord, steps: list[StepRecord]) -> None:
     """A heal run's safety-gate decision with every reason (it decides whether to hold)."""
-    from cfnops.heal._runs import gate_decision
-    from cfnops.heal._workflow import HEAL_WORKFLOW
+    from cfnops.heal import HEAL_WORKFLOW, gate_decision
 
     if record.workflow != HEAL_WORKFLOW:
         return
@@ -160,7 +159,7 @@ def show(
 ) -> None:
     """Status, input, output or error, and every step with its timing and result."""
     st = state(ctx)
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         record = store.get(run_id)
         steps = store.steps(run_id)
     if st.output_format == "json":
@@ -261,7 +260,7 @@ def start(
         handle = engine.start(workflow, event, run_id=run_id, queue=None if wait else DEFAULT_QUEUE)
         output = None
         if wait:
-            with watch_run(st.settings, handle.run_id):
+            with watch_run(st.runtime.database, handle.run_id):
                 output = engine.result(handle.run_id)
     finally:
         engine.shutdown()
@@ -277,7 +276,7 @@ def start(
 def cancel(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run id.")]) -> None:
     """Cancel a run; it stops at its next step boundary."""
     st = state(ctx)
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         record = store.cancel(run_id)
     _audit(st, "cancel", run_id)
     if st.output_format == "json":
@@ -294,7 +293,7 @@ def resume(
 ) -> None:
     """Resume a cancelled or failed run from its last finished step."""
     st = state(ctx)
-    with RunStore(st.settings) as store:
+    with RunStore(st.runtime.database) as store:
         store.resume(run_id)
     _audit(st, "resume", run_id)
     if not wait:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cfnops.cli._state import state
-from cfnops.sandbox._control import allow_remote_control
+from cfnops.sandbox import allow_remote_control
 
 if TYPE_CHECKING:
     from cfnops.sandbox import Sandbox
@@ -143,7 +143,7 @@ def _check_host(host: str, allow_remote: bool) -> None:
     import ipaddress
 
     from cfnops.errors import UsageError
-    from cfnops.sandbox._control import is_loopback
+    from cfnops.sandbox import is_loopback
 
     if host.lower() != "localhost":
         try:

@@ -82,7 +82,6 @@ def worker(
         )
     settings = base.model_copy(update={"worker": worker_cfg})
     from cfnops.cli import drift_schedule
-    from cfnops.heal import configure_runtime
 
     drift_plans = drift_schedule.plans(st, settings)  # a bad schedule: exit 2 before starting
     stop = threading.Event()
@@ -97,16 +96,16 @@ def worker(
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     metrics = None
+    runtime = st.runtime.with_settings(settings)  # heal and drift-scan runs use these flags
     if metrics_port is not None:
-        from cfnops.runtime import Runtime
+        from dataclasses import replace
+
         from cfnops.telemetry import Metrics
 
         metrics = Metrics()
-        engine = st.engine(Runtime.from_settings(settings, metrics=metrics), worker=True)
-    else:
-        engine = st.engine(settings, worker=True)
-    configure_runtime(settings, st.clients)  # heal and drift-scan runs use these flags
-    services = start_worker_services(settings, stop)  # job-net schedules and event triggers
+        runtime = replace(runtime, metrics=metrics)
+    engine = st.engine(runtime, worker=True)
+    services = start_worker_services(engine.runtime, stop)  # job-net schedules and event triggers
     drift_threads, drift_lines = drift_schedule.start_service(st, engine, drift_plans, stop)
     services += drift_threads
     st.console.print(

@@ -33,7 +33,7 @@ class QueuedJobs(JobService):
 
 
 def jobs_for(request: Request) -> QueuedJobs:
-    return QueuedJobs(console_of(request).settings)
+    return QueuedJobs(console_of(request).runtime)
 
 
 def _json_field(form: dict[str, str], name: str) -> Any:

@@ -261,7 +261,7 @@ async def api_run(request: Request) -> Response:
     name = str(body.get("machineName") or "designer")
     from cfnops.jobs import JobService
 
-    jobs = JobService(console.settings)
+    jobs = JobService(console.runtime)
     run_id = await anyio.to_thread.run_sync(
         lambda: jobs.start(
             definition, body.get("input", {}), machine_name=name, queue=_QUEUE, source="console"

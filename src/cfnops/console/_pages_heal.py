@@ -15,8 +15,7 @@ from cfnops.console._web import authorize_post, console_of, render, stream
 from cfnops.console.errors import BadFilter, NotFound
 from cfnops.durable import RunRecord, RunStore, StepRecord
 from cfnops.durable.errors import UnknownRun
-from cfnops.heal._runs import decide, gate_decision, held_info, run_outcome
-from cfnops.heal._workflow import HEAL_WORKFLOW
+from cfnops.heal import HEAL_WORKFLOW, answer_approval, gate_decision, held_info, run_outcome
 
 _FLEET_PAGES = 20  # the fleet view reads up to 1,000 heal runs, newest first
 
@@ -84,7 +83,7 @@ def _fleet(request: Request) -> dict[str, Any]:
             latest.setdefault(key, row)
         if number >= page.pages:
             break
-    with RunStore(console_of(request).settings) as store:
+    with RunStore(console_of(request).database) as store:
         for row in latest.values():
             if row.status == "RUNNING":
                 record = store.get(row.run_id)
@@ -100,7 +99,7 @@ async def heal_page(request: Request) -> Response:
 
 
 def _load(request: Request, run_id: str) -> tuple[RunRecord, list[StepRecord]]:
-    with RunStore(console_of(request).settings) as store:
+    with RunStore(console_of(request).database) as store:
         try:
             record = store.get(run_id)
         except UnknownRun:
@@ -143,9 +142,9 @@ async def _decide(request: Request, verdict: str) -> Response:
     if not reason:
         raise BadFilter("reason", "", f"say why you {verdict} (it is recorded with your name)")
     await anyio.to_thread.run_sync(_load, request, run_id)
-    settings = console_of(request).settings
+    database = console_of(request).database
     answer = await anyio.to_thread.run_sync(
-        lambda: decide(settings, run_id, verdict, reason=reason, by=actor)
+        lambda: answer_approval(database, run_id, verdict, reason=reason, by=actor)
     )
     audit = console_of(request).audit
     await anyio.to_thread.run_sync(

@@ -38,8 +38,7 @@ from cfnops.console._web import (
     stream,
 )
 from cfnops.console.errors import BadFilter, NotFound, RunFinished
-from cfnops.jobs import JobService, RunRow, derive_status
-from cfnops.jobs._runner import iter_states
+from cfnops.jobs import JobService, RunRow, derive_status, iter_states
 from cfnops.jobs.errors import UnknownJobRun
 
 QUEUE = "cfnops"  # redrives run in `cfnops worker`, never inside the console

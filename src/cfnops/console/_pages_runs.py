@@ -55,7 +55,7 @@ async def run_page(request: Request) -> Response:
     console = console_of(request)
 
     def load() -> tuple[Any, Any]:
-        with RunStore(console.settings) as store:
+        with RunStore(console.database) as store:
             try:
                 return store.get(run_id), store.steps(run_id)
             except UnknownRun:

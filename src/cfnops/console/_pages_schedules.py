@@ -16,7 +16,7 @@ from cfnops.jobs.errors import UnknownSchedule
 
 
 def _entries(request: Request) -> list[dict[str, Any]]:
-    jobs = JobService(console_of(request).settings)
+    jobs = JobService(console_of(request).runtime)
     entries = TriggerService(jobs).entries()
     recent = jobs.store.list_runs(limit=2000)
     for entry in entries:
@@ -35,7 +35,7 @@ async def schedules_page(request: Request) -> Response:
 async def _set(request: Request, enabled: bool) -> Response:
     actor, form = await authorize_post(request, "operator")
     name = request.path_params["name"]
-    jobs = JobService(console_of(request).settings)
+    jobs = JobService(console_of(request).runtime)
     try:
         await anyio.to_thread.run_sync(lambda: TriggerService(jobs).set_enabled(name, enabled))
     except UnknownSchedule as exc:

@@ -25,6 +25,7 @@ from cfnops.console.errors import Forbidden
 from cfnops.database import Database
 from cfnops.durable import AuditLog
 from cfnops.errors import CfnopsError
+from cfnops.runtime import Runtime
 
 HERE = Path(__file__).resolve().parent
 # How often live pages look for a change (the checkpoint → browser budget is 1 s).
@@ -58,6 +59,7 @@ class Console:
     settings: Settings
     auth: Auth
     database: Database = field(init=False)
+    runtime: Runtime = field(init=False)
     engine: sa.Engine = field(init=False)
     runs: RunsQuery = field(init=False)
     audit: AuditLog = field(init=False)
@@ -67,6 +69,8 @@ class Console:
     def __post_init__(self) -> None:
         self.definition_roots = definition_roots(self.settings)
         self.database = Database.open(self.settings.database_url, pool_size=4)
+        # The console's runtime: job pages and heal answers use its one database handle.
+        self.runtime = Runtime.from_settings(self.settings, database=self.database)
         self.engine = self.database.engine
         self.runs = RunsQuery(self.engine)
         self.audit = AuditLog(self.database)

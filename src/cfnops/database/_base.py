@@ -10,6 +10,7 @@ connection, and how processes serialise schema creation.
 from __future__ import annotations
 
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -119,6 +120,8 @@ class Database(ABC):
         )
         on_connect: Callable[[Any], None] = self._on_connect
         sa.event.listen(engine, "connect", lambda conn, _record: on_connect(conn))
+        # A handle nobody keeps (a store opened on settings) closes its pool with it.
+        weakref.finalize(self, engine.dispose)
         return engine
 
     def schema_lock(self) -> AbstractContextManager[None]:

@@ -27,6 +27,7 @@ from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
+from cfnops.durable._handoff import PlainRun, runtime_of
 from cfnops.durable._lambda_functions import (
     LambdaFunction,
     functions,
@@ -45,6 +46,7 @@ from cfnops.durable.errors import (
     DurableError,
     IncompatibleRun,
     MissingModule,
+    NoRuntime,
     NotRunnableHere,
     RunCancelled,
     RunFailed,
@@ -71,7 +73,9 @@ __all__ = [
     "LambdaFunction",
     "LocalLambda",
     "MissingModule",
+    "NoRuntime",
     "NotRunnableHere",
+    "PlainRun",
     "RunCancelled",
     "RunFailed",
     "RunHandle",
@@ -97,6 +101,7 @@ __all__ = [
     "register_workflow",
     "registered",
     "run_history",
+    "runtime_of",
     "schema_lock",
     "workflow",
 ]

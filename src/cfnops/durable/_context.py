@@ -31,7 +31,7 @@ import logging
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from aws_durable_execution_sdk_python.concurrency.models import (
     BatchItem,
@@ -67,6 +67,9 @@ from dbos import DBOS
 from cfnops import logcontext, tracing
 from cfnops.durable._inputs import check_json
 
+if TYPE_CHECKING:
+    from cfnops.runtime import Runtime
+
 _log = logging.getLogger("cfnops.workflow")
 
 
@@ -98,8 +101,10 @@ def _error_fields(exc: BaseException) -> dict[str, Any]:
 class DbosDurableContext:
     """The SDK's ``DurableContext`` surface, executed on DBOS (one per run)."""
 
-    def __init__(self, run_id: str, *, prefix: str = "") -> None:
+    def __init__(self, run_id: str, *, prefix: str = "", runtime: Runtime | None = None) -> None:
         self.run_id = run_id
+        # What the engine hands every workflow: settings, clients, database, notifiers.
+        self.runtime = runtime
         self._prefix = prefix
         self.logger: logging.LoggerAdapter[logging.Logger] = logging.LoggerAdapter(
             _log, {"run_id": run_id}
@@ -111,7 +116,9 @@ class DbosDurableContext:
         return f"{self._prefix}{name}"
 
     def _child(self, name: str) -> DbosDurableContext:
-        return DbosDurableContext(self.run_id, prefix=f"{self._prefix}{name}/")
+        return DbosDurableContext(
+            self.run_id, prefix=f"{self._prefix}{name}/", runtime=self.runtime
+        )
 
     def set_logger(self, new_logger: Any) -> None:
         self.logger = new_logger

@@ -14,7 +14,7 @@ import time
 import uuid
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_futures
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from dbos import DBOS, SetWorkflowID
@@ -36,6 +36,7 @@ from cfnops.durable._dbos_setup import (
     check_schema,
     dbos_config,
 )
+from cfnops.durable._handoff import PlainRun
 from cfnops.durable._inputs import check_json, run_args
 from cfnops.durable._leases import LeaseTable, new_executor_id
 from cfnops.durable._registry import (
@@ -93,11 +94,15 @@ def _call(workflow: str, event: Any) -> Any:
         tracing.run_span(workflow, DBOS.workflow_id or ""),
     ):
         fn = get_workflow(workflow)
+        engine = Engine.current()
+        if engine is None:  # pragma: no cover - DBOS runs workflows only once launched
+            raise RuntimeError(f"{RUN_WORKFLOW} runs only in a launched cfnops.durable.Engine")
+        run_id = DBOS.workflow_id or ""
         if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
-            return fn(event, None)
+            return fn(event, PlainRun(run_id, engine.runtime))
         from cfnops.durable._context import DbosDurableContext
 
-        return fn(event, DbosDurableContext(DBOS.workflow_id or ""))
+        return fn(event, DbosDurableContext(run_id, runtime=engine.runtime))
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,8 @@ class Engine:
     and hands it to every workflow it executes.
     """
 
+    # DBOS is a process-wide singleton, and so is the engine that launched it: the
+    # one way a DBOS-recovered run reaches the runtime it is handed.
     _current: ClassVar[Engine | None] = None
     _class_lock: ClassVar[threading.Lock] = threading.Lock()
 
@@ -161,19 +168,31 @@ class Engine:
         whatever its runtime (a different database is logged). Given bare settings,
         the engine builds its runtime from them.
         """
-        url = runtime.database_url if isinstance(runtime, Settings) else runtime.database.url
         with cls._class_lock:
             if cls._current is None:
                 engine = cls(runtime, worker=worker)
                 engine._launch()
                 cls._current = engine
-            elif cls._current.runtime.database.url != url:
-                _log.warning(
-                    "a durable engine already runs on %s in this process; using it, not %s",
-                    cls._current.runtime.database.url,
-                    url,
-                )
+            elif isinstance(runtime, Runtime):
+                cls._current.use(runtime)
+            elif cls._current.runtime.database.url != runtime.database_url:
+                cls._current._warn_other_database(runtime.database_url)
             return cls._current
+
+    def use(self, runtime: Runtime) -> None:
+        """Hand ``runtime`` (its settings, clients, notifiers) to the runs started or
+        recovered from now on; the engine keeps its database (DBOS runs on it)."""
+        if runtime.database.url != self.runtime.database.url:
+            self._warn_other_database(runtime.database.url)
+            return
+        self.runtime = replace(runtime, database=self.runtime.database)
+
+    def _warn_other_database(self, url: str) -> None:
+        _log.warning(
+            "a durable engine already runs on %s in this process; using it, not %s",
+            self.runtime.database.url,
+            url,
+        )
 
     @classmethod
     def current(cls) -> Engine | None:

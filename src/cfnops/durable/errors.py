@@ -181,3 +181,15 @@ class CallbackClosed(DurableError, UsageError):
             hint="a callback takes one success or failure, before its timeout",
         )
         self.callback_id = callback_id
+
+
+class NoRuntime(DurableError):
+    """A workflow ran under a context that carries no runtime and was given none."""
+
+    def __init__(self, context_type: str) -> None:
+        super().__init__(
+            f"this workflow needs a cfnops Runtime and its {context_type} carries none",
+            hint="pass one: build it once with Runtime.from_environment() (a Lambda handler) "
+            "or Runtime.from_settings(settings, session=...) and hand it to the workflow body",
+        )
+        self.context_type = context_type

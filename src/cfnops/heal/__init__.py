@@ -11,17 +11,50 @@
   ``[drift_scan.schedules.*]`` of :func:`plan_drift_schedules` in ``cfnops worker``.
 """
 
+from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, check_path, parse_until
+from cfnops.heal._accepted import export as export_accepted
+from cfnops.heal._adopt import adopt_template
+from cfnops.heal._adopt import selected as selected_drift
+from cfnops.heal._cfn import describe_stack
 from cfnops.heal._changeview import ChangeView, DetailView
 from cfnops.heal._event import HealEvent, parse_event
-from cfnops.heal._fleet import FleetRow, FleetSummary, FleetTarget, heal_fleet, select_stacks
+from cfnops.heal._fleet import (
+    BUCKETS,
+    FLEET_POLL_SECONDS,
+    FleetRow,
+    FleetSummary,
+    FleetTarget,
+    heal_fleet,
+    select_stacks,
+)
 from cfnops.heal._ignore import apply_ignore, rule_matches
 from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 from cfnops.heal._names import change_set_name, request_token
 from cfnops.heal._policy import GateDecision, GatePolicy, decide
-from cfnops.heal._report import drift_report, drift_reports
-from cfnops.heal._runs import approve, reject, run_outcome, start_heal
-from cfnops.heal._runtime import HealRuntime, configure_runtime, current_runtime
+from cfnops.heal._render import fleet_coverage, report_markdown
+from cfnops.heal._report import drift_report, drift_reports, list_stacks
+from cfnops.heal._runs import (
+    active_heals,
+    answer_approval,
+    approve,
+    gate_decision,
+    held_info,
+    reject,
+    run_key,
+    run_outcome,
+    start_heal,
+)
+from cfnops.heal._runtime import HealAccount
+from cfnops.heal._scan import (
+    check_accounts,
+    enter_account,
+    enter_accounts,
+    organization_accounts,
+    scan,
+    with_accepted,
+)
 from cfnops.heal._scan_changes import DriftChanges, StackChange, compare_states
+from cfnops.heal._scan_render import scan_html, scan_markdown
 from cfnops.heal._scan_schedule import (
     DriftPlan,
     DriftScheduler,
@@ -29,14 +62,19 @@ from cfnops.heal._scan_schedule import (
     run_drift_scheduler,
     start_drift_scan,
 )
+from cfnops.heal._scan_schedule import describe as describe_drift_schedules
 from cfnops.heal._scan_watch import DRIFT_SCAN_WORKFLOW
 from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
 from cfnops.heal._verify import DetectedResource, DriftedPath, Match, verify
-from cfnops.heal._workflow import HEAL_WORKFLOW, heal, heal_stack
+from cfnops.heal._workflow import HEAL_WORKFLOW, heal, heal_stack, root_name
 
 __all__ = [
+    "BUCKETS",
     "DRIFT_SCAN_WORKFLOW",
+    "FLEET_POLL_SECONDS",
     "HEAL_WORKFLOW",
+    "AcceptedDrift",
+    "AcceptedStore",
     "ChangeView",
     "DetailView",
     "DetectedResource",
@@ -49,36 +87,58 @@ __all__ = [
     "FleetTarget",
     "GateDecision",
     "GatePolicy",
+    "HealAccount",
     "HealEvent",
-    "HealRuntime",
     "Match",
     "PropertyDrift",
     "ResourceDrift",
     "StackChange",
     "StackDriftReport",
+    "active_heals",
+    "adopt_template",
+    "answer_approval",
     "apply_ignore",
     "approve",
     "change_set_console_url",
     "change_set_name",
+    "check_accounts",
+    "check_path",
     "compare_states",
-    "configure_runtime",
-    "current_runtime",
     "decide",
+    "describe_drift_schedules",
+    "describe_stack",
     "drift_report",
     "drift_reports",
+    "enter_account",
+    "enter_accounts",
+    "export_accepted",
+    "fleet_coverage",
+    "gate_decision",
     "heal",
     "heal_fleet",
     "heal_stack",
+    "held_info",
+    "list_stacks",
+    "organization_accounts",
     "parse_event",
+    "parse_until",
     "plan_drift_schedules",
     "region_from_stack_arn",
     "reject",
+    "report_markdown",
     "request_token",
+    "root_name",
     "rule_matches",
     "run_drift_scheduler",
+    "run_key",
     "run_outcome",
+    "scan",
+    "scan_html",
+    "scan_markdown",
     "select_stacks",
+    "selected_drift",
     "start_drift_scan",
     "start_heal",
     "verify",
+    "with_accepted",
 ]

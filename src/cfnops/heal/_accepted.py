@@ -23,7 +23,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.config import Settings
+from cfnops.database import Database
 from cfnops.heal._model import ResourceDrift, StackDriftReport
 from cfnops.heal.errors import BadAcceptance
 
@@ -211,24 +211,10 @@ def _row(row: Any) -> AcceptedDrift:
 class AcceptedStore:
     """Accepted drift in the run database."""
 
-    _engines: dict[str, sa.Engine] = {}
-    _lock = threading.Lock()
-
-    def __init__(self, settings: Settings) -> None:
-        from cfnops.durable import create_tables, make_engine
-
-        url = settings.database_url
-        with self._lock:  # runs of one process share the engine and create the table once
-            engine = self._engines.get(url)
-            if engine is None:
-                engine = make_engine(url, pool_size=2)
-                tables = sa.inspect(engine).get_table_names()
-                if TABLE not in tables:
-                    create_tables(engine, _metadata)
-                if _FIRST_TABLE in tables:
-                    _move_first_table(engine)
-                self._engines[url] = engine
-        self._engine = engine
+    def __init__(self, database: Database | Settings) -> None:
+        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
+        self.database = Database.of(database)
+        self._engine = self.database.ensure(_metadata, after=_move_first_table)
 
     def accept(self, entry: AcceptedDrift) -> AcceptedDrift:
         """Store ``entry`` (replacing an acceptance of the same account, stack, resource
@@ -270,15 +256,15 @@ def _move_first_table(engine: sa.Engine) -> None:
     """Move the rows of the table used before accounts (no account: every account).
 
     Once per database: the first table is dropped in the same transaction. Two
-    processes opening at once: the schema lock serialises them on PostgreSQL; on
+    processes opening at once: the schema lock (held by ``Database.ensure``)
+    serialises them on PostgreSQL; on
     SQLite the one that loses the race finds the table gone, or fails on it and
     then finds it gone, and goes on.
     """
-    from cfnops.durable import schema_lock
-
+    if not sa.inspect(engine).has_table(_FIRST_TABLE):
+        return
     try:
-        with schema_lock(engine):
-            _move_rows(engine)
+        _move_rows(engine)  # under the schema lock (Database.ensure holds it)
     except sa.exc.DBAPIError:
         if sa.inspect(engine).has_table(_FIRST_TABLE):
             raise

@@ -21,9 +21,8 @@ from cfnops.durable import Engine, RunStore
 from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._report import list_stacks
 from cfnops.heal._runs import active_heals, run_key, start_heal
-from cfnops.heal._runtime import HealRuntime
-from cfnops.heal._scan import in_region
 from cfnops.heal._workflow import APPROVAL
+from cfnops.runtime import Runtime
 
 # Summary buckets, in display order.
 BUCKETS = ("healed", "in sync", "held", "change set created", "failed", "not checkable")
@@ -97,7 +96,7 @@ class FleetSummary:
 
 
 def select_stacks(
-    runtime: HealRuntime,
+    runtime: Runtime,
     regions: Sequence[str | None],
     *,
     tags: dict[str, str] | None = None,
@@ -114,12 +113,8 @@ def select_stacks(
     entered: Mapping[str | None, AwsClients | None] = accounts or {None: None}
     for account, clients in entered.items():
         for region in regions or (None,):
-            if clients is None or account is None:
-                cfn = runtime.cfn(region)
-            else:
-                cfn = (clients if region is None else in_region(clients, region)).client(
-                    "cloudformation"
-                )
+            home = runtime.aws if clients is None or account is None else clients
+            cfn = home.in_region(region).client("cloudformation")
             for s in list_stacks(cfn):
                 if s.get("ParentId"):
                     continue
@@ -177,7 +172,7 @@ def heal_fleet(
 
     limit = concurrency or settings.heal.fleet_concurrency
     rows = [FleetRow(t) for t in targets]
-    with RunStore(settings) as store:
+    with RunStore(engine.runtime.database) as store:
         active = active_heals(store, settings.aws.region)
     waiting = list(range(len(rows)))
     inflight: dict[str, int] = {}

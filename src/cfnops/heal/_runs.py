@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cfnops.config import Settings
+from cfnops.database import Database
 from cfnops.durable import Engine, RunRecord, RunStore, StepRecord
 from cfnops.heal._workflow import APPROVAL, HEAL_WORKFLOW
 from cfnops.heal.errors import HealAlreadyRunning, NotHeld
@@ -88,7 +89,7 @@ def start_heal(
     ``account``: another account than the caller's, entered with ``role_name``.
     """
     if active is None:
-        with RunStore(settings) as store:
+        with RunStore(engine.runtime.database) as store:
             active = active_heals(store, settings.aws.region)
     running = active.get(run_key(account, region or settings.aws.region, stack))
     if running is not None and running != run_id:
@@ -147,14 +148,19 @@ def run_outcome(record: RunRecord, steps: list[StepRecord] | None = None) -> str
     return record.status
 
 
-def decide(
-    settings: Settings, run_id: str, verdict: str, *, reason: str = "", by: str | None = None
+def answer_approval(
+    database: Database | Settings,
+    run_id: str,
+    verdict: str,
+    *,
+    reason: str = "",
+    by: str | None = None,
 ) -> dict[str, Any]:
     """Answer a held run's approval callback (``approve`` or ``reject``); who and why recorded.
 
     Only the first answer counts (the message carries an idempotency key).
     """
-    with RunStore(settings) as store:
+    with RunStore(database) as store:
         record = store.get(run_id)
         if record.workflow != HEAL_WORKFLOW:
             raise NotHeld(run_id, f"it is a {record.workflow} run, not {HEAL_WORKFLOW}")
@@ -167,7 +173,7 @@ def decide(
         "reason": reason,
         "at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
-    with RunStore(settings) as store:
+    with RunStore(database) as store:
         store.send(
             run_id,
             {"status": "SUCCEEDED", "result": answer},
@@ -178,14 +184,14 @@ def decide(
 
 
 def approve(
-    settings: Settings, run_id: str, *, reason: str = "", by: str | None = None
+    database: Database | Settings, run_id: str, *, reason: str = "", by: str | None = None
 ) -> dict[str, Any]:
     """Approve a held run's change set (the run then executes it)."""
-    return decide(settings, run_id, "approve", reason=reason, by=by)
+    return answer_approval(database, run_id, "approve", reason=reason, by=by)
 
 
 def reject(
-    settings: Settings, run_id: str, *, reason: str = "", by: str | None = None
+    database: Database | Settings, run_id: str, *, reason: str = "", by: str | None = None
 ) -> dict[str, Any]:
     """Reject a held run's change set (the run deletes it and ends REJECTED)."""
-    return decide(settings, run_id, "reject", reason=reason, by=by)
+    return answer_approval(database, run_id, "reject", reason=reason, by=by)

@@ -17,11 +17,9 @@ ListStackSets, ListStackInstances (CloudFormation).
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import re
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -187,28 +185,28 @@ def organization_accounts(clients: AwsClients) -> list[str]:
     return out
 
 
-def assume_role(
+def enter_account(
     clients: AwsClients,
     account: str,
     role_name: str | None,
     *,
     session_name: str = "cfnops-drift-scan",
     command: str = "drift scan",
-) -> dict[str, Any]:
-    """STS ``Credentials`` for ``role_name`` in ``account``; :class:`BadScanTarget` if refused."""
+) -> AwsClients:
+    """``account``'s clients (STS AssumeRole of ``role_name``, cached by ``clients``);
+    the caller's own account as is; :class:`BadScanTarget` if refused."""
+    if account == clients.account_id():
+        return clients
     if not role_name:
         raise BadScanTarget("--role-name", f"needed to enter account {account}", command)
-    arn = f"arn:aws:iam::{account}:role/{role_name}"
     try:
-        found: dict[str, Any] = clients.client("sts").assume_role(
-            RoleArn=arn, RoleSessionName=session_name
-        )["Credentials"]
+        return clients.assume(account, role_name, session_name=session_name)
     except botocore.exceptions.ClientError as exc:
         code = error_code(exc)
+        arn = f"arn:aws:iam::{account}:role/{role_name}"
         raise BadScanTarget(
             f"account {account}", f"role {role_name} cannot be assumed ({code}): {arn}", command
         ) from exc
-    return found
 
 
 def enter_accounts(
@@ -220,15 +218,12 @@ def enter_accounts(
     command: str = "drift scan",
 ) -> dict[str, AwsClients]:
     """Clients per account: the caller's own as is, others through AssumeRole."""
-    own = clients.account_id()
-    out: dict[str, AwsClients] = {}
-    for account in accounts:
-        if account == own:
-            out[account] = clients
-            continue
-        creds = assume_role(clients, account, role_name, session_name=session_name, command=command)
-        out[account] = clients.assumed(creds)
-    return out
+    return {
+        account: enter_account(
+            clients, account, role_name, session_name=session_name, command=command
+        )
+        for account in accounts
+    }
 
 
 def _watch_throttling(
@@ -287,25 +282,6 @@ def _instance_drift(rows: Sequence[ScanRow], stack_set: str, item: dict[str, Any
     return str(item.get("DriftStatus") or "NOT_CHECKED")
 
 
-_heap_settled = threading.Event()
-
-
-def _settle_heap() -> None:
-    """Freeze what the process holds before its first scan, once.
-
-    What exists then (imported modules, botocore's service models, the clients)
-    lives as long as the process. Left in the collected generations, the full
-    collection a scan's allocations trigger walks it all again: 130 ms of the
-    1.9 s of CPU a 600-stack scan took (``benchmarks/drift_scan.py``). Once per
-    process, so a worker's repeated scheduled scans never freeze their own
-    leftovers; reference counting still frees frozen objects, only cyclic
-    garbage present at that moment is kept.
-    """
-    if not _heap_settled.is_set():
-        _heap_settled.set()
-        gc.freeze()
-
-
 def with_accepted(result: ScanResult, entries: Sequence[AcceptedDrift]) -> ScanResult:
     """Accepted drift (``drift accept``) marked ACCEPTED: not drift until it expires."""
     if not entries:
@@ -328,7 +304,6 @@ def scan(
     on_row: Callable[[ScanRow], None] | None = None,
 ) -> ScanResult:
     """Drift reports for every root stack of every (account, region), StackSets listed."""
-    _settle_heap()
     watching: list[Callable[[], None]] = []
     try:
         return _scan(per_account, regions, ignore, concurrency, poll_seconds, on_row, watching)
@@ -353,7 +328,7 @@ def _scan(
     raw_sets: list[tuple[str, dict[str, Any]]] = []
     for account, clients in per_account.items():
         for region in regions:
-            regional = clients if region == clients.settings.region else in_region(clients, region)
+            regional = clients.in_region(region)
             cfn = _watch_throttling(regional, limit, watching)
             for s in list_stacks(cfn):
                 if not s.get("ParentId"):
@@ -396,23 +371,3 @@ def _scan(
         limit.throttled,
         (concurrency, limit.seen_low, limit.seen_high),
     )
-
-
-# Regional clients of an account's clients, kept as long as those are (weakly keyed:
-# an id() key could hand a later account, or expired credentials, another's clients).
-_regional_cache: weakref.WeakKeyDictionary[AwsClients, dict[str, AwsClients]] = (
-    weakref.WeakKeyDictionary()
-)
-_regional_lock = threading.Lock()
-
-
-def in_region(clients: AwsClients, region: str) -> AwsClients:
-    """``clients``' account in ``region`` (same session: same credentials), cached."""
-    with _regional_lock:
-        mine = _regional_cache.setdefault(clients, {})
-        found = mine.get(region)
-        if found is None:
-            aws = clients.settings.model_copy(update={"region": region})
-            found = AwsClients(aws, session=clients.session)
-            mine[region] = found
-        return found

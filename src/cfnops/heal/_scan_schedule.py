@@ -1,7 +1,7 @@
 """Drift-scan schedules from the settings (``[drift_scan.schedules.NAME]``), fired by workers.
 
 Fire times are a function of the expression alone, so every worker computes the same
-ones: ``cron(...)`` as EventBridge Scheduler reads it (:func:`cfnops.jobs.parse_schedule`,
+ones: ``cron(...)`` as EventBridge Scheduler reads it (:func:`cfnops.schedules.parse_schedule`,
 in the schedule's time zone), ``rate(N unit)`` at whole multiples of the rate since
 1970-01-01T00:00Z (``rate(1 day)`` fires at 00:00 UTC). Each fire starts the run
 ``drift-scan-<name>-<UTC fire time>`` once: starting an id that exists returns the
@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo
 
 from cfnops.aws import check_region
 from cfnops.config import ConfigError, DriftSchedule, Settings
+from cfnops.database import Database
 from cfnops.durable import DEFAULT_QUEUE, Engine, RunRecord, RunStore
 from cfnops.errors import CfnopsError
 from cfnops.heal._scan_watch import (
@@ -36,7 +37,7 @@ from cfnops.heal._scan_watch import (
     fire_time,
     schedule_runs,
 )
-from cfnops.jobs import Schedule, parse_schedule
+from cfnops.schedules import Schedule, parse_schedule
 
 __all__ = ["DriftPlan", "DriftScheduler", "plan_drift_schedules", "run_drift_scheduler"]
 
@@ -120,13 +121,13 @@ def plan_drift_schedules(settings: Settings, source: str = "configuration") -> l
     return plans
 
 
-def last_runs(settings: Settings, plans: list[DriftPlan]) -> dict[str, RunRecord]:
+def last_runs(database: Database | Settings, plans: list[DriftPlan]) -> dict[str, RunRecord]:
     """Each schedule's newest run (by fire time, manual runs included), with its output."""
     out: dict[str, RunRecord] = {}
     for plan in plans:
-        runs = schedule_runs(settings, plan.name, limit=50)
+        runs = schedule_runs(database, plan.name, limit=50)
         if runs:
-            with RunStore(settings) as store:
+            with RunStore(database) as store:
                 out[plan.name] = store.get(max(runs, key=fire_time).run_id)
     return out
 
@@ -151,7 +152,7 @@ class DriftScheduler:
         now = now or datetime.now(UTC)
         started: list[str] = []
         for plan in self.plans:
-            runs = schedule_runs(self.engine.settings, plan.name)
+            runs = schedule_runs(self.engine.runtime.database, plan.name)
             fired = [fire_time(r) for r in runs if not (r.input or {}).get("manual")]
             if fired:
                 missed = plan.latest_fire(datetime.fromisoformat(max(fired)), now)
@@ -185,7 +186,7 @@ class DriftScheduler:
         run_id = drift_scan_run_id(plan.name, due)
         active = [
             r.run_id
-            for r in schedule_runs(self.engine.settings, plan.name, limit=50)
+            for r in schedule_runs(self.engine.runtime.database, plan.name, limit=50)
             if r.status in ACTIVE and r.run_id != run_id
         ]
         if active:
@@ -214,11 +215,11 @@ def start_drift_scan(
 
 
 def describe(
-    plans: list[DriftPlan], settings: Settings, now: datetime | None = None
+    plans: list[DriftPlan], database: Database | Settings, now: datetime | None = None
 ) -> list[dict[str, Any]]:
     """One row per schedule: expression, next fire, newest run and what it found."""
     now = now or datetime.now(UTC)
-    last = last_runs(settings, plans)
+    last = last_runs(database, plans)
     rows: list[dict[str, Any]] = []
     for plan in plans:
         rec = last.get(plan.name)

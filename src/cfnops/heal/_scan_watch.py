@@ -32,9 +32,9 @@ from typing import Any
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 
 from cfnops.config import DriftSchedule, Settings
-from cfnops.durable import Engine, RunRecord, RunStore, workflow
+from cfnops.database import Database
+from cfnops.durable import RunRecord, RunStore, runtime_of, workflow
 from cfnops.heal._accepted import AcceptedStore
-from cfnops.heal._runtime import HealRuntime, current_runtime
 from cfnops.heal._scan import (
     check_accounts,
     enter_accounts,
@@ -55,6 +55,7 @@ from cfnops.heal._steps import AWS_STEP
 from cfnops.heal._workflow import run_identity
 from cfnops.heal.errors import InvalidHealEvent
 from cfnops.notify import Delivery, Notification, build_notifiers, deliver
+from cfnops.runtime import Runtime
 
 DRIFT_SCAN_WORKFLOW = "cfnops.drift-scan"
 RUN_PREFIX = "drift-scan-"
@@ -103,8 +104,8 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def _scan_step(rt: HealRuntime, config: DriftSchedule, run_id: str) -> dict[str, Any]:
-    clients = rt.clients
+def _scan_step(rt: Runtime, config: DriftSchedule, run_id: str) -> dict[str, Any]:
+    clients = rt.aws
     wanted = list(check_accounts(",".join(config.accounts))) if config.accounts else None
     if config.organization:
         wanted = organization_accounts(clients)
@@ -116,7 +117,7 @@ def _scan_step(rt: HealRuntime, config: DriftSchedule, run_id: str) -> dict[str,
         concurrency=config.concurrency,
         poll_seconds=min(5, rt.settings.heal.drift_poll_seconds),
     )
-    result = with_accepted(result, AcceptedStore(_store_settings(rt)).list())
+    result = with_accepted(result, AcceptedStore(rt.database).list())
     folder: str | None = None
     if config.output_dir is not None:
         where = config.output_dir / run_id
@@ -135,16 +136,15 @@ def _scan_step(rt: HealRuntime, config: DriftSchedule, run_id: str) -> dict[str,
     }
 
 
-def _store_settings(rt: HealRuntime) -> Settings:
-    engine = Engine.current()
-    return engine.settings if engine is not None else rt.settings
-
-
 def schedule_runs(
-    settings: Settings, schedule: str, *, status: str | None = None, limit: int = 1000
+    database: Database | Settings,
+    schedule: str,
+    *,
+    status: str | None = None,
+    limit: int = 1000,
 ) -> list[RunRecord]:
     """The schedule's newest runs (by creation), inputs only: outputs are not read."""
-    with RunStore(settings) as store:
+    with RunStore(database) as store:
         runs = store.list_runs(
             status=status,
             workflow=DRIFT_SCAN_WORKFLOW,
@@ -160,26 +160,24 @@ def fire_time(rec: RunRecord) -> str:
 
 
 def previous_state(
-    settings: Settings, schedule: str, before: str
+    database: Database | Settings, schedule: str, before: str
 ) -> tuple[str, dict[str, Any]] | None:
     """(run id, state) of the schedule's latest SUCCEEDED scan fired before ``before``."""
     earlier = [
-        r for r in schedule_runs(settings, schedule, status="SUCCEEDED") if fire_time(r) < before
+        r for r in schedule_runs(database, schedule, status="SUCCEEDED") if fire_time(r) < before
     ]
     if not earlier:
         return None
     best = max(earlier, key=fire_time)
-    with RunStore(settings) as store:
+    with RunStore(database) as store:
         out = store.get(best.run_id).output
     if not isinstance(out, dict) or "state" not in out:
         return None
     return best.run_id, dict(out["state"])
 
 
-def _compare_step(
-    rt: HealRuntime, schedule: str, fired: str, state: dict[str, Any]
-) -> dict[str, Any]:
-    found = previous_state(_store_settings(rt), schedule, fired)
+def _compare_step(rt: Runtime, schedule: str, fired: str, state: dict[str, Any]) -> dict[str, Any]:
+    found = previous_state(rt.database, schedule, fired)
     changes = compare_states(None if found is None else found[1], state)
     return {**changes.to_json(), "previousRun": None if found is None else found[0]}
 
@@ -201,7 +199,7 @@ def _changes(data: dict[str, Any]) -> DriftChanges:
 
 
 def _notify_step(
-    rt: HealRuntime, schedule: str, config: DriftSchedule, run_id: str, data: dict[str, Any]
+    rt: Runtime, schedule: str, config: DriftSchedule, run_id: str, data: dict[str, Any]
 ) -> list[dict[str, Any]]:
     changes = _changes(data)
     details = [("Schedule", schedule), ("Drifted now", str(changes.drifted))]
@@ -224,12 +222,12 @@ def _notify_step(
 
 
 def _failed_step(
-    rt: HealRuntime, schedule: str, config: DriftSchedule, run_id: str, fired: str, reason: str
+    rt: Runtime, schedule: str, config: DriftSchedule, run_id: str, fired: str, reason: str
 ) -> list[dict[str, Any]]:
     """Tell the scan failed, unless the schedule's previous run failed too (told then)."""
     earlier = [
         (fire_time(r), r.status)
-        for r in schedule_runs(_store_settings(rt), schedule)
+        for r in schedule_runs(rt.database, schedule)
         if fire_time(r) < fired and r.status in ("SUCCEEDED", "FAILED")
     ]
     if earlier and max(earlier)[1] == "FAILED":
@@ -249,12 +247,12 @@ def _failed_step(
 
 
 def _send(
-    rt: HealRuntime, schedule: str, config: DriftSchedule, note: Notification
+    rt: Runtime, schedule: str, config: DriftSchedule, note: Notification
 ) -> list[dict[str, Any]]:
     if rt.notify_hook is not None:
         rt.notify_hook(note)
     try:
-        notifiers = build_notifiers(rt.settings, rt.clients, console=rt.console)
+        notifiers = build_notifiers(rt.settings, rt.aws, console=rt.console)
     except Exception as exc:  # a notification never fails the run: say why none went
         _log.warning("drift scan %s: notifications not sent: %s", schedule, type(exc).__name__)
         return [{"channel": "setup", "ok": False, "error": type(exc).__name__}]
@@ -272,7 +270,7 @@ def _delivery(d: Delivery) -> dict[str, Any]:
 def drift_scan_run(event: Any, context: DurableContext) -> dict[str, Any]:
     """Scan, compare with the previous scan of the schedule, notify what changed."""
     schedule, config, fired = _parse(event)
-    rt = current_runtime()
+    rt = runtime_of(context)
     run_id = run_identity(context)
     try:
         scanned: dict[str, Any] = context.step(

@@ -23,7 +23,7 @@ from cfnops.heal._changeview import ChangeView
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import StackDriftReport
 from cfnops.heal._policy import GateDecision, GatePolicy, decide
-from cfnops.heal._runtime import current_runtime
+from cfnops.heal._runtime import HealAccount
 from cfnops.heal._verify import detected_from_json
 from cfnops.notify import Notification
 from cfnops.schemas import load_table
@@ -109,20 +109,22 @@ def poll_until(
     return strategy
 
 
-def check_stack(stack: str, region: str | None) -> dict[str, Any]:
-    found = _cfn.describe_stack(current_runtime().cfn(region), stack)
+def check_stack(rt: HealAccount, stack: str, region: str | None) -> dict[str, Any]:
+    found = _cfn.describe_stack(rt.cfn(region), stack)
     return found or {"StackId": "", "StackName": stack, "StackStatus": "NOT_FOUND"}
 
 
-def poll_stack(stack: str, region: str | None) -> Callable[[dict[str, Any], Any], Any]:
+def poll_stack(
+    rt: HealAccount, stack: str, region: str | None
+) -> Callable[[dict[str, Any], Any], Any]:
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        found = _retrying(lambda: check_stack(stack, region))
+        found = _retrying(lambda: check_stack(rt, stack, region))
         return {**found, "polls": int(state.get("polls", 0)) + 1}
 
     return check
 
 
-def detect_drift(stack: str, region: str | None) -> dict[str, Any]:
+def detect_drift(rt: HealAccount, stack: str, region: str | None) -> dict[str, Any]:
     """Look the stack up and, when it is idle in a checkable status, start drift detection.
 
     ``{"stack": {StackId, StackName, StackStatus}, "detectionId": id}``; without
@@ -130,19 +132,20 @@ def detect_drift(stack: str, region: str | None) -> dict[str, Any]:
     detection (the workflow decides what that means). One checkpoint for both
     calls: a re-run after a crash starts a fresh detection, which is harmless.
     """
-    info = check_stack(stack, region)
+    info = check_stack(rt, stack, region)
     status = info["StackStatus"]
     if info.get("RootId"):
         return {"stack": info}  # a nested stack: the workflow says to heal its root
     if status == "NOT_FOUND" or status.endswith("_IN_PROGRESS") or status not in _cfn.CHECKABLE:
         return {"stack": info}
-    cfn = current_runtime().cfn(region)
+    cfn = rt.cfn(region)
     detection_id = _cfn.start_detection(cfn, info["StackId"])
     nested = _nested.start_detections(cfn, info["StackId"])
     return {"stack": info, "detectionId": detection_id, "nested": nested}
 
 
 def poll_detection(
+    rt: HealAccount,
     detection_id: str,
     stack_name: str,
     region: str | None,
@@ -162,13 +165,15 @@ def poll_detection(
     """
 
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        cfn = current_runtime().cfn(region)
+        cfn = rt.cfn(region)
         status = _retrying(lambda: _cfn.detection_status(cfn, detection_id))
         out = {**status, "polls": int(state.get("polls", 0)) + 1}
         stack_id = str(status["StackId"])
 
         def read_root() -> dict[str, Any]:
-            return _retrying(lambda: read_drift(stack_name, stack_id, region, heal, deployed_at))
+            return _retrying(
+                lambda: read_drift(rt, stack_name, stack_id, region, heal, deployed_at)
+            )
 
         if nested:
             return _retrying(
@@ -177,7 +182,7 @@ def poll_detection(
                     nested,
                     cfn,
                     read_root,
-                    lambda name, sid: read_drift(name, sid, region, heal),
+                    lambda name, sid: read_drift(rt, name, sid, region, heal),
                 )
             )
         if status["DetectionStatus"] == "DETECTION_COMPLETE":
@@ -188,6 +193,7 @@ def poll_detection(
 
 
 def read_drift(
+    rt: HealAccount,
     stack_name: str,
     stack_id: str,
     region: str | None,
@@ -199,14 +205,14 @@ def read_drift(
     ``"coverage"``: checked / not checked / unsupported counts. With
     ``heal.attribution``, each drifted resource carries who changed it
     (CloudTrail LookupEvents since ``deployed_at``, throttling retried)."""
-    resources = _cfn.resource_drifts(current_runtime().cfn(region), stack_id)
+    resources = _cfn.resource_drifts(rt.cfn(region), stack_id)
     report = apply_ignore(
         StackDriftReport(stack_name, stack_id, "DRIFTED", resources=resources), heal.ignore
     )
     if report.drifted():
-        report = with_accepted(report, region)
+        report = with_accepted(rt, report, region)
     if heal.attribution and report.drifted():
-        cloudtrail = current_runtime().clients_for(region).client("cloudtrail")
+        cloudtrail = rt.clients_for(region).client("cloudtrail")
         since = parse_time(deployed_at) or dt.datetime.now(dt.UTC) - dt.timedelta(days=90)
         found = attribute(
             cloudtrail,
@@ -228,37 +234,39 @@ _ACCEPTED_TTL = 2.0  # seconds an acceptance list is reused by a busy fleet
 _accepted_cache: dict[str, tuple[float, list[AcceptedDrift]]] = {}
 
 
-def with_accepted(report: StackDriftReport, region: str | None) -> StackDriftReport:
+def with_accepted(
+    rt: HealAccount, report: StackDriftReport, region: str | None
+) -> StackDriftReport:
     """The report with active acceptances (``cfnops drift accept``) marked.
 
     The list is read from the run database at most every two seconds per process
     (a fleet heal would otherwise query it for every drifted stack), so a new
     acceptance applies to runs that read drift two seconds after it.
     """
-    settings = current_runtime().settings
+    settings, database = rt.settings, rt.runtime.database
     now = time.monotonic()
-    cached = _accepted_cache.get(settings.database_url)
+    cached = _accepted_cache.get(database.url)
     if cached is None or now - cached[0] > _ACCEPTED_TTL:
-        cached = (now, AcceptedStore(settings).list())
-        _accepted_cache[settings.database_url] = cached
+        cached = (now, AcceptedStore(database).list())
+        _accepted_cache[database.url] = cached
     wanted = region or settings.aws.region
     entries = cached[1]
-    account = current_runtime().account(region) if any(e.account for e in entries) else None
+    account = rt.account_id(region) if any(e.account for e in entries) else None
     return mark(report, entries, dt.datetime.now(dt.UTC), wanted, account)
 
 
 def create_change_set(
-    stack_id: str, name: str, token: str, region: str | None, nested: bool = False
+    rt: HealAccount, stack_id: str, name: str, token: str, region: str | None, nested: bool = False
 ) -> dict[str, str]:
-    cfn = current_runtime().cfn(region)
+    cfn = rt.cfn(region)
     return _cfn.create_revert_change_set(cfn, stack_id, name, token, nested)
 
 
 def poll_change_set(
-    stack_id: str, change_set_id: str, region: str | None
+    rt: HealAccount, stack_id: str, change_set_id: str, region: str | None
 ) -> Callable[[dict[str, Any], Any], Any]:
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        cfn = current_runtime().cfn(region)
+        cfn = rt.cfn(region)
         status = _retrying(lambda: _cfn.change_set_status(cfn, stack_id, change_set_id))
         return {**status, "polls": int(state.get("polls", 0)) + 1}
 
@@ -266,6 +274,7 @@ def poll_change_set(
 
 
 def poll_created_change_set(
+    rt: HealAccount,
     stack_name: str,
     stack_id: str,
     change_set_id: str,
@@ -283,7 +292,7 @@ def poll_created_change_set(
     """
 
     def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        cfn = current_runtime().cfn(region)
+        cfn = rt.cfn(region)
         whole = _retrying(lambda: _cfn.describe_change_set(cfn, stack_id, change_set_id))
         out = {**_cfn.status_of(whole), "polls": int(state.get("polls", 0)) + 1}
         if gating is not None and out["Status"] == "CREATE_COMPLETE":
@@ -387,14 +396,16 @@ def schema_recreation(changes: tuple[ChangeView, ...]) -> dict[str, str]:
     return out
 
 
-def execute(stack_id: str, change_set_id: str, token: str, region: str | None) -> str:
-    return _cfn.execute_change_set(current_runtime().cfn(region), stack_id, change_set_id, token)
+def execute(
+    rt: HealAccount, stack_id: str, change_set_id: str, token: str, region: str | None
+) -> str:
+    return _cfn.execute_change_set(rt.cfn(region), stack_id, change_set_id, token)
 
 
-def delete(stack_id: str, change_set_id: str, region: str | None) -> bool:
-    return _cfn.delete_change_set(current_runtime().cfn(region), stack_id, change_set_id)
+def delete(rt: HealAccount, stack_id: str, change_set_id: str, region: str | None) -> bool:
+    return _cfn.delete_change_set(rt.cfn(region), stack_id, change_set_id)
 
 
-def send(notification: Notification, region: str | None) -> list[dict[str, Any]]:
-    deliveries = current_runtime().notify(notification, region)
+def send(rt: HealAccount, notification: Notification, region: str | None) -> list[dict[str, Any]]:
+    deliveries = rt.notify(notification, region)
     return [{"channel": d.channel, "ok": d.ok, "attempts": d.attempts} for d in deliveries]

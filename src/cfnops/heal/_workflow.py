@@ -44,14 +44,14 @@ from aws_durable_execution_sdk_python.exceptions import CallbackTimeoutError
 from aws_durable_execution_sdk_python.waits import WaitForConditionConfig
 
 from cfnops.config import HealSettings
-from cfnops.durable import workflow
+from cfnops.durable import runtime_of, workflow
 from cfnops.heal import _messages as msg
 from cfnops.heal import _steps
 from cfnops.heal._cfn import CHECKABLE
 from cfnops.heal._event import parse_event
 from cfnops.heal._explain import NO_CHANGES_MARKER, unrevertable_drift
 from cfnops.heal._names import change_set_name, request_token
-from cfnops.heal._runtime import current_runtime, in_account
+from cfnops.heal._runtime import HealAccount
 from cfnops.heal._steps import AWS_STEP, poll_until
 from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
 from cfnops.heal.errors import (
@@ -65,6 +65,7 @@ from cfnops.heal.errors import (
     WaitTimedOut,
 )
 from cfnops.notify import Notification, Severity
+from cfnops.runtime import Runtime
 
 HEAL_WORKFLOW = "cfnops.heal"
 APPROVAL = "approval"
@@ -92,14 +93,16 @@ def _last(state: dict[str, Any]) -> dict[str, Any]:
 class _Run:
     """One heal run: its ids, settings and the context, so steps read as the reference."""
 
-    def __init__(self, event: Any, context: DurableContext) -> None:
+    def __init__(self, event: Any, context: DurableContext, runtime: Runtime) -> None:
         parsed, heal = parse_event(event)
         self.ctx = context
         self.stack = parsed.StackName
         self.only = parsed.CreateChangeSetOnly
         self.region = parsed.Region
         self.account, self.role_name = parsed.Account, parsed.RoleName
-        self.heal: HealSettings = heal or current_runtime().settings.heal
+        # Every AWS call of the run is made in its account; notifications stay home.
+        self.rt = HealAccount(runtime, self.account, self.role_name)
+        self.heal: HealSettings = heal or runtime.settings.heal
         self.run_id = run_identity(context)
         self.stack_id = ""
         self.change_set_id: str | None = None
@@ -135,7 +138,9 @@ class _Run:
             **kw,
         )
         region = self.region
-        self.ctx.step(lambda _: _steps.send(note, region), name=f"notify-{outcome.lower()}")
+        self.ctx.step(
+            lambda _: _steps.send(self.rt, note, region), name=f"notify-{outcome.lower()}"
+        )
 
     def poll(self, name: str, check: Any, done: Any, seconds: float, attempts: int) -> Any:
         config = WaitForConditionConfig(
@@ -148,7 +153,7 @@ class _Run:
     def _start_detection(self, name: str) -> dict[str, Any]:
         stack, region = self.stack, self.region
         got: dict[str, Any] = self.ctx.step(
-            lambda _: _steps.detect_drift(stack, region), name=name, config=AWS_STEP
+            lambda _: _steps.detect_drift(self.rt, stack, region), name=name, config=AWS_STEP
         )
         if got["stack"]["StackStatus"] == "NOT_FOUND":
             raise StackNotFound(stack)
@@ -165,7 +170,7 @@ class _Run:
             stack, region = self.stack, self.region
             info = self.poll(
                 "wait-stack-idle",
-                _steps.poll_stack(stack, region),
+                _steps.poll_stack(self.rt, stack, region),
                 lambda s: not s["StackStatus"].endswith("_IN_PROGRESS"),
                 self.heal.busy_poll_seconds,
                 self.heal.busy_max_attempts,
@@ -184,6 +189,7 @@ class _Run:
         state = self.poll(
             "wait-drift-detection",
             _steps.poll_detection(
+                self.rt,
                 str(got["detectionId"]),
                 self.stack,
                 self.region,
@@ -207,7 +213,7 @@ class _Run:
         token = request_token(self.run_id, "create")
         nested = bool(self.nested)
         made = self.ctx.step(
-            lambda _: _steps.create_change_set(stack_id, name, token, region, nested),
+            lambda _: _steps.create_change_set(self.rt, stack_id, name, token, region, nested),
             name="create-change-set",
             config=AWS_STEP,
         )
@@ -216,6 +222,7 @@ class _Run:
         state = self.poll(
             "wait-change-set",
             _steps.poll_created_change_set(
+                self.rt,
                 self.stack,
                 stack_id,
                 change_set_id,
@@ -248,7 +255,7 @@ class _Run:
         region = self.region
 
         def submitter(callback_id: str, _: Any) -> None:
-            _steps.send(note, region)
+            _steps.send(self.rt, note, region)
 
         config = WaitForCallbackConfig(timeout=Duration.from_seconds(seconds))
         try:
@@ -263,7 +270,7 @@ class _Run:
     def delete_change_set(self) -> None:
         stack_id, cs, region = self.stack_id, str(self.change_set_id), self.region
         self.ctx.step(
-            lambda _: _steps.delete(stack_id, cs, region),
+            lambda _: _steps.delete(self.rt, stack_id, cs, region),
             name="delete-change-set",
             config=AWS_STEP,
         )
@@ -272,14 +279,14 @@ class _Run:
         stack_id, cs, region = self.stack_id, str(self.change_set_id), self.region
         token = request_token(self.run_id, "execute")
         self.ctx.step(
-            lambda _: _steps.execute(stack_id, cs, token, region),
+            lambda _: _steps.execute(self.rt, stack_id, cs, token, region),
             name="execute-change-set",
             config=AWS_STEP,
         )
         final = ("EXECUTE_COMPLETE", "EXECUTE_FAILED", "OBSOLETE")
         state = self.poll(
             "wait-execution",
-            _steps.poll_change_set(stack_id, cs, region),
+            _steps.poll_change_set(self.rt, stack_id, cs, region),
             lambda s: s["ExecutionStatus"] in final,
             self.heal.execute_poll_seconds,
             self.heal.execute_max_attempts,
@@ -289,15 +296,17 @@ class _Run:
         return dict(state)
 
 
-def heal_stack(event: Any, context: DurableContext) -> dict[str, Any]:
+def heal_stack(
+    event: Any, context: DurableContext, runtime: Runtime | None = None
+) -> dict[str, Any]:
     """Detect drift and heal it with a REVERT_DRIFT change set (see the module docstring).
 
-    With ``Account`` in the event, every AWS call of the run is made in that account
+    ``runtime``: settings, clients and notifiers; on cfnops's engine the context
+    carries it, under the SDK's own runner or on AWS Lambda pass it. With
+    ``Account`` in the event, every AWS call of the run is made in that account
     (STS AssumeRole of ``RoleName``); notifications stay in the caller's account.
     """
-    run = _Run(event, context)
-    with in_account(run.account, run.role_name):
-        return _heal(run, context)
+    return _heal(_Run(event, context, runtime_of(context, runtime)), context)
 
 
 def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Job-nets: Amazon States Language executions on the durable engine.
 
 >>> from cfnops.jobs import JobService                      # doctest: +SKIP
->>> jobs = JobService(load_settings())
+>>> jobs = JobService(Runtime.from_settings(load_settings()))
 >>> run_id = jobs.start(definition, {"instances": ["i-1"]}, machine_name="webapp-stop")
 >>> jobs.wait(run_id).status
 'SUCCEEDED'
@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from cfnops.asl import CheckFinding, CheckReport
     from cfnops.jobs._calendar import Calendar, CalendarSchedule, load_calendar, parse_day_rule
-    from cfnops.jobs._check_samples import check_dataflow
-    from cfnops.jobs._definition import machine_name
+    from cfnops.jobs._check_samples import check_dataflow, read_task_results
+    from cfnops.jobs._definition import load_definition, machine_name, parse_input
+    from cfnops.jobs._delays import list_alerts
     from cfnops.jobs._dependencies import add_dependency
-    from cfnops.jobs._deploy import strict_problems
+    from cfnops.jobs._deploy import deploy, strict_problems
+    from cfnops.jobs._functions import import_modules
+    from cfnops.jobs._graph import to_dot, to_mermaid
     from cfnops.jobs._http import (
         CapturingTransport,
         HttpRequest,
@@ -30,27 +33,42 @@ if TYPE_CHECKING:
         set_http_transport,
     )
     from cfnops.jobs._integrations import register_function, register_state_machine
-    from cfnops.jobs._pools import PoolStore
+    from cfnops.jobs._pools import Pool, PoolStore
     from cfnops.jobs._rerun import RerunRequest
-    from cfnops.jobs._runner import JobResult
-    from cfnops.jobs._schedules import Schedule, parse_schedule
+    from cfnops.jobs._runner import JobResult, iter_states
     from cfnops.jobs._service import WORKFLOW, JobService
-    from cfnops.jobs._starts import monitor_options
+    from cfnops.jobs._starts import duration_seconds, monitor_options
     from cfnops.jobs._status import IterationRun, RunStatus, StateRun, derive_status
     from cfnops.jobs._store import JobStore, RunRow
     from cfnops.jobs._triggers import TriggerService
+    from cfnops.jobs._views import StateView, state_views
     from cfnops.jobs._worker import start_worker_services
+    from cfnops.schedules import Schedule, parse_schedule
 
 _WHERE = {
+    "CalendarSchedule": "_calendar",
+    "load_calendar": "_calendar",
+    "parse_day_rule": "_calendar",
+    "read_task_results": "_check_samples",
+    "load_definition": "_definition",
+    "machine_name": "_definition",
+    "parse_input": "_definition",
+    "list_alerts": "_delays",
+    "add_dependency": "_dependencies",
+    "deploy": "_deploy",
+    "strict_problems": "_deploy",
+    "import_modules": "_functions",
+    "to_dot": "_graph",
+    "to_mermaid": "_graph",
+    "Pool": "_pools",
+    "PoolStore": "_pools",
+    "iter_states": "_runner",
+    "duration_seconds": "_starts",
+    "monitor_options": "_starts",
+    "StateView": "_views",
+    "state_views": "_views",
     "WORKFLOW": "_service",
     "Calendar": "_calendar",
-    "CalendarSchedule": "_calendar",
-    "PoolStore": "_pools",
-    "add_dependency": "_dependencies",
-    "load_calendar": "_calendar",
-    "machine_name": "_definition",
-    "monitor_options": "_starts",
-    "parse_day_rule": "_calendar",
     "CapturingTransport": "_http",
     "CheckFinding": "_check_samples",  # defined in cfnops.asl
     "CheckReport": "_check_samples",
@@ -65,15 +83,12 @@ _WHERE = {
     "StateRun": "_status",
     "derive_status": "_status",
     "RunRow": "_store",
-    "Schedule": "_schedules",
     "TriggerService": "_triggers",
     "check_dataflow": "_check_samples",
-    "parse_schedule": "_schedules",
     "register_function": "_integrations",
     "register_state_machine": "_integrations",
     "set_http_transport": "_http",
     "start_worker_services": "_worker",
-    "strict_problems": "_deploy",
 }
 
 __all__ = [
@@ -89,34 +104,51 @@ __all__ = [
     "JobResult",
     "JobService",
     "JobStore",
+    "Pool",
     "PoolStore",
     "RerunRequest",
     "RunRow",
     "RunStatus",
     "Schedule",
     "StateRun",
+    "StateView",
     "TriggerService",
     "add_dependency",
     "check_dataflow",
+    "deploy",
     "derive_status",
+    "duration_seconds",
+    "import_modules",
+    "iter_states",
+    "list_alerts",
     "load_calendar",
+    "load_definition",
     "machine_name",
     "monitor_options",
     "parse_day_rule",
+    "parse_input",
     "parse_schedule",
+    "read_task_results",
     "register_function",
     "register_state_machine",
     "set_http_transport",
     "start_worker_services",
+    "state_views",
     "strict_problems",
+    "to_dot",
+    "to_mermaid",
 ]
 
 
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
-    if module is None:
+    if name in ("Schedule", "parse_schedule"):  # re-exported: cfnops.schedules is below both
+        module = "cfnops.schedules"
+    elif module is None:
         raise AttributeError(f"module 'cfnops.jobs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"cfnops.jobs.{module}"), name)
+    else:
+        module = f"cfnops.jobs.{module}"
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

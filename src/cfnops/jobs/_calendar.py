@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from cfnops.jobs._schedules import Schedule
 from cfnops.jobs.errors import InvalidCalendar, InvalidSchedule
+from cfnops.schedules import Schedule
 
 __all__ = ["Calendar", "CalendarSchedule", "DayRule", "load_calendar", "parse_day_rule"]
 

@@ -18,6 +18,7 @@ from cfnops.jobs._runner import iter_states
 from cfnops.jobs._store import JobStore, LineageRow, RunRow
 from cfnops.jobs._views import state_views
 from cfnops.jobs.errors import ActionRefused, JobInputError, UnknownState
+from cfnops.runtime import Runtime
 
 __all__ = ["RunOperations"]
 
@@ -28,6 +29,7 @@ class RunOperations:
     """Mixed into :class:`cfnops.jobs.JobService`."""
 
     settings: Settings
+    runtime: Runtime
     store: JobStore
     _launch: Callable[..., None]
     redrive: Callable[..., str]
@@ -234,7 +236,7 @@ class RunOperations:
     def _audit(
         self, actor: str, action: str, target: str, reason: str | None, detail: Mapping[str, Any]
     ) -> None:
-        with AuditLog(self.settings) as audit:
+        with AuditLog(self.runtime.database) as audit:
             audit.record(
                 actor=actor, action=action, target=target, reason=reason, detail=dict(detail)
             )

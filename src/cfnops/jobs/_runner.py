@@ -9,6 +9,7 @@ from the state's position, so a replay hands out the same ``$$.Task.Token``.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -37,6 +38,10 @@ __all__ = [
     "redrive_point",
     "top_level_path",
 ]
+
+_log = logging.getLogger("cfnops.jobs")
+WATCH_SECONDS = 0.5
+PERSISTENT_TICKS = 20  # 10 s of failed ticks in a row
 
 
 @dataclass(frozen=True)
@@ -253,12 +258,33 @@ def _watch(
     done: threading.Event,
 ) -> None:
     """Stop requests and operator actions from other processes; history made visible
-    while the run goes on."""
-    while not done.wait(0.5):
+    while the run goes on.
+
+    A failing tick (a busy database) must not kill the run: the next tick retries. The
+    first failure is logged with its cause; a failure that persists (``PERSISTENT_TICKS``
+    ticks in a row) is logged as an error every as many ticks, since ``job stop``, hold
+    and skip cannot reach the run meanwhile; recovery is logged too.
+    """
+    failing = 0
+    while not done.wait(WATCH_SECONDS):
         try:
             if store.stop_requested(run_id):
                 root.cancel("aborted")
             controls.refresh()
             recorder.flush()
-        except Exception:  # a busy database must not kill the run; the next tick retries
+        except Exception as exc:
+            failing += 1
+            if failing == 1:
+                _log.warning("run %s: watcher tick failed, retrying: %s", run_id, exc)
+            elif failing % PERSISTENT_TICKS == 0:
+                _log.error(
+                    "run %s: watcher failing for %.0f s (%s): job stop, hold and skip do not "
+                    "reach this run until the database answers again",
+                    run_id,
+                    failing * WATCH_SECONDS,
+                    exc,
+                )
             continue
+        if failing:
+            _log.warning("run %s: watcher recovered after %d failed tick(s)", run_id, failing)
+            failing = 0

@@ -14,13 +14,21 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any
 
 from cfnops.asl import check_definition
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.database import retry_while_unreachable
-from cfnops.durable import Engine, MissingModule, RunStore, register_workflow
+from cfnops.durable import (
+    Engine,
+    MissingModule,
+    PlainRun,
+    RunStore,
+    register_workflow,
+    runtime_of,
+)
 from cfnops.jobs._durable_ports import token_run_id
 from cfnops.jobs._functions import import_modules
 from cfnops.jobs._integrations import JobInvoker
@@ -29,12 +37,11 @@ from cfnops.jobs._pools import PoolStore
 from cfnops.jobs._runner import JobResult, execute_run, redrive_point
 from cfnops.jobs._store import MODULES_OPTION, JobStore, RunRow, dumps
 from cfnops.jobs.errors import ModuleImportFailed, RunNotRedrivable, UnknownTaskToken
+from cfnops.runtime import Runtime
 
 __all__ = ["WORKFLOW", "JobService"]
 
 WORKFLOW = "cfnops.jobs.execution"
-_regions: dict[str, str] = {}
-_accounts: dict[str, tuple[str, float]] = {}  # key -> (account, retry after, if offline)
 # The account in ARNs when no AWS account can be asked (no credentials: a job-net that
 # calls no AWS service). Never a real account: 12 zeros.
 OFFLINE_ACCOUNT = "000000000000"
@@ -42,57 +49,49 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 
 
 class JobService(RunOperations):
-    """Everything a caller does with job runs (CLI, worker services, tests)."""
+    """Everything a caller does with job runs (CLI, worker services, tests).
 
-    # Clients for runs this process executes when none are given (embedding: the demo
-    # hands in the sandbox's clients, which carry their own dummy credentials).
-    default_clients: ClassVar[AwsClients | None] = None
+    ``JobService(runtime)``: its settings, clients and database. Given settings (and
+    optionally clients), the service builds a runtime of its own from them.
+    """
 
-    def __init__(self, settings: Settings, clients: AwsClients | None = None) -> None:
-        self.settings = settings
-        self._clients = clients or JobService.default_clients
-        self.store = JobStore(settings)
+    def __init__(self, runtime: Runtime | Settings, clients: AwsClients | None = None) -> None:
+        if isinstance(runtime, Settings):
+            runtime = Runtime.from_settings(runtime, aws=clients)
+        elif clients is not None:
+            runtime = replace(runtime, aws=clients)
+        self.runtime = runtime
+        self.settings = runtime.settings
+        self.store = JobStore(runtime.database)
+        self._region: str | None = None
 
     @property
     def clients(self) -> AwsClients:
-        """Built on first use: pure job-nets never pay for a boto3 session."""
-        if self._clients is None:
-            self._clients = AwsClients(self.settings.aws)
-        return self._clients
+        """The runtime's clients (built lazily: pure job-nets never pay for boto3)."""
+        return self.runtime.aws
 
     @property
     def region(self) -> str:
-        """The region in execution ARNs (settings, else the AWS configuration; cached)."""
+        """The region in execution ARNs (settings, else the AWS configuration)."""
         if self.settings.aws.region:
             return self.settings.aws.region
-        key = self.settings.aws.model_dump_json()
-        if key not in _regions:
+        if self._region is None:
             try:
-                _regions[key] = self.clients.region
+                self._region = self.clients.region
             except Exception:  # no region configured: ARNs still need one
-                _regions[key] = "us-east-1"
-        return _regions[key]
+                self._region = "us-east-1"
+        return self._region
 
     @property
     def account(self) -> str:
         """The account in execution, state-machine and role ARNs.
 
         STS GetCallerIdentity of the configured credentials (against the sandbox: the
-        sandbox's account), asked once per AWS configuration and process, in one quick
-        attempt; :data:`OFFLINE_ACCOUNT` when no credentials or no endpoint answer (a
-        job-net that calls no AWS service still runs; asked again after a minute).
+        sandbox's account), asked once per runtime, in one quick attempt;
+        :data:`OFFLINE_ACCOUNT` when no credentials or no endpoint answer (a job-net
+        that calls no AWS service still runs; asked again after a minute).
         """
-        key = self.clients.settings.model_dump_json()
-        found = _accounts.get(key)
-        if found is not None and (found[0] != OFFLINE_ACCOUNT or time.monotonic() < found[1]):
-            return found[0]
-        try:
-            account = self.clients.account_id(quick=True)
-        except Exception:  # no credentials, region or endpoint: an offline run
-            _accounts[key] = (OFFLINE_ACCOUNT, time.monotonic() + 60)
-            return OFFLINE_ACCOUNT
-        _accounts[key] = (account, 0.0)
-        return account
+        return self.clients.account_or(OFFLINE_ACCOUNT, retry_after=60.0)
 
     # -- executing (inside the workflow) ---------------------------------------------------
     def execute(self, run_id: str) -> JobResult:
@@ -189,10 +188,10 @@ class JobService(RunOperations):
         event = {"runId": run_id}
         dbos_id = dbos_id or run_id
         if queue is not None:
-            with RunStore(self.settings) as runs:
+            with RunStore(self.runtime.database) as runs:
                 runs.enqueue(WORKFLOW, event, run_id=dbos_id, queue=queue)
             return
-        Engine.start_process(self.settings).start(WORKFLOW, event, run_id=dbos_id)
+        Engine.start_process(self.runtime).start(WORKFLOW, event, run_id=dbos_id)
 
     def wait(self, run_id: str, timeout: float | None = None, poll: float = 0.1) -> JobResult:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -309,13 +308,10 @@ def _no_execution(state: str | None) -> str:
     return f"its durable execution had ended {state} without recording the run's end"
 
 
-def _workflow(event: Any, context: Any) -> Any:
-    """The DBOS workflow body: replay the run to its end (``context`` is None: registered
-    with ``context=False``, a job-net checkpoints through its job store)."""
-    engine = Engine.current()
-    if engine is None:  # pragma: no cover - DBOS runs workflows only in a launched engine
-        raise RuntimeError("cfnops.jobs.execution needs a launched cfnops.durable.Engine")
-    return JobService(engine.settings).execute(str(event["runId"])).to_json()
+def _workflow(event: Any, context: PlainRun) -> Any:
+    """The DBOS workflow body: replay the run to its end on the runtime the engine hands
+    it (registered with ``context=False``: a job-net checkpoints through its job store)."""
+    return JobService(runtime_of(context)).execute(str(event["runId"])).to_json()
 
 
 register_workflow(WORKFLOW, _workflow, context=False)

@@ -16,10 +16,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.config import Settings
+from cfnops.database import Database
 from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
 from cfnops.jobs._store_rows import CallbackRow, TokenAndScheduleRows
 from cfnops.jobs._tables import dumps as _dumps
-from cfnops.jobs._tables import engine_for, events, runs, steps
+from cfnops.jobs._tables import events, metadata, runs, steps
 from cfnops.jobs._tables import loads as _loads
 from cfnops.jobs.errors import UnknownJobRun
 
@@ -95,11 +96,12 @@ class StepRow:
 
 
 class JobStore(TokenAndScheduleRows, ControlRows):
-    """Reads and writes the job tables (thread-safe; one SQLAlchemy engine per URL)."""
+    """Reads and writes the job tables (thread-safe) on the runtime's database."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.engine = engine_for(settings.database_url)
+    def __init__(self, database: Database | Settings) -> None:
+        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
+        self.database = Database.of(database)
+        self.engine = self.database.ensure(metadata)
 
     # -- runs ----------------------------------------------------------------------------
     def create_run(

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 import sqlalchemy as sa
-
-from cfnops.durable import create_tables, make_engine
 
 __all__ = [
     "alerts",
     "callbacks",
     "controls",
     "dumps",
-    "engine_for",
     "events",
     "lineage",
     "loads",
+    "metadata",
     "pool_slots",
     "pools",
     "runs",
@@ -26,10 +23,10 @@ __all__ = [
     "steps",
 ]
 
-_md = sa.MetaData()
+metadata = sa.MetaData()  # every job table: created by Database.ensure
 runs = sa.Table(
     "cfnops_job_runs",
-    _md,
+    metadata,
     sa.Column("run_id", sa.String(200), primary_key=True),
     sa.Column("machine_name", sa.String(200), nullable=False),
     sa.Column("definition", sa.Text, nullable=False),
@@ -50,7 +47,7 @@ runs = sa.Table(
 )
 steps = sa.Table(
     "cfnops_job_steps",
-    _md,
+    metadata,
     sa.Column("run_id", sa.String(200), primary_key=True),
     sa.Column("key", sa.String(1000), primary_key=True),
     sa.Column("kind", sa.String(8), nullable=False),  # task | wait
@@ -62,7 +59,7 @@ steps = sa.Table(
 )
 events = sa.Table(
     "cfnops_job_events",
-    _md,
+    metadata,
     sa.Column("run_id", sa.String(200), primary_key=True),
     sa.Column("event_id", sa.Integer, primary_key=True),
     sa.Column("previous_event_id", sa.Integer, nullable=False),
@@ -72,7 +69,7 @@ events = sa.Table(
 )
 callbacks = sa.Table(
     "cfnops_job_callbacks",
-    _md,
+    metadata,
     sa.Column("token", sa.String(500), primary_key=True),
     sa.Column("run_id", sa.String(200), nullable=False),
     sa.Column("status", sa.String(16), nullable=False),  # WAITING | SUCCEEDED | FAILED
@@ -83,7 +80,7 @@ callbacks = sa.Table(
 )
 schedules = sa.Table(
     "cfnops_job_schedules",
-    _md,
+    metadata,
     sa.Column("name", sa.String(200), primary_key=True),
     sa.Column("kind", sa.String(8), nullable=False),  # schedule | event
     sa.Column("definition", sa.Text, nullable=False),
@@ -101,7 +98,7 @@ schedules = sa.Table(
 # effect at, so that a replay applies it at the same place.
 controls = sa.Table(
     "cfnops_job_controls",
-    _md,
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("run_id", sa.String(200), nullable=False, index=True),
     sa.Column("action", sa.String(16), nullable=False),  # hold | release | skip | force
@@ -115,26 +112,13 @@ controls = sa.Table(
 # A rerun's origin: one row per rerun (the run itself holds its start point in options).
 lineage = sa.Table(
     "cfnops_job_lineage",
-    _md,
+    metadata,
     sa.Column("run_id", sa.String(200), primary_key=True),
     sa.Column("origin_run_id", sa.String(200), nullable=False, index=True),
     sa.Column("mode", sa.String(16), nullable=False),
     sa.Column("state", sa.String(200)),
     sa.Column("created_at", sa.Float, nullable=False),
 )
-
-_engines: dict[str, sa.Engine] = {}
-_engines_lock = threading.Lock()
-
-
-def engine_for(url: str) -> sa.Engine:
-    with _engines_lock:
-        found = _engines.get(url)
-        if found is None:
-            found = make_engine(url, pool_size=8)
-            create_tables(found, _md)
-            _engines[url] = found
-        return found
 
 
 def dumps(value: Any) -> str:
@@ -148,14 +132,14 @@ def loads(text: str | None) -> Any:
 # -- job-manager features (issue 13): resource pools, dependency waits, delay alerts ------
 pools = sa.Table(
     "cfnops_job_pools",
-    _md,
+    metadata,
     sa.Column("name", sa.String(200), primary_key=True),
     sa.Column("capacity", sa.Integer, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
 )
 pool_slots = sa.Table(
     "cfnops_job_pool_slots",
-    _md,
+    metadata,
     sa.Column("pool", sa.String(200), primary_key=True),
     sa.Column("run_id", sa.String(200), primary_key=True),
     sa.Column("holder", sa.String(1000), primary_key=True),  # the Task's position (token)
@@ -163,7 +147,7 @@ pool_slots = sa.Table(
 )
 alerts = sa.Table(
     "cfnops_job_alerts",
-    _md,
+    metadata,
     sa.Column("run_id", sa.String(200), primary_key=True),
     sa.Column("condition", sa.String(32), primary_key=True),  # late-start | long-run | deadline
     sa.Column("created_at", sa.Float, nullable=False),

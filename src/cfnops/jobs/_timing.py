@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cfnops.jobs._calendar import Calendar, CalendarSchedule, parse_day_rule
-from cfnops.jobs._schedules import Schedule, parse_schedule
+from cfnops.schedules import Schedule, parse_schedule
 
 __all__ = ["schedule_of", "timing_options"]
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cfnops.errors import CfnopsError, OperationFailed, UsageError
+from cfnops.schedules.errors import InvalidSchedule as InvalidSchedule
 
 __all__ = [
     "ActionRefused",
@@ -93,14 +94,6 @@ class UnknownTaskToken(JobsError, UsageError):
         super().__init__(
             f"no task is waiting for token {token[:40]!r}",
             hint="copy the token from the task's payload (the value of $$.Task.Token)",
-        )
-
-
-class InvalidSchedule(JobsError, UsageError):
-    def __init__(self, expression: str, reason: str) -> None:
-        super().__init__(
-            f"invalid schedule expression {expression!r}: {reason}",
-            hint="use cron(min hour day-of-month month day-of-week year) or rate(N unit)",
         )
 
 

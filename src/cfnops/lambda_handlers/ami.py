@@ -19,24 +19,33 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from cfnops.ami._events import Skipped, parse_event
-from cfnops.ami._images import resolve_event_images, wait_until_available
-from cfnops.ami._parameter import rotate_parameter
-from cfnops.ami._stack_workflow import rotate_stack_event
-from cfnops.aws import AwsClients
-from cfnops.config import load_settings
+from aws_durable_execution_sdk_python import DurableContext, durable_execution
+
+from cfnops.ami import (
+    Skipped,
+    parse_event,
+    resolve_event_images,
+    rotate_event_stacks,
+    rotate_parameter,
+    wait_until_available,
+)
+from cfnops.lambda_handlers._runtime import lambda_runtime
 
 __all__ = ["parameter_handler", "stack_handler"]
 
 _log = logging.getLogger("cfnops.ami")
 
-stack_handler = rotate_stack_event
+
+@durable_execution
+def stack_handler(event: dict[str, Any], context: DurableContext) -> dict[str, Any]:
+    """Pattern 2 on Lambda: the durable rotation of every stack the event's AMIs name."""
+    return rotate_event_stacks(event, context, lambda_runtime())
 
 
 def parameter_handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """Pattern 1 on Lambda: write the parameter each AMI of the event names."""
-    settings = load_settings()
-    clients = AwsClients(settings.aws)
+    runtime = lambda_runtime()
+    settings, clients = runtime.settings, runtime.aws
     parsed = parse_event(event)
     if isinstance(parsed, Skipped):
         _log.info("skipped: %s", parsed.reason)

@@ -8,7 +8,12 @@ Public API: :class:`Sandbox` (context manager), :class:`SandboxState` and
 
 from __future__ import annotations
 
-from cfnops.sandbox._control import register_control, register_middleware
+from cfnops.sandbox._control import (
+    allow_remote_control,
+    is_loopback,
+    register_control,
+    register_middleware,
+)
 from cfnops.sandbox._core import Sandbox, reset_all
 from cfnops.sandbox._state import Delays, SandboxState, current_state
 from cfnops.sandbox.errors import SandboxError
@@ -18,7 +23,9 @@ __all__ = [
     "Sandbox",
     "SandboxError",
     "SandboxState",
+    "allow_remote_control",
     "current_state",
+    "is_loopback",
     "register_control",
     "register_middleware",
     "reset_all",

@@ -6,8 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from cfnops.jobs._schedules import parse_schedule
-from cfnops.jobs.errors import InvalidSchedule
+from cfnops.schedules import InvalidSchedule, parse_schedule
 
 T0 = datetime(2026, 11, 20, 12, 30, tzinfo=UTC)  # a Friday
 

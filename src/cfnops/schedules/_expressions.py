@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from cfnops.jobs.errors import InvalidSchedule
+from cfnops.schedules.errors import InvalidSchedule
 
 __all__ = ["Schedule", "parse_schedule"]
 

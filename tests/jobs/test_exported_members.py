@@ -1,0 +1,61 @@
+"""The public names of cfnops.jobs (a change here is an API change).
+
+The CLI, the console, Lambda handlers and other packages use these names only:
+tests/test_import_direction.py fails on any import of a private module of cfnops.jobs.
+"""
+
+from __future__ import annotations
+
+import cfnops.jobs
+
+
+def test_jobs_exports() -> None:
+    assert sorted(cfnops.jobs.__all__) == [
+        "Calendar",
+        "CalendarSchedule",
+        "CapturingTransport",
+        "CheckFinding",
+        "CheckReport",
+        "HttpRequest",
+        "HttpResponse",
+        "IterationRun",
+        "JobResult",
+        "JobService",
+        "JobStore",
+        "Pool",
+        "PoolStore",
+        "RerunRequest",
+        "RunRow",
+        "RunStatus",
+        "Schedule",
+        "StateRun",
+        "StateView",
+        "TriggerService",
+        "WORKFLOW",
+        "add_dependency",
+        "check_dataflow",
+        "deploy",
+        "derive_status",
+        "duration_seconds",
+        "import_modules",
+        "iter_states",
+        "list_alerts",
+        "load_calendar",
+        "load_definition",
+        "machine_name",
+        "monitor_options",
+        "parse_day_rule",
+        "parse_input",
+        "parse_schedule",
+        "read_task_results",
+        "register_function",
+        "register_state_machine",
+        "set_http_transport",
+        "start_worker_services",
+        "state_views",
+        "strict_problems",
+        "to_dot",
+        "to_mermaid",
+    ]
+    for name in cfnops.jobs.__all__:
+        assert getattr(cfnops.jobs, name) is not None
