@@ -11,13 +11,14 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console, Group
 from rich.live import Live
 
-from cfnops.aws import AwsClients, check_region
+from cfnops.aws import check_region
 from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
@@ -30,10 +31,10 @@ from cfnops.heal import (
     FleetSummary,
     FleetTarget,
     answer_approval,
-    heal_fleet,
+    plan_heal,
+    run_heal,
     run_outcome,
 )
-from cfnops.heal import select_stacks as _select
 
 _COLOUR = {
     "HEALED": "green",
@@ -87,17 +88,16 @@ def run_fleet(
 ) -> FleetSummary:
     console = st.console
     lines = PhaseLines()
+    st.register_workflows()  # the engine recovers any run a dead process left
     if st.output_format == "json":
-        with engine_for(st, console=Console(stderr=True)) as engine:
-            summary = heal_fleet(
-                engine,
-                st.settings,
-                targets,
-                concurrency=concurrency,
-                only=only,
-                on_update=lines.fleet,
-                poll_seconds=poll_seconds,
-            )
+        summary = run_heal(
+            replace(st.runtime, console=Console(stderr=True)),
+            targets,
+            concurrency=concurrency,
+            only=only,
+            on_update=lines.fleet,
+            poll_seconds=poll_seconds,
+        )
         st.emit_json(
             {
                 "counts": summary.counts,
@@ -112,16 +112,14 @@ def run_fleet(
             live.update(progress_table(rows))
             lines.fleet(rows)
 
-        with engine_for(st, console=console) as engine:
-            summary = heal_fleet(
-                engine,
-                st.settings,
-                targets,
-                concurrency=concurrency,
-                only=only,
-                on_update=update,
-                poll_seconds=poll_seconds,
-            )
+        summary = run_heal(
+            replace(st.runtime, console=console),
+            targets,
+            concurrency=concurrency,
+            only=only,
+            on_update=update,
+            poll_seconds=poll_seconds,
+        )
         live.update(Group(progress_table(summary.rows), summary_table(summary)))
     console.print()
     console.print(f"fleet {summary.coverage.text()}")
@@ -203,111 +201,23 @@ def heal(
     something not checked), 2 usage, 3 held for review.
     """
     st = state(ctx)
-    if bool(stacks) == all_stacks:
-        raise UsageError("give stack names or --all (not both)", hint="cfnops heal web")
     given = [check_region(r.strip()) for r in (regions or "").split(",") if r.strip()]
-    region_list: list[str | None] = list(given) or [None]
-    if not all_stacks and (tag or name):
-        raise UsageError(
-            "--tag and --name select stacks for --all", hint="add --all, or name the stacks"
-        )
-    entered = _enter(st, accounts, role_name)  # every role assumed before any run starts
-    if all_stacks:
-        targets = _select(
-            st.runtime,
-            region_list,
-            tags=_parse_tags(tag or []),
-            names=name or [],
-            accounts=entered,
-            role_name=role_name,
-        )
-        if not targets:
-            raise UsageError(
-                "no stack matches the filters",
-                hint="'cfnops drift --all' lists the stacks here; check --name (a glob such as "
-                "'web-*'), --tag and --region",
-            )
-    else:
-        targets = [
-            FleetTarget(s, r, a, role_name if a else None)
-            for a in entered or [None]
-            for r in region_list
-            for s in stacks or []
-        ]
-        _refuse_if_already_healing(st, targets)
-        _check_stacks_exist(st, targets, entered)
+    targets = plan_heal(
+        st.runtime,
+        stacks or [],
+        all_stacks=all_stacks,
+        tags=_parse_tags(tag or []),
+        names=name or [],
+        regions=list(given) or [None],
+        accounts=accounts,
+        role_name=role_name,
+    )
     summary = run_fleet(st, targets, only=review, concurrency=concurrency)
     code = summary.exit_code
     if fail_on_unchecked and not summary.coverage.complete and code in (0, 3):
         typer.echo(f"not everything was checked: {summary.coverage.text()}", err=True)
         code = 1
     finish(code)
-
-
-def _enter(
-    st: CliState, accounts: str | None, role_name: str | None
-) -> dict[str | None, AwsClients] | None:
-    """``--accounts``: each account's clients (``None``: the caller's own), every role
-    assumed now, so a role that cannot be assumed is exit 2 before any run starts."""
-    from cfnops.heal import check_accounts, enter_accounts
-
-    if not accounts:
-        if role_name:
-            raise UsageError("--role-name goes with --accounts", hint=_ACCOUNTS_HINT)
-        return None
-    wanted = check_accounts(accounts, "heal")
-    entered = enter_accounts(
-        st.clients, wanted, role_name, session_name="cfnops-heal", command="heal"
-    )
-    own = st.clients.account_id()
-    return {(None if a == own else a): c for a, c in entered.items()}
-
-
-_ACCOUNTS_HINT = "cfnops heal --all --accounts 111111111111,222222222222 --role-name NAME"
-
-
-def _check_stacks_exist(
-    st: CliState,
-    targets: list[FleetTarget],
-    entered: dict[str | None, AwsClients] | None = None,
-) -> None:
-    """Fail fast, as ``cfnops drift`` does: an unknown stack, an unreachable endpoint or
-    missing credentials are one line and exit 2 before any durable run starts."""
-    from cfnops.heal import describe_stack, root_name
-    from cfnops.heal.errors import NestedStackHeal
-
-    clients: dict[tuple[str | None, str | None], AwsClients] = {}
-    for target in targets:
-        key = (target.account, target.region)
-        if key not in clients:
-            base = (entered or {}).get(target.account) or st.clients
-            clients[key] = base.in_region(target.region)
-        cfn = clients[key].client("cloudformation")
-        found = describe_stack(cfn, target.stack)
-        if found is None:
-            region = target.region or clients[key].region
-            where = f"account {target.account}, {region}" if target.account else region
-            raise UsageError(
-                f"stack {target.stack} does not exist in {where}",
-                hint="check the name and --region ('cfnops drift --all' lists the stacks)",
-            )
-        if found.get("RootId"):
-            raise NestedStackHeal(target.stack, root_name(str(found["RootId"])))
-
-
-def _refuse_if_already_healing(st: CliState, targets: list[FleetTarget]) -> None:
-    """A named stack another run is healing: exit 2 with how to free it, before starting."""
-    from cfnops.durable import RunStore
-    from cfnops.heal import active_heals, run_key
-    from cfnops.heal.errors import HealAlreadyRunning
-
-    with RunStore(st.runtime.database) as store:
-        active = active_heals(store, st.settings.aws.region)
-    for target in targets:
-        key = run_key(target.account, target.region or st.settings.aws.region, target.stack)
-        running = active.get(key)
-        if running is not None:
-            raise HealAlreadyRunning(target.stack, running)
 
 
 _PAST = {"approve": "approved", "reject": "rejected"}

@@ -13,9 +13,13 @@ AWS Lambda durable functions::
         name = context.step(lambda _: event["name"].title(), name="title")
         return {"greeting": f"Hello, {name}"}
 
-    engine = Engine.start_process(load_settings())
+    engine = Engine.start_process(Runtime.from_settings(load_settings()))
     run = engine.start("hello", {"name": "ops"}, run_id="hello-1")
     engine.result(run.run_id)
+
+The engine hands its :class:`~cfnops.runtime.Runtime` to every workflow it runs:
+``runtime_of(context)`` inside the workflow (``context.runtime`` here; under the
+SDK's own runner or on Lambda, pass the runtime to the workflow's body).
 """
 
 from typing import TYPE_CHECKING, Any

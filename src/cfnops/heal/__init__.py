@@ -30,6 +30,7 @@ from cfnops.heal._fleet import (
 from cfnops.heal._ignore import apply_ignore, rule_matches
 from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 from cfnops.heal._names import change_set_name, request_token
+from cfnops.heal._plan import plan_heal, run_heal
 from cfnops.heal._policy import GateDecision, GatePolicy, decide
 from cfnops.heal._render import fleet_coverage, report_markdown
 from cfnops.heal._report import drift_report, drift_reports, list_stacks
@@ -123,6 +124,7 @@ __all__ = [
     "parse_event",
     "parse_until",
     "plan_drift_schedules",
+    "plan_heal",
     "region_from_stack_arn",
     "reject",
     "report_markdown",
@@ -130,6 +132,7 @@ __all__ = [
     "root_name",
     "rule_matches",
     "run_drift_scheduler",
+    "run_heal",
     "run_key",
     "run_outcome",
     "scan",
