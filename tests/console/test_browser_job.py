@@ -36,6 +36,7 @@ from cfnops.jobs import JobService
 pytestmark = pytest.mark.slow
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = playwright_api.expect
+expect.set_options(timeout=20_000)  # a loaded CI machine; no timing is asserted
 HERE = Path(__file__).resolve().parent
 END = {"MapIterationSucceeded": "SUCCEEDED", "MapIterationFailed": "FAILED",
        "MapIterationAborted": "ABORTED"}  # fmt: skip
@@ -143,8 +144,7 @@ def test_caught_map_iterations_match_the_history(
     shot(page, "map-deep-link")
     # The timeline: a bar per state and per iteration, retries noted.
     page.get_by_role("button", name="Timeline").click()
-    rows = page.locator("#timeline .gantt-row")
-    assert rows.count() == 3 + 50
+    expect(page.locator("#timeline .gantt-row")).to_have_count(3 + 50)  # fetched when shown
     assert "↻1" in page.locator(".gantt-row", has_text="Fan [23]").inner_text()
     shot(page, "timeline")
     page.locator(".gantt-row button", has_text="Fan [41]").click()
@@ -187,25 +187,15 @@ def _big_run(db: Path, iterations: int) -> JobService:
     for i in range(iterations):
         start = eid + 1
         payload = json.dumps({"item": i, "padding": "x" * 40})
-        it = json.dumps({"index": i, "name": "Fan"})
+        it, ti = json.dumps({"index": i, "name": "Fan"}), t + i * 0.01
+        work_in = json.dumps({"name": "Work", "input": payload})
+        work_out = json.dumps({"name": "Work", "output": "1"})
         rows += [
-            (start, 3, "MapIterationStarted", t + i * 0.001, it),
-            (
-                start + 1,
-                start,
-                "TaskStateEntered",
-                t,
-                json.dumps({"name": "Work", "input": payload}),
-            ),
-            (start + 2, start + 1, "LambdaFunctionScheduled", t, json.dumps({"resource": "w"})),
-            (
-                start + 3,
-                start + 2,
-                "TaskStateExited",
-                t,
-                json.dumps({"name": "Work", "output": "1"}),
-            ),
-            (start + 4, start + 3, "MapIterationSucceeded", t, it),
+            (start, 3, "MapIterationStarted", ti, it),
+            (start + 1, start, "TaskStateEntered", ti, work_in),
+            (start + 2, start + 1, "LambdaFunctionScheduled", ti, json.dumps({"resource": "w"})),
+            (start + 3, start + 2, "TaskStateExited", ti + 0.02, work_out),
+            (start + 4, start + 3, "MapIterationSucceeded", ti + 0.02, it),
         ]
         eid = start + 4
     jobs.store.write_events("big-1", rows)
@@ -227,6 +217,9 @@ def test_a_10000_event_run_opens_pages_its_history_and_updates_by_delta(
         assert len(answer.body()) < 400_000  # the newest events only, not all 10,000
         expect(page.locator("#history-count")).to_have_text("200 events loaded")
         assert page.locator("#iter-count").inner_text() == "2000 of 2000"
+        assert page.locator("#iteration-table tbody tr").count() == 200  # the rest on demand
+        page.get_by_role("button", name="Show all 2000").click()
+        expect(page.locator("#iteration-table tbody tr")).to_have_count(2000)
         page.get_by_role("button", name="Load older events").click()
         expect(page.locator("#history-count")).to_have_text("700 events loaded")
         # The user types in the filter and the Rerun form while updates arrive.
@@ -291,11 +284,15 @@ def test_confirmations_by_keyboard_only(browser: Any, tmp_path: Path) -> None:
         page.keyboard.press("Tab")  # Confirm, without a reason: refused in the dialog
         page.keyboard.press("Enter")
         expect(page.locator("#confirm-missing")).to_be_visible()
+        assert page.evaluate("document.activeElement.id") == "confirm-reason"
         page.keyboard.type("runaway batch, INC-7")
         shot(page, "confirm")
         page.keyboard.press("Tab")
         page.keyboard.press("Tab")
-        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == "confirm-ok"
+        with page.expect_request(lambda r: r.method == "POST") as posted:
+            page.keyboard.press("Enter")
+        assert "reason=runaway+batch%2C+INC-7" in (posted.value.post_data or "")
         expect(page.locator("#audit-table")).to_contain_text("runaway batch, INC-7", timeout=15_000)
         assert "stop" in page.locator("#audit-table").inner_text()
         assert jobs.store.get_run("kb-1").status in ("RUNNING", "ABORTED")

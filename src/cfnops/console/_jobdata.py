@@ -138,11 +138,21 @@ def _bar(
 
 
 def snapshot(
-    row: RunRow, derived: RunStatus, scope: Scope, held: bool, roles: frozenset[str]
+    row: RunRow,
+    derived: RunStatus,
+    scope: Scope,
+    held: bool,
+    roles: frozenset[str],
+    *,
+    timeline: bool = False,
 ) -> dict[str, Any]:
-    """Everything the page draws that can change while it is open (events apart)."""
+    """Everything the page draws that can change while it is open (events apart).
+
+    The timeline is fetched when its view is opened (``timeline=True``): the page and
+    its live updates do not carry it otherwise.
+    """
     states = scoped_states(derived, scope)
-    return {
+    found: dict[str, Any] = {
         "runId": row.run_id,
         "status": row.status,
         "error": row.error,
@@ -154,9 +164,11 @@ def snapshot(
         "iterations": {
             name: [_iteration_row(i) for i in runs] for name, runs in derived.iterations.items()
         },
-        "timeline": _timeline(derived),
         "lastEvent": derived.last_event,
     }
+    if timeline:
+        found["timeline"] = _timeline(derived)
+    return found
 
 
 def _iteration_row(it: Any) -> dict[str, Any]:
@@ -178,9 +190,6 @@ def delta(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> dict[st
             gone = [k for k in old if k not in value]
             if gone:
                 out.setdefault("cleared", {})[key] = gone
-        elif key == "timeline" and isinstance(value, list):
-            old_rows = {r["label"]: r for r in before.get(key) or []}
-            out[key] = [r for r in value if old_rows.get(r["label"]) != r]
         elif key == "iterations" and isinstance(value, dict):
             old = before.get(key) or {}
             changed: dict[str, list[Any]] = {}

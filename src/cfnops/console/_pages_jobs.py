@@ -78,7 +78,8 @@ def _load(request: Request, run_id: str) -> dict[str, Any]:
     scope = parse_scope(request.query_params, row.definition)
     derived = derive_status(history, row.definition)
     lineage = jobs.lineage(run_id)
-    data = snapshot(row, derived, scope, bool(lineage["held"]), _roles(request))
+    wants = request.query_params.get("timeline") == "1"
+    data = snapshot(row, derived, scope, bool(lineage["held"]), _roles(request), timeline=wants)
     data["events"], data["moreEvents"] = page_of(history, None, "", FIRST_EVENTS)
     data["audit"], data["reruns"] = _audit_rows(request, run_id), _reruns(lineage)
     data["scope"] = {"state": scope.state, "map": scope.group, "iteration": scope.iteration}

@@ -129,22 +129,24 @@ window.cfnops = (function () {
     function bind(dialog) {
       if (dialog.dataset.bound) return;
       dialog.dataset.bound = "1";
-      dialog.addEventListener("close", () => {
-        const form = pending, reason = el("confirm-reason"); pending = null;
-        if (!form) return;
-        if (dialog.returnValue === "ok" && reason.value.trim()) {
-          const field = form.elements.namedItem("reason");
-          if (field) field.value = reason.value.trim();
-          form.dataset.confirmed = "1";
-          form.requestSubmit();
-        } else if (opener && opener.focus) {
-          opener.focus();
-        }
-      });
+      // Confirm acts at once (not on the dialog's close event, which may come late).
       el("confirm-ok").addEventListener("click", (ev) => {
-        if (!el("confirm-reason").value.trim()) {
-          ev.preventDefault(); el("confirm-missing").hidden = false; el("confirm-reason").focus();
-        }
+        ev.preventDefault();
+        const reason = el("confirm-reason").value.trim(), form = pending;
+        if (!reason) { el("confirm-missing").hidden = false; el("confirm-reason").focus(); return; }
+        pending = null;
+        dialog.close("ok");
+        if (!form) return;
+        const field = form.elements.namedItem("reason");
+        if (field) field.value = reason;
+        form.dataset.confirmed = "1";
+        form.requestSubmit();
+      });
+      dialog.addEventListener("close", () => {  // cancelled (Escape or Cancel): back where it was
+        // A late close event of an earlier opening must not cancel the one open now.
+        if (dialog.open || dialog.returnValue === "ok") return;
+        pending = null;
+        if (opener && opener.focus) opener.focus();
       });
     }
     document.addEventListener("submit", (ev) => {

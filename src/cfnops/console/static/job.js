@@ -82,7 +82,15 @@
     el("graph").hidden = timeline; el("timeline").hidden = !timeline;
     el("view-graph").setAttribute("aria-pressed", String(!timeline));
     el("view-timeline").setAttribute("aria-pressed", String(timeline));
-    if (timeline) drawTimeline(); else fit();
+    if (timeline) loadTimeline(); else fit();
+  }
+  let timelineDue = null;
+  function loadTimeline() {  // fetched when shown (the page and its updates do not carry it)
+    if (timelineDue) return;
+    timelineDue = setTimeout(() => {
+      fetch(`${base}/data?timeline=1`, {headers: {Accept: "application/json", "X-Cfnops-Live": "1"}})
+        .then((r) => r.json()).then((fresh) => { timelineDue = null; data.timeline = fresh.timeline; drawTimeline(); });
+    }, 0);
   }
   el("view-graph").addEventListener("click", () => view("graph"));
   el("view-timeline").addEventListener("click", () => view("timeline"));
@@ -178,6 +186,8 @@
 
   // ---- iterations -----------------------------------------------------------------------
   const mapSelect = el("iter-map"), statusFilter = el("iter-filter");
+  let showAll = false;  // the first 200 rows, until asked for all (a 10,000-item Map)
+  el("iter-all").addEventListener("click", () => { showAll = true; drawIterations(); });
   function drawIterations() {
     const names = Object.keys(data.iterations || {});
     el("iterations-section").hidden = names.length === 0;
@@ -187,7 +197,8 @@
     if (scope.map && names.includes(scope.map)) mapSelect.value = scope.map;
     const rows = (data.iterations[mapSelect.value] || []);
     const wanted = statusFilter.value;
-    const shown = rows.filter((r) => !wanted || r.status === wanted);
+    const matching = rows.filter((r) => !wanted || r.status === wanted);
+    const shown = showAll ? matching : matching.slice(0, 200);
     const tbody = el("iteration-table").querySelector("tbody");
     const trs = shown.map((r) => {
       const tr = make("tr"); tr.dataset.index = String(r.index); tr.dataset.status = r.status;
@@ -203,7 +214,9 @@
       return tr;
     });
     tbody.replaceChildren(...trs);
-    el("iter-count").textContent = `${shown.length} of ${rows.length}`;
+    el("iter-count").textContent = `${matching.length} of ${rows.length}`;
+    el("iter-all").hidden = showAll || matching.length <= shown.length;
+    el("iter-all").textContent = `Show all ${matching.length}`;
   }
   mapSelect.addEventListener("change", drawIterations);
   statusFilter.addEventListener("change", drawIterations);
@@ -291,10 +304,7 @@
     for (const key of ["status", "error", "cause", "held", "actions", "audit", "reruns", "lastEvent"]) {
       if (key in update) data[key] = update[key];
     }
-    for (const row of update.timeline || []) {
-      const at = data.timeline.findIndex((r) => r.label === row.label);
-      if (at >= 0) data.timeline[at] = row; else data.timeline.push(row);
-    }
+
     for (const key of ["statuses", "retries"]) {
       if (update[key]) Object.assign(data[key], update[key]);
       for (const gone of ((update.cleared || {})[key] || [])) delete data[key][gone];
@@ -320,7 +330,7 @@
     if (update.iterations && Object.keys(update.iterations).length) drawIterations();
     if ("audit" in update) drawAudit();
     if ("reruns" in update) drawReruns();
-    if ("timeline" in update) drawTimeline();
+    if (!el("timeline").hidden && (update.statuses || update.iterations || "status" in update)) loadTimeline();
     if (open && (update.statuses || "status" in update) && !panelBusy()) openState(open);
   }
   function connect() {
