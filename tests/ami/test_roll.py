@@ -59,8 +59,9 @@ def backup_event(sandbox: Sandbox, image_id: str) -> dict[str, Any]:
 
 @pytest.fixture
 def refresh_delay(cfnops_sandbox: Sandbox) -> float:
-    """Refreshes take a few polls; every other sandbox delay stays 0."""
-    delay = 0.3
+    """Refreshes take a few polls (InProgress ~3 s, a 1 s poll sees it even on a loaded
+    machine; at 0.3 s a late poll missed it); every other sandbox delay stays 0."""
+    delay = 0.8
     cfnops_sandbox.state.set_delays(dataclasses.replace(Delays.zero(), instance_refresh=delay))
     asg_instance_refresh.clear()
     return delay
