@@ -157,6 +157,9 @@ def _from_sqlite(driver: sqlite3.Error, database: str) -> StorageError | None:
     cls = _SQLITE.get(code & 0xFF)
     if cls is DatabaseUnreachable and os.path.isdir(database):
         return DatabaseIsDirectory(database)
+    if cls is DatabaseUnreachable and os.path.exists(database) and _read_only(database):
+        # a read-only mount: SQLite cannot open the file's -wal/-shm and says "unable to open"
+        return DatabaseReadOnly(database, detail)
     if cls is DatabaseUnreachable and _disk_full(database):
         # SQLite says "disk I/O error" when it cannot grow its -wal or -shm file
         return DatabaseFull(database, detail)
@@ -165,6 +168,14 @@ def _from_sqlite(driver: sqlite3.Error, database: str) -> StorageError | None:
             return SchemaTooOld(database, detail)
         return None
     return cls(database, detail)
+
+
+def _read_only(path: str) -> bool:
+    try:
+        found = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return False
+    return bool(found.f_flag & os.ST_RDONLY)
 
 
 def _disk_full(path: str) -> bool:
