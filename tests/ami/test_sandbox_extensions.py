@@ -11,7 +11,6 @@ import pytest
 from ami_test_support import base_images, deploy, unique
 from botocore.exceptions import ClientError
 
-import cfnops.ami
 from cfnops.sandbox import Sandbox
 from cfnops.sandbox.extensions import cfn_update_failures
 
@@ -91,38 +90,3 @@ def test_update_failure_control_route(cfnops_sandbox: Sandbox) -> None:
     assert cfn_update_failures.rules() == []  # used up
     control(cfnops_sandbox, "cfn-update-failures", {"add": [rule], "clear": False})
     assert control(cfnops_sandbox, "cfn-update-failures", {"clear": True})["rules"] == []
-
-
-def test_public_names_are_pinned() -> None:
-    assert cfnops.ami.__all__ == [
-        "BACKUP_COMPLETED_PATTERN",
-        "PREVIOUS_TAG",
-        "ROTATE_STACK_WORKFLOW",
-        "CheckReport",
-        "Finding",
-        "ImageEvent",
-        "ImageFacts",
-        "InstanceRefreshFailed",
-        "NotRollable",
-        "ParameterRotation",
-        "RollPlan",
-        "Rotation",
-        "Rotator",
-        "Skipped",
-        "StackRotation",
-        "build_request",
-        "check_template",
-        "load_event",
-        "load_template",
-        "parameter_owner",
-        "parse_event",
-        "plan_roll",
-        "previous_stack_image",
-        "rollback_parameter",
-        "rotate_from_event",
-        "rotate_parameter",
-        "rotate_stack",
-        "wait_until_available",
-    ]
-    for name in cfnops.ami.__all__:
-        assert hasattr(cfnops.ami, name), name

@@ -185,7 +185,12 @@ class Engine:
         if runtime.database.url != self.runtime.database.url:
             self._warn_other_database(runtime.database.url)
             return
-        self.runtime = replace(runtime, database=self.runtime.database)
+        settings = runtime.settings
+        if settings.database_url != self.runtime.database.url:
+            # a runtime built on an open database handle: its settings name the engine's
+            # database too, so whatever reads engine.settings opens the same one
+            settings = settings.model_copy(update={"database_url": self.runtime.database.url})
+        self.runtime = replace(runtime, settings=settings, database=self.runtime.database)
 
     def _warn_other_database(self, url: str) -> None:
         _log.warning(
