@@ -1,8 +1,6 @@
 """ASL conformance: every recorded case in ../shared/conformance/asl must match.
 
-The match rule is the one in that folder's README: terminal status, then the output (for
-SUCCEEDED) or error and cause, compared as JSON (key order ignored, 1 == 1.0, booleans
-never equal numbers); strings at ``expected.placeholders`` paths are patterns.
+The match rule (``asl_cases.matches``) is the one in that folder's README.
 Cases run in parallel threads once per session (some wait for real seconds); each case is
 then asserted on its own, and the session prints "ASL conformance: N/M (P%)".
 """
@@ -10,14 +8,13 @@ then asserted on its own, and the session prints "ASL conformance: N/M (P%)".
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from asl_cases import CASES_DIR, Outcome, case_files, case_id, matches
 
 from cfnops.asl import (
     FakeInvoker,
@@ -27,30 +24,8 @@ from cfnops.asl import (
     lambda_stand_in,
 )
 
-CASES_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "asl" / "cases"
-
 # Cases that still fail after best effort, each with the reason (kept visible, strict).
 KNOWN_FAILURES: dict[str, str] = {}
-
-
-def _case_files() -> list[Path]:
-    if not CASES_DIR.is_dir():
-        return []
-    return sorted(CASES_DIR.glob("*/*.json"))
-
-
-def _case_id(path: Path) -> str:
-    stem = re.sub(r"\.[0-9a-f]{8}$", "", path.stem)
-    return f"{path.parent.name}/{stem}"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    status: str
-    output: Any = None
-    error: Any = None
-    cause: Any = None
-    event_types: tuple[str, ...] = ()
 
 
 def run_case(case: dict[str, Any]) -> Outcome:
@@ -72,74 +47,13 @@ def run_case(case: dict[str, Any]) -> Outcome:
     return Outcome(result.status, result.output, result.error, result.cause, types)
 
 
-_PLACEHOLDER = re.compile(
-    r"<[^<>]+>|snf_role_arn|entered-time|start-time|timestamp|date|111111111111"
-)
-
-
-def _pattern(text: str) -> re.Pattern[str]:
-    out: list[str] = []
-    pos = 0
-    for m in _PLACEHOLDER.finditer(text):
-        out.append(re.escape(text[pos : m.start()]))
-        out.append(".*")
-        pos = m.end()
-    out.append(re.escape(text[pos:]))
-    return re.compile("".join(out), re.DOTALL)
-
-
-def _path_steps(path: str) -> list[str | int]:
-    steps: list[str | int] = []
-    for part in re.findall(r"\.([^.\[\]]+)|\[(\d+)\]", path[1:]):
-        steps.append(part[0] if part[0] else int(part[1]))
-    return steps
-
-
-def json_match(expected: Any, actual: Any, placeholders: set[tuple[str | int, ...]],
-               here: tuple[str | int, ...] = ()) -> bool:  # fmt: skip
-    if here in placeholders and isinstance(expected, str):
-        if _PLACEHOLDER.fullmatch(expected):
-            return True
-        return isinstance(actual, str) and _pattern(expected).fullmatch(actual) is not None
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
-    if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return float(expected) == float(actual)
-    if isinstance(expected, dict):
-        return (
-            isinstance(actual, dict)
-            and expected.keys() == actual.keys()
-            and all(json_match(expected[k], actual[k], placeholders, (*here, k)) for k in expected)
-        )
-    if isinstance(expected, list):
-        return (
-            isinstance(actual, list)
-            and len(expected) == len(actual)
-            and all(json_match(e, a, placeholders, (*here, i))
-                    for i, (e, a) in enumerate(zip(expected, actual, strict=True)))
-        )  # fmt: skip
-    return type(expected) is type(actual) and expected == actual
-
-
-def matches(expected: dict[str, Any], outcome: Outcome) -> bool:
-    if outcome.status != expected["status"]:
-        return False
-    placeholders = {tuple(_path_steps(p)) for p in expected.get("placeholders") or []}
-    if expected["status"] == "SUCCEEDED":
-        return json_match({"output": expected.get("output")}, {"output": outcome.output},
-                          placeholders)  # fmt: skip
-    want = {"error": expected.get("error"), "cause": expected.get("cause")}
-    got = {"error": outcome.error, "cause": outcome.cause}
-    return json_match(want, got, placeholders)
-
-
 def _run_all(paths: list[Path]) -> dict[str, tuple[dict[str, Any], Outcome | BaseException]]:
     def one(path: Path) -> tuple[str, tuple[dict[str, Any], Outcome | BaseException]]:
         case = json.loads(path.read_text())
         try:
-            return _case_id(path), (case, run_case(case))
+            return case_id(path), (case, run_case(case))
         except Exception as exc:
-            return _case_id(path), (case, exc)
+            return case_id(path), (case, exc)
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         return dict(pool.map(one, paths))
@@ -152,13 +66,13 @@ _RESULTS: dict[str, tuple[dict[str, Any], Outcome | BaseException]] = {}
 def conformance_results(
     request: pytest.FixtureRequest,
 ) -> Iterator[dict[str, tuple[dict[str, Any], Outcome | BaseException]]]:
-    paths = _case_files()
+    paths = case_files()
     if not paths:
         pytest.skip(f"conformance data not found at {CASES_DIR}")
     _RESULTS.update(_run_all(paths))
     yield _RESULTS
-    summary: list[str] = []
     # Read by tests/asl/conftest.py, which prints it in the terminal summary.
+    summary: list[str] = getattr(request.config, "cfnops_asl_summary", None) or []
     request.config.cfnops_asl_summary = summary  # type: ignore[attr-defined]
     passed = sum(
         1 for case, out in _RESULTS.values()
@@ -181,8 +95,8 @@ def conformance_results(
 
 def _params() -> list[Any]:
     out = []
-    for path in _case_files():
-        cid = _case_id(path)
+    for path in case_files():
+        cid = case_id(path)
         marks = []
         if cid in KNOWN_FAILURES:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_FAILURES[cid]))

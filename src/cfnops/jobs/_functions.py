@@ -46,6 +46,11 @@ class FunctionRegistry:
         with self._lock:
             self._functions[name] = fn
 
+    def unregister(self, name: str) -> None:
+        """Forget the function ``name`` (AWS Lambda answers for it again)."""
+        with self._lock:
+            self._functions.pop(name, None)
+
     def lookup(self, ref: str) -> LocalFunction | None:
         """The callable for a function name or ARN, or None (then AWS Lambda answers)."""
         with self._lock:
