@@ -135,7 +135,7 @@ def _run_all(jobs: JobService, paths: list[Path]) -> tuple[Results, Results]:
     return first, second
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def durable_results(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Results, Results]]:
@@ -162,8 +162,8 @@ def durable_results(
                 f"({100.0 * passed / total:.1f}%)"
             )
         yield results
-    finally:
-        if started:
+    finally:  # kept for the session: later suites reuse it (as theirs do)
+        if started and Engine.current() is engine:
             engine.shutdown(grace_seconds=1)
 
 
