@@ -1,4 +1,4 @@
-"""The README's second command (``pip install -e '.[test]'``) must not change what the first
+"""The README's second command (``pip install -q -e '.[test]'``) must not change what the first
 (``pip install -e '.[sandbox]'``) installed: no pin of the test extra may exclude the newest
 version that cfnops's own pins allow."""
 
