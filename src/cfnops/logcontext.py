@@ -5,8 +5,8 @@ again when a run is recovered after a crash), its context binds ``step``, the AS
 interpreter ``state``; a capability may bind ``stack``. ``--log-format json``
 (``cfnops.cli``) puts the bound fields into every JSON line; the text format ignores
 them. The fields live in a :class:`contextvars.ContextVar`, so threads and tasks each
-see their own (a Map iteration's worker thread starts from the fields of the thread
-that submitted it only if it copies the context).
+see their own: work handed to another thread (a Task's call, a Parallel or Map branch)
+takes the caller's fields along through :func:`carry`.
 
 >>> from cfnops.logcontext import bound, current
 >>> with bound(run_id="r-1", workflow="cfnops.heal"):
@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from datetime import UTC, datetime
+from typing import TypeVar
 
-__all__ = ["FIELDS", "JsonFormatter", "bind", "bound", "current", "reset"]
+__all__ = ["FIELDS", "JsonFormatter", "bind", "bound", "carry", "current", "reset"]
+
+_T = TypeVar("_T")
 
 # Attributes a caller may also pass with ``extra=`` that JSON lines carry under these names.
 FIELDS = ("run_id", "workflow", "state", "step", "stack")
@@ -58,6 +61,26 @@ def bound(**fields: str | None) -> Iterator[None]:
         yield
     finally:
         _FIELDS.reset(token)
+
+
+def carry(fn: Callable[[], _T]) -> Callable[[], _T]:
+    """``fn`` with the caller's fields, to run on another thread (which starts with none).
+
+    Only these fields go along, not the whole :mod:`contextvars` context: a copy would
+    also hand the thread the engine's workflow context, which is not meant to be shared.
+    """
+    fields = _FIELDS.get()
+    if not fields:
+        return fn
+
+    def run() -> _T:
+        token = _FIELDS.set(fields)
+        try:
+            return fn()
+        finally:
+            _FIELDS.reset(token)
+
+    return run
 
 
 class JsonFormatter(logging.Formatter):

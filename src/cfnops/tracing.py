@@ -19,11 +19,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["enabled", "event", "run_span", "setup", "span"]
+__all__ = ["carry", "enabled", "event", "run_span", "setup", "span"]
+
+_T = TypeVar("_T")
 
 _NOOP: AbstractContextManager[None] = nullcontext()
 
@@ -116,6 +118,26 @@ def span(name: str, **attributes: Any) -> AbstractContextManager[None]:
     """A child span of the current one (a step attempt, an ASL state)."""
     tracer = _tracer()
     return _NOOP if tracer is None else _span(tracer, name, attributes)
+
+
+def carry(fn: Callable[[], _T]) -> Callable[[], _T]:
+    """``fn`` under the caller's current span, to run on another thread (a thread starts
+    with no span: a Task's AWS call or a branch's states would start traces of their own).
+    ``fn`` itself when tracing is off."""
+    if _tracer() is None:
+        return fn
+    from opentelemetry import context
+
+    captured = context.get_current()
+
+    def run() -> _T:
+        token = context.attach(captured)
+        try:
+            return fn()
+        finally:
+            context.detach(token)
+
+    return run
 
 
 def event(name: str, **attributes: Any) -> None:

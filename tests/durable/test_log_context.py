@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from cfnops import logcontext
 from cfnops.asl import FakeInvoker, Interpreter
 from cfnops.durable import Engine
 from cfnops.logcontext import JsonFormatter
@@ -70,6 +71,43 @@ def test_an_asl_task_log_names_its_state(json_lines: io.StringIO) -> None:
     assert line["state"] == "Work" and line["message"] == "in the task"
     logging.getLogger("cfnops.test.logs").warning("after the run")
     assert "state" not in _lines(json_lines)[-1]  # unbound when the state ended
+
+
+def test_tasks_with_a_timeout_and_parallel_branches_keep_the_callers_fields(
+    json_lines: io.StringIO,
+) -> None:
+    """A Task with TimeoutSeconds runs on its own thread, Parallel branches on a pool:
+    the run's fields bound around the interpreter reach their log lines."""
+
+    def task(payload: Any, context: Any) -> Any:
+        logging.getLogger("cfnops.test.logs").warning("in %s", context.state_name)
+        return payload
+
+    resource = "arn:aws:lambda:us-east-1:1:function:work"
+    definition = {
+        "StartAt": "Timed",
+        "States": {
+            "Timed": {"Type": "Task", "Resource": resource, "TimeoutSeconds": 30, "Next": "Both"},
+            "Both": {
+                "Type": "Parallel",
+                "End": True,
+                "Branches": [
+                    {
+                        "StartAt": b,
+                        "States": {b: {"Type": "Task", "Resource": resource, "End": True}},
+                    }
+                    for b in ("Left", "Right")
+                ],
+            },
+        },
+    }
+    with logcontext.bound(run_id="r-threads", workflow="cfnops.jobs.execution"):
+        Interpreter(definition, invoker=FakeInvoker({"work": task})).run({"a": 1})
+    lines = _lines(json_lines)
+    assert sorted(line["state"] for line in lines) == ["Left", "Right", "Timed"]
+    assert {(line["run_id"], line["workflow"]) for line in lines} == {
+        ("r-threads", "cfnops.jobs.execution")
+    }
 
 
 def test_exceptions_become_one_field_and_extras_are_kept() -> None:

@@ -32,6 +32,7 @@ def _row(span: ReadableSpan) -> dict[str, Any]:
     assert ctx is not None
     return {
         "name": span.name,
+        "kind": span.kind.name,
         "trace_id": f"{ctx.trace_id:032x}",
         "span_id": f"{ctx.span_id:016x}",
         "parent": f"{span.parent.span_id:016x}" if span.parent else None,

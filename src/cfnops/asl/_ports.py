@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
+from cfnops import logcontext, tracing
+
 __all__ = [
     "BranchExecutor",
     "BranchJob",
@@ -188,6 +190,7 @@ class ThreadBranchExecutor:
             return [fut]
         limit = min(max_concurrency or len(jobs), self.max_threads, max(len(jobs), 1))
         pool = ThreadPoolExecutor(max_workers=limit, thread_name_prefix="asl-branch")
-        futures = [pool.submit(job) for job in jobs]
+        # each branch under the caller's trace span and log fields
+        futures = [pool.submit(tracing.carry(logcontext.carry(job))) for job in jobs]
         pool.shutdown(wait=False)
         return futures

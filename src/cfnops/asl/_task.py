@@ -10,6 +10,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from cfnops import logcontext, tracing
 from cfnops.asl._dataflow import (
     StateError,
     apply_input_path,
@@ -254,7 +255,12 @@ def _call(
         finally:
             done.set()
 
-    threading.Thread(target=target, name=f"asl-task-{tctx.state_name}", daemon=True).start()
+    # The caller's trace span and log fields (state, run id) go along.
+    threading.Thread(
+        target=tracing.carry(logcontext.carry(target)),
+        name=f"asl-task-{tctx.state_name}",
+        daemon=True,
+    ).start()
     clock = branch.execution.clock
     start = clock.now()
     while not done.is_set():

@@ -203,9 +203,14 @@ class DbosDurableContext:
                 # One checkpoint per poll: the new state and, when the strategy
                 # asks for another poll, when it is due.
                 try:
-                    new = check(
-                        state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt)
-                    )
+                    # a poll is a step: its span (AWS calls under it) and its log field
+                    with (
+                        tracing.span(f"step {base}", **{"cfnops.poll": attempt}),
+                        logcontext.bound(step=label),
+                    ):
+                        new = check(
+                            state, WaitForConditionCheckContext(logger=self.logger, attempt=attempt)
+                        )
                 except Exception as exc:
                     return {"e": _error_fields(exc), "retry": False}
                 check_json(label, new)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from cfnops import logcontext, tracing
 from cfnops.asl import BranchJob, TaskContext, TaskInvoker
 from cfnops.asl.errors import StatesFailure, TaskFailure
 from cfnops.database import retry_while_unreachable
@@ -223,7 +224,12 @@ class DurableInvoker:
             finally:
                 finished.set()
 
-        threading.Thread(target=call, name=f"job-task-{context.state_name}", daemon=True).start()
+        # The caller's trace span and log fields (state, run id) go along.
+        threading.Thread(
+            target=tracing.carry(logcontext.carry(call)),
+            name=f"job-task-{context.state_name}",
+            daemon=True,
+        ).start()
         while not finished.wait(0.1):
             if context.cancel.is_set():
                 stop.set()
@@ -421,7 +427,8 @@ class DurableBranchExecutor:
     @staticmethod
     def _pool(runs: list[Callable[[], Any]], limit: int) -> list[Future[Any]]:
         pool = ThreadPoolExecutor(max_workers=max(limit, 1), thread_name_prefix="job-branch")
-        futures = [pool.submit(run) for run in runs]
+        # each branch under the caller's trace span and log fields
+        futures = [pool.submit(tracing.carry(logcontext.carry(run))) for run in runs]
         pool.shutdown(wait=False)
         return futures
 
