@@ -24,11 +24,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from datetime import UTC, datetime
-from typing import TypeVar
+from typing import ParamSpec, TypeVar
 
 __all__ = ["FIELDS", "JsonFormatter", "bind", "bound", "carry", "current", "reset"]
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 # Attributes a caller may also pass with ``extra=`` that JSON lines carry under these names.
 FIELDS = ("run_id", "workflow", "state", "step", "stack")
@@ -63,7 +64,7 @@ def bound(**fields: str | None) -> Iterator[None]:
         _FIELDS.reset(token)
 
 
-def carry(fn: Callable[[], _T]) -> Callable[[], _T]:
+def carry(fn: Callable[_P, _T]) -> Callable[_P, _T]:
     """``fn`` with the caller's fields, to run on another thread (which starts with none).
 
     Only these fields go along, not the whole :mod:`contextvars` context: a copy would
@@ -73,10 +74,10 @@ def carry(fn: Callable[[], _T]) -> Callable[[], _T]:
     if not fields:
         return fn
 
-    def run() -> _T:
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         token = _FIELDS.set(fields)
         try:
-            return fn()
+            return fn(*args, **kwargs)
         finally:
             _FIELDS.reset(token)
 

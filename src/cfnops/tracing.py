@@ -21,11 +21,12 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 __all__ = ["carry", "enabled", "event", "run_span", "setup", "span"]
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 _NOOP: AbstractContextManager[None] = nullcontext()
 
@@ -120,7 +121,7 @@ def span(name: str, **attributes: Any) -> AbstractContextManager[None]:
     return _NOOP if tracer is None else _span(tracer, name, attributes)
 
 
-def carry(fn: Callable[[], _T]) -> Callable[[], _T]:
+def carry(fn: Callable[_P, _T]) -> Callable[_P, _T]:
     """``fn`` under the caller's current span, to run on another thread (a thread starts
     with no span: a Task's AWS call or a branch's states would start traces of their own).
     ``fn`` itself when tracing is off."""
@@ -130,10 +131,10 @@ def carry(fn: Callable[[], _T]) -> Callable[[], _T]:
 
     captured = context.get_current()
 
-    def run() -> _T:
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         token = context.attach(captured)
         try:
-            return fn()
+            return fn(*args, **kwargs)
         finally:
             context.detach(token)
 

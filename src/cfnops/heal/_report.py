@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
+from cfnops import logcontext, tracing
 from cfnops.config import IgnoreRule
 from cfnops.heal import _cfn
 from cfnops.heal._accepted import AcceptedDrift, mark
@@ -316,7 +317,8 @@ def drift_reports(
     if len(stacks) <= 1:
         return [one(s) for s in stacks]
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        return list(pool.map(one, stacks))
+        # each stack's AWS calls under the caller's span, with its log fields
+        return list(pool.map(tracing.carry(logcontext.carry(one)), stacks))
 
 
 def list_stacks(cfn: Any) -> list[dict[str, Any]]:

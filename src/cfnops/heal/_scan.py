@@ -27,6 +27,7 @@ from typing import Any
 
 import botocore.exceptions
 
+from cfnops import logcontext, tracing
 from cfnops.aws import AwsClients, error_code
 from cfnops.config import IgnoreRule
 from cfnops.heal._accepted import AcceptedDrift, mark
@@ -352,7 +353,8 @@ def _scan(
         return row
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        rows = tuple(pool.map(one, jobs))
+        # each stack's AWS calls under the caller's span (a scan step), with its log fields
+        rows = tuple(pool.map(tracing.carry(logcontext.carry(one)), jobs))
     instances = tuple(
         StackSetInstance(
             name,
