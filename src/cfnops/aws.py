@@ -17,7 +17,8 @@ import os
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from cfnops._version import __version__
 from cfnops.config import AwsSettings
@@ -25,7 +26,27 @@ from cfnops.errors import CfnopsError, UsageError
 
 if TYPE_CHECKING:  # boto3 and botocore load on first use (see _nothing_configured)
     import boto3
+    from botocore.client import BaseClient
     from botocore.config import Config
+
+    # Types only (the test extra's boto3-stubs): never imported when cfnops runs.
+    from mypy_boto3_autoscaling import AutoScalingClient
+    from mypy_boto3_backup import BackupClient
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_cloudtrail import CloudTrailClient
+    from mypy_boto3_ec2 import EC2Client
+    from mypy_boto3_elbv2 import ElasticLoadBalancingv2Client
+    from mypy_boto3_events import EventBridgeClient
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_imagebuilder import ImagebuilderClient
+    from mypy_boto3_organizations import OrganizationsClient
+    from mypy_boto3_rds import RDSClient
+    from mypy_boto3_secretsmanager import SecretsManagerClient
+    from mypy_boto3_sns import SNSClient
+    from mypy_boto3_sqs import SQSClient
+    from mypy_boto3_ssm import SSMClient
+    from mypy_boto3_stepfunctions import SFNClient
+    from mypy_boto3_sts import STSClient
 
 _RENEW_BEFORE = dt.timedelta(minutes=5)  # re-assume a role this long before it expires
 _REGION_SHAPE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
@@ -302,8 +323,48 @@ class AwsClients:
             max_pool_connections=self.settings.max_pool_connections,
         )
 
+    @overload
+    def client(self, service: Literal["autoscaling"]) -> AutoScalingClient: ...
+    @overload
+    def client(self, service: Literal["backup"]) -> BackupClient: ...
+    @overload
+    def client(self, service: Literal["cloudformation"]) -> CloudFormationClient: ...
+    @overload
+    def client(self, service: Literal["cloudtrail"]) -> CloudTrailClient: ...
+    @overload
+    def client(self, service: Literal["ec2"]) -> EC2Client: ...
+    @overload
+    def client(self, service: Literal["elbv2"]) -> ElasticLoadBalancingv2Client: ...
+    @overload
+    def client(self, service: Literal["events"]) -> EventBridgeClient: ...
+    @overload
+    def client(self, service: Literal["iam"]) -> IAMClient: ...
+    @overload
+    def client(self, service: Literal["imagebuilder"]) -> ImagebuilderClient: ...
+    @overload
+    def client(self, service: Literal["organizations"]) -> OrganizationsClient: ...
+    @overload
+    def client(self, service: Literal["rds"]) -> RDSClient: ...
+    @overload
+    def client(self, service: Literal["secretsmanager"]) -> SecretsManagerClient: ...
+    @overload
+    def client(self, service: Literal["sns"]) -> SNSClient: ...
+    @overload
+    def client(self, service: Literal["sqs"]) -> SQSClient: ...
+    @overload
+    def client(self, service: Literal["ssm"]) -> SSMClient: ...
+    @overload
+    def client(self, service: Literal["stepfunctions"]) -> SFNClient: ...
+    @overload
+    def client(self, service: Literal["sts"]) -> STSClient: ...
+    @overload
+    def client(self, service: str) -> BaseClient: ...
     def client(self, service: str) -> Any:
-        """A cached client for ``service`` (thread-safe; boto3 clients are)."""
+        """A cached client for ``service`` (thread-safe; boto3 clients are).
+
+        Typed per service for mypy (``client("cloudformation")`` is a
+        ``CloudFormationClient``); any other service is a plain ``BaseClient``.
+        """
         with self._lock:
             found = self._clients.get(service)
             if found is None:
@@ -334,7 +395,7 @@ class AwsClients:
                 }
                 if self.settings.endpoint_url:
                     kwargs["endpoint_url"] = self.settings.endpoint_url
-                sts = self.session.client("sts", **kwargs)  # type: ignore[call-overload]
+                sts = self.session.client("sts", **kwargs)
             else:
                 sts = self.client("sts")
             self._account_id = str(sts.get_caller_identity()["Account"])
@@ -416,7 +477,7 @@ class AwsClients:
             return cached[1].in_region(self.settings.region)
         arn = f"arn:aws:iam::{account}:role/{role_name}"
         creds = self.client("sts").assume_role(RoleArn=arn, RoleSessionName=session_name)
-        credentials: dict[str, Any] = creds["Credentials"]
+        credentials = creds["Credentials"]
         expires = credentials.get("Expiration")
         if not isinstance(expires, dt.datetime):
             expires = now + dt.timedelta(hours=1)
@@ -426,7 +487,7 @@ class AwsClients:
             self._roles[key] = (expires, found)
         return found
 
-    def assumed(self, credentials: dict[str, Any], region: str | None = None) -> AwsClients:
+    def assumed(self, credentials: Mapping[str, Any], region: str | None = None) -> AwsClients:
         """Clients with STS ``Credentials`` (AssumeRole's answer), same settings otherwise."""
         import boto3
 

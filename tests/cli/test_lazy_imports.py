@@ -6,10 +6,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from cfnops.cli.main import MODULES
+
+if TYPE_CHECKING:
+    from cfnops.sandbox import Sandbox
 
 HEAVY = ("dbos", "sqlalchemy", "boto3", "aws_durable_execution_sdk_python", "cfnlint", "esprima")
 TEMPLATE = "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: !Ref N}\n"
@@ -106,3 +110,36 @@ def test_job_run_does_not_import_pydantic_settings(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     # durable (DBOS ran the job-net), without the settings library it does not need
     assert proc.stdout.strip().splitlines()[-1] == "0 True False"
+
+
+def test_the_aws_type_stubs_never_load_when_cfnops_runs(
+    tmp_path: Path, cfnops_sandbox: Sandbox
+) -> None:
+    """The ``mypy_boto3_*`` packages type ``AwsClients.client`` for mypy only (the test
+    extra): every cfnops module imported, then a drift scan calling CloudFormation in the
+    sandbox, loads none of them. They are installed here, so a stray runtime import
+    would succeed and show up."""
+    import os
+
+    import mypy_boto3_cloudformation
+
+    assert mypy_boto3_cloudformation.__name__ == "mypy_boto3_cloudformation"  # installed
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(cfnops_sandbox.environment())
+    env.update(HOME=str(tmp_path), CFNOPS_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}")
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import cfnops\n"
+        "for found in pkgutil.walk_packages(cfnops.__path__, 'cfnops.'):\n"
+        "    importlib.import_module(found.name)\n"
+        "from cfnops.cli.main import run\n"
+        "code = run(['--output', 'json', 'drift', 'scan'])\n"
+        "stubs = [m for m in sys.modules if m.split('.')[0].startswith('mypy_boto3')]\n"
+        "print(code, 'botocore' in sys.modules, sorted(stubs))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=180
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert '"stacks"' in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == "0 True []"

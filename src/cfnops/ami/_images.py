@@ -12,13 +12,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from cfnops.ami._events import ImageEvent, image_id_from_arn
 from cfnops.ami.errors import ImageNotAvailable, IncompatibleImage
 from cfnops.aws import error_code
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
+
+    from cfnops.aws import AwsClients
 
 __all__ = [
     "ImageFacts",
@@ -61,7 +66,7 @@ class ImageFacts:
         )
 
 
-def describe_image(ec2: Any, image_id: str) -> ImageFacts:
+def describe_image(ec2: EC2Client, image_id: str) -> ImageFacts:
     """One DescribeImages call; a missing image is ``state="missing"``."""
     try:
         images = ec2.describe_images(ImageIds=[image_id]).get("Images", [])
@@ -82,7 +87,7 @@ def describe_image(ec2: Any, image_id: str) -> ImageFacts:
 
 
 def wait_until_available(
-    ec2: Any,
+    ec2: EC2Client,
     image_id: str,
     *,
     wait_seconds: float,
@@ -114,7 +119,7 @@ def compatibility_differences(new: ImageFacts, current: ImageFacts) -> list[str]
     return out
 
 
-def check_compatible(ec2: Any, target: str, new: ImageFacts, current_id: str | None) -> None:
+def check_compatible(ec2: EC2Client, target: str, new: ImageFacts, current_id: str | None) -> None:
     """Raise :class:`IncompatibleImage` when the image in use is known and differs."""
     if not current_id or not image_id_from_arn(current_id) or current_id == new.image_id:
         return
@@ -126,7 +131,7 @@ def check_compatible(ec2: Any, target: str, new: ImageFacts, current_id: str | N
         raise IncompatibleImage(target, new.image_id, current_id, differences)
 
 
-def resolve_event_images(clients: Any, event: ImageEvent) -> list[str]:
+def resolve_event_images(clients: AwsClients, event: ImageEvent) -> list[str]:
     """The AMI ids an event stands for (asking Backup / Image Builder when needed)."""
     if event.image_id:
         return [event.image_id]

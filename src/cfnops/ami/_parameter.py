@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -30,6 +30,11 @@ from cfnops.ami._images import check_compatible, wait_until_available
 from cfnops.ami.errors import NothingToRollBack, ParameterNotFound, ParameterOwnedByStack
 from cfnops.aws import AwsClients, error_code
 from cfnops.config import AmiSettings
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation.literals import StackStatusType
+    from mypy_boto3_ssm import SSMClient
+    from mypy_boto3_ssm.type_defs import TagTypeDef
 
 __all__ = [
     "PREVIOUS_TAG",
@@ -43,7 +48,7 @@ __all__ = [
 PREVIOUS_TAG = "cfnops:ami:previous-image-id"
 ROTATED_AT_TAG = "cfnops:ami:rotated-at"
 _STACK_TAG = "aws:cloudformation:stack-name"
-_LIVE = (
+_LIVE: tuple[StackStatusType, ...] = (
     "CREATE_COMPLETE",
     "UPDATE_COMPLETE",
     "UPDATE_ROLLBACK_COMPLETE",
@@ -78,7 +83,7 @@ class ParameterRotation:
         }
 
 
-def _tags(ssm: Any, name: str) -> dict[str, str]:
+def _tags(ssm: SSMClient, name: str) -> dict[str, str]:
     reply = ssm.list_tags_for_resource(ResourceType="Parameter", ResourceId=name)
     return {t["Key"]: t["Value"] for t in reply.get("TagList", [])}
 
@@ -104,16 +109,16 @@ def parameter_owner(clients: AwsClients, name: str) -> tuple[str, str] | None:
         for summary in page.get("StackSummaries", []):
             stack = summary["StackName"]
             for rpage in cfn.get_paginator("list_stack_resources").paginate(StackName=stack):
-                for res in rpage.get("StackResourceSummaries", []):
+                for item in rpage.get("StackResourceSummaries", []):
                     if (
-                        res.get("ResourceType") == "AWS::SSM::Parameter"
-                        and res.get("PhysicalResourceId") == name
+                        item.get("ResourceType") == "AWS::SSM::Parameter"
+                        and item.get("PhysicalResourceId") == name
                     ):
-                        return stack, f"resource {res['LogicalResourceId']}"
+                        return stack, f"resource {item['LogicalResourceId']}"
     return None
 
 
-def _current(ssm: Any, name: str) -> dict[str, Any]:
+def _current(ssm: SSMClient, name: str) -> dict[str, Any]:
     try:
         return dict(ssm.get_parameter(Name=name)["Parameter"])
     except ClientError as exc:
@@ -150,7 +155,7 @@ def rotate_parameter(
         request["DataType"] = "aws:ec2:image"
     version = ssm.put_parameter(**request).get("Version")
     stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    tags = [{"Key": ROTATED_AT_TAG, "Value": stamp}]
+    tags: list[TagTypeDef] = [{"Key": ROTATED_AT_TAG, "Value": stamp}]
     if previous:
         tags.append({"Key": PREVIOUS_TAG, "Value": previous})
     ssm.add_tags_to_resource(ResourceType="Parameter", ResourceId=parameter, Tags=tags)

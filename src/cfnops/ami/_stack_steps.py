@@ -11,11 +11,16 @@ stack was deployed with (plus those GetTemplateSummary reports) are passed back.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from cfnops.aws import error_code, error_message
+
+if TYPE_CHECKING:
+    from mypy_boto3_autoscaling import AutoScalingClient
+    from mypy_boto3_autoscaling.type_defs import InstanceRefreshTypeDef
+    from mypy_boto3_cloudformation import CloudFormationClient
 
 __all__ = [
     "UPDATABLE",
@@ -48,7 +53,7 @@ def client_token(run_id: str) -> str:
     return "cfnops-ami-" + hashlib.sha256(run_id.encode()).hexdigest()[:32]
 
 
-def stack_status(cfn: Any, stack: str) -> str:
+def stack_status(cfn: CloudFormationClient, stack: str) -> str:
     """The stack's status, or ``MISSING``."""
     try:
         found = cfn.describe_stacks(StackName=stack)["Stacks"]
@@ -59,7 +64,7 @@ def stack_status(cfn: Any, stack: str) -> str:
     return str(found[0]["StackStatus"]) if found else "MISSING"
 
 
-def read_stack(cfn: Any, stack: str, key: str) -> dict[str, Any]:
+def read_stack(cfn: CloudFormationClient, stack: str, key: str) -> dict[str, Any]:
     """Parameters, capabilities, the image in use and the newest event id."""
     found = cfn.describe_stacks(StackName=stack)["Stacks"][0]
     params = {
@@ -92,7 +97,7 @@ def parameter_list(keys: list[str], key: str, image_id: str) -> list[dict[str, A
 
 
 def start_update(
-    cfn: Any,
+    cfn: CloudFormationClient,
     stack: str,
     parameters: list[dict[str, Any]],
     capabilities: list[str],
@@ -119,7 +124,9 @@ def start_update(
     return {"started": True, "StackId": reply.get("StackId")}
 
 
-def collect_failures(cfn: Any, stack: str, since_event_id: str | None) -> list[dict[str, str]]:
+def collect_failures(
+    cfn: CloudFormationClient, stack: str, since_event_id: str | None
+) -> list[dict[str, str]]:
     """Resource events ``*_FAILED`` newer than ``since_event_id`` (oldest first)."""
     failures: list[dict[str, str]] = []
     for page in cfn.get_paginator("describe_stack_events").paginate(StackName=stack):
@@ -141,7 +148,9 @@ def collect_failures(cfn: Any, stack: str, since_event_id: str | None) -> list[d
     return list(reversed(failures))
 
 
-def roll_check(cfn: Any, autoscaling: Any, stack: str, key: str) -> dict[str, Any]:
+def roll_check(
+    cfn: CloudFormationClient, autoscaling: AutoScalingClient, stack: str, key: str
+) -> dict[str, Any]:
     """Pattern 3's precondition: the groups that would roll, their names and known refreshes."""
     from cfnops.ami._roll import decode_template_body, plan_roll
 
@@ -160,8 +169,8 @@ def roll_check(cfn: Any, autoscaling: Any, stack: str, key: str) -> dict[str, An
     return {"ok": True, "problems": [], "groups": groups}
 
 
-def _refreshes(autoscaling: Any, group: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
+def _refreshes(autoscaling: AutoScalingClient, group: str) -> list[InstanceRefreshTypeDef]:
+    found: list[InstanceRefreshTypeDef] = []
     token: str | None = None
     while True:
         request: dict[str, Any] = {"AutoScalingGroupName": group}
@@ -174,7 +183,9 @@ def _refreshes(autoscaling: Any, group: str) -> list[dict[str, Any]]:
             return found
 
 
-def refresh_progress(autoscaling: Any, groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def refresh_progress(
+    autoscaling: AutoScalingClient, groups: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The refresh each group runs since the update (newest not known before), as JSON."""
     out: list[dict[str, Any]] = []
     for group in groups:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from cfnops.cli._state import state
 from cfnops.errors import OperationFailed
 from cfnops.jobs import parse_input
+
+if TYPE_CHECKING:
+    from mypy_boto3_events.type_defs import PutEventsRequestEntryTypeDef
 
 events_app = typer.Typer(help="EventBridge events.", no_args_is_help=True)
 
@@ -25,7 +28,7 @@ def put(
 ) -> None:
     """Put one event on the bus (rules, event triggers and targets see it)."""
     st = state(ctx)
-    entry = {
+    entry: PutEventsRequestEntryTypeDef = {
         "Source": source,
         "DetailType": detail_type,
         "Detail": json.dumps(parse_input(detail)),

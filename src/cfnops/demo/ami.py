@@ -19,12 +19,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops.ami import Rotator
 from cfnops.config import AwsSettings, Settings
 from cfnops.demo.ami_bridge import subscribe_rotation
 from cfnops.errors import OperationFailed, UsageError
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_ec2 import EC2Client
+
+    from cfnops.aws import AwsClients
 
 __all__ = ["detect_drift", "examples_dir", "run_demo", "wait_stack"]
 
@@ -42,7 +48,7 @@ def examples_dir() -> Path:
     return found
 
 
-def wait_stack(cfn: Any, stack: str, timeout: float = 60.0) -> str:
+def wait_stack(cfn: CloudFormationClient, stack: str, timeout: float = 60.0) -> str:
     deadline = time.monotonic() + timeout
     while True:
         status = str(cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"])
@@ -51,7 +57,7 @@ def wait_stack(cfn: Any, stack: str, timeout: float = 60.0) -> str:
         time.sleep(0.2)
 
 
-def detect_drift(cfn: Any, stack: str, timeout: float = 60.0) -> dict[str, Any]:
+def detect_drift(cfn: CloudFormationClient, stack: str, timeout: float = 60.0) -> dict[str, Any]:
     """DetectStackDrift, wait, and the drifted resources with their differences."""
     detection = cfn.detect_stack_drift(StackName=stack)["StackDriftDetectionId"]
     deadline = time.monotonic() + timeout
@@ -75,7 +81,7 @@ def detect_drift(cfn: Any, stack: str, timeout: float = 60.0) -> dict[str, Any]:
     }
 
 
-def _group(clients: Any, cfn: Any, stack: str) -> dict[str, Any]:
+def _group(clients: AwsClients, cfn: CloudFormationClient, stack: str) -> dict[str, Any]:
     outputs = cfn.describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
     name = next(o["OutputValue"] for o in outputs if o["OutputKey"] == "GroupName")
     groups = clients.client("autoscaling").describe_auto_scaling_groups(
@@ -84,7 +90,7 @@ def _group(clients: Any, cfn: Any, stack: str) -> dict[str, Any]:
     return dict(groups["AutoScalingGroups"][0])
 
 
-def _backup(clients: Any, instance_id: str) -> str:
+def _backup(clients: AwsClients, instance_id: str) -> str:
     account = clients.account_id()
     arn = f"arn:aws:ec2:{clients.region}:{account}:instance/{instance_id}"
     backup = clients.client("backup")
@@ -102,7 +108,7 @@ def _backup(clients: Any, instance_id: str) -> str:
     raise OperationFailed(f"backup job {job} did not complete within 60 s")
 
 
-def _base_images(ec2: Any) -> list[str]:
+def _base_images(ec2: EC2Client) -> list[str]:
     """Two Amazon Linux 2 x86_64 AMIs of the sandbox (a filtered query is quick)."""
     images = ec2.describe_images(
         Filters=[
@@ -113,7 +119,7 @@ def _base_images(ec2: Any) -> list[str]:
     return sorted(i["ImageId"] for i in images)[:2]
 
 
-def _instance_image(clients: Any, instance_id: str) -> str:
+def _instance_image(clients: AwsClients, instance_id: str) -> str:
     reply = clients.client("ec2").describe_instances(InstanceIds=[instance_id])
     return str(reply["Reservations"][0]["Instances"][0]["ImageId"])
 

@@ -9,7 +9,12 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_iam import IAMClient
+    from mypy_boto3_ssm import SSMClient
 
 INITIAL_VALUE = "initial-value"
 DRIFTED_VALUE = "updated-value"
@@ -34,7 +39,7 @@ def sample_template(parameter_name: str = "/drift-test/sample") -> str:
     )
 
 
-def wait_stack(cfn: Any, stack: str, timeout: float = 60) -> str:
+def wait_stack(cfn: CloudFormationClient, stack: str, timeout: float = 60) -> str:
     """Wait until the stack leaves ``*_IN_PROGRESS``; its status."""
     deadline = time.monotonic() + timeout
     while True:
@@ -45,7 +50,7 @@ def wait_stack(cfn: Any, stack: str, timeout: float = 60) -> str:
 
 
 def deploy_sample(
-    cfn: Any,
+    cfn: CloudFormationClient,
     stack: str = "drift-test",
     parameter_name: str = "/drift-test/sample",
     tags: dict[str, str] | None = None,
@@ -60,13 +65,13 @@ def deploy_sample(
     return str(made["StackId"])
 
 
-def drift_sample(ssm: Any, parameter_name: str = "/drift-test/sample") -> None:
+def drift_sample(ssm: SSMClient, parameter_name: str = "/drift-test/sample") -> None:
     """Change the parameter outside CloudFormation."""
     ssm.put_parameter(Name=parameter_name, Value=DRIFTED_VALUE, Type="String", Overwrite=True)
 
 
 def drift_as_user(
-    iam: Any,
+    iam: IAMClient,
     endpoint_url: str,
     region: str,
     parameter_name: str,

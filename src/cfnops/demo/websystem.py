@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops.aws import AwsClients
+
+if TYPE_CHECKING:
+    from mypy_boto3_ec2 import EC2Client
 
 __all__ = ["build_web_system"]
 
@@ -99,7 +102,7 @@ def build_web_system(
     }
 
 
-def _until_running(ec2: Any, instances: list[str], timeout: float = 120) -> None:
+def _until_running(ec2: EC2Client, instances: list[str], timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while True:
         found = ec2.describe_instances(InstanceIds=instances)["Reservations"]

@@ -10,6 +10,7 @@ reports (values from parameters, dynamic references) are added.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,7 +40,7 @@ class ChangeSetAnswer:
     properties: tuple[tuple[str, str], ...] = ()  # (property name, RequiresRecreation)
 
     @classmethod
-    def from_change(cls, change: dict[str, Any]) -> ChangeSetAnswer | None:
+    def from_change(cls, change: Mapping[str, Any]) -> ChangeSetAnswer | None:
         rc = change.get("ResourceChange")
         if change.get("Type") != "Resource" or not isinstance(rc, dict):
             return None

@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions as bex
 
@@ -26,10 +26,19 @@ from cfnops.diff._params import parameter_values
 from cfnops.diff._pseudo import stack_pseudo_parameters
 from cfnops.diff.errors import ChangeSetError, StackNotFound, StackTemplateError
 
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_cloudformation.literals import CapabilityType
+    from mypy_boto3_cloudformation.type_defs import ParameterTypeDef
+
 # CreateChangeSet takes TemplateBody up to 51,200 bytes (AWS docs: CloudFormation
 # quotas, cloudformation-limits.html); larger templates need TemplateURL on S3.
 TEMPLATE_BODY_LIMIT = 51_200
-_CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_NAMED_IAM", "CAPABILITY_AUTO_EXPAND"]
+_CAPABILITIES: list[CapabilityType] = [
+    "CAPABILITY_IAM",
+    "CAPABILITY_NAMED_IAM",
+    "CAPABILITY_AUTO_EXPAND",
+]
 _NO_CHANGES = ("didn't contain changes", "No updates are to be performed")
 
 
@@ -52,7 +61,7 @@ def _client_error(stack: str, exc: bex.ClientError, action: str) -> StackTemplat
     return StackTemplateError(stack, f"{action} failed: {message}")
 
 
-def fetch_stack(cfn: Any, stack: str) -> DeployedStack:
+def fetch_stack(cfn: CloudFormationClient, stack: str) -> DeployedStack:
     """The deployed template (``TemplateStage=Original``) and parameter values of ``stack``."""
     try:
         described = cfn.describe_stacks(StackName=stack)["Stacks"][0]
@@ -73,7 +82,7 @@ def fetch_stack(cfn: Any, stack: str) -> DeployedStack:
 
 
 def change_set_answers(
-    cfn: Any,
+    cfn: CloudFormationClient,
     stack: str,
     template: Mapping[str, Any],
     parameters: Mapping[str, str],
@@ -98,7 +107,7 @@ def change_set_answers(
             f"{TEMPLATE_BODY_LIMIT}-byte TemplateBody limit",
         )
     declared = template.get("Parameters") or {}
-    params: list[dict[str, Any]] = []
+    params: list[ParameterTypeDef] = []
     for key in declared if isinstance(declared, Mapping) else ():
         if key in parameters:
             params.append({"ParameterKey": key, "ParameterValue": parameters[key]})
@@ -125,7 +134,12 @@ def change_set_answers(
 
 
 def _read(
-    cfn: Any, stack: str, name: str, poll: float, timeout: float, sleep: Callable[[float], None]
+    cfn: CloudFormationClient,
+    stack: str,
+    name: str,
+    poll: float,
+    timeout: float,
+    sleep: Callable[[float], None],
 ) -> list[ChangeSetAnswer]:
     waited = 0.0
     while True:
@@ -158,7 +172,7 @@ def _read(
 
 
 def diff_against_stack(
-    cfn: Any,
+    cfn: CloudFormationClient,
     stack: str,
     new: Mapping[str, Any],
     *,

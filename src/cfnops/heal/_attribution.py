@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions
 
 from cfnops.aws import error_code
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudtrail import CloudTrailClient
 
 _CLOUDFORMATION = "cloudformation.amazonaws.com"
 MAX_PAGES = 10
@@ -115,8 +118,13 @@ def pick(logical_id: str, events: Iterable[dict[str, Any]]) -> Attribution:
     )
 
 
+def _json(event: Mapping[str, Any]) -> dict[str, Any]:
+    """One CloudTrail event as the plain dict the heal journal records."""
+    return dict(event)
+
+
 def lookup_resource(
-    cloudtrail: Any, name: str, since: dt.datetime, until: dt.datetime
+    cloudtrail: CloudTrailClient, name: str, since: dt.datetime, until: dt.datetime
 ) -> list[dict[str, Any]]:
     """Every event naming ``name`` in the window (all pages, at most :data:`MAX_PAGES`)."""
     kwargs: dict[str, Any] = {
@@ -127,7 +135,7 @@ def lookup_resource(
     out: list[dict[str, Any]] = []
     for _ in range(MAX_PAGES):
         page = cloudtrail.lookup_events(**kwargs)
-        out.extend(page.get("Events", []))
+        out.extend(map(_json, page.get("Events", [])))
         token = page.get("NextToken")
         if not token:
             break
@@ -136,7 +144,7 @@ def lookup_resource(
 
 
 def attribute(
-    cloudtrail: Any,
+    cloudtrail: CloudTrailClient,
     resources: Sequence[tuple[str, str | None]],
     since: dt.datetime,
     *,

@@ -8,12 +8,17 @@ DescribeChangeSet (paginated), ExecuteChangeSet, DeleteChangeSet.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions
 
 from cfnops.aws import error_code, error_message
 from cfnops.heal._model import ResourceDrift, resource_from_api
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_cloudformation.type_defs import StackResourceSummaryTypeDef
 
 CHANGE_SET_DESCRIPTION = "Change set for configuration healing"
 # Statuses in which DetectStackDrift is accepted (User Guide, "Detect drift on an
@@ -30,7 +35,7 @@ CHECKABLE = frozenset(
 )
 
 
-def describe_stack(cfn: Any, stack: str) -> dict[str, Any] | None:
+def describe_stack(cfn: CloudFormationClient, stack: str) -> dict[str, Any] | None:
     """``{"StackId", "StackName", "StackStatus"}`` or ``None`` when the stack does not exist."""
     try:
         found = cfn.describe_stacks(StackName=stack)["Stacks"][0]
@@ -50,11 +55,11 @@ def describe_stack(cfn: Any, stack: str) -> dict[str, Any] | None:
     return out
 
 
-def start_detection(cfn: Any, stack: str) -> str:
+def start_detection(cfn: CloudFormationClient, stack: str) -> str:
     return str(cfn.detect_stack_drift(StackName=stack)["StackDriftDetectionId"])
 
 
-def detection_status(cfn: Any, detection_id: str) -> dict[str, Any]:
+def detection_status(cfn: CloudFormationClient, detection_id: str) -> dict[str, Any]:
     found = cfn.describe_stack_drift_detection_status(StackDriftDetectionId=detection_id)
     return {
         "DetectionStatus": found["DetectionStatus"],
@@ -65,7 +70,7 @@ def detection_status(cfn: Any, detection_id: str) -> dict[str, Any]:
     }
 
 
-def resource_drifts(cfn: Any, stack: str) -> tuple[ResourceDrift, ...]:
+def resource_drifts(cfn: CloudFormationClient, stack: str) -> tuple[ResourceDrift, ...]:
     """Every resource's last drift result (all pages)."""
     out: list[ResourceDrift] = []
     kwargs: dict[str, Any] = {"StackName": stack}
@@ -81,9 +86,9 @@ def resource_drifts(cfn: Any, stack: str) -> tuple[ResourceDrift, ...]:
 NESTED_STACK = "AWS::CloudFormation::Stack"
 
 
-def stack_resources(cfn: Any, stack: str) -> list[dict[str, Any]]:
+def stack_resources(cfn: CloudFormationClient, stack: str) -> list[StackResourceSummaryTypeDef]:
     """Every ``StackResourceSummary`` of the stack (ListStackResources, all pages)."""
-    out: list[dict[str, Any]] = []
+    out: list[StackResourceSummaryTypeDef] = []
     kwargs: dict[str, Any] = {"StackName": stack}
     while True:
         page = cfn.list_stack_resources(**kwargs)
@@ -94,7 +99,7 @@ def stack_resources(cfn: Any, stack: str) -> list[dict[str, Any]]:
         kwargs["NextToken"] = token
 
 
-def nested_stack_ids(summaries: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def nested_stack_ids(summaries: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     """``(logical id, nested stack id)`` of each ``AWS::CloudFormation::Stack`` resource."""
     return [
         (str(item["LogicalResourceId"]), str(item["PhysicalResourceId"]))
@@ -104,11 +109,11 @@ def nested_stack_ids(summaries: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 
 def create_revert_change_set(
-    cfn: Any, stack: str, name: str, token: str, nested: bool = False
+    cfn: CloudFormationClient, stack: str, name: str, token: str, nested: bool = False
 ) -> dict[str, str]:
     """Create the REVERT_DRIFT change set (``nested``: with ``IncludeNestedStacks``); a
     re-run after a crash finds the one it made."""
-    extra = {"IncludeNestedStacks": True} if nested else {}
+    extra: dict[str, Any] = {"IncludeNestedStacks": True} if nested else {}
     try:
         made = cfn.create_change_set(
             StackName=stack,
@@ -128,7 +133,9 @@ def create_revert_change_set(
     return {"Id": str(made["Id"]), "StackId": str(made["StackId"])}
 
 
-def describe_change_set(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
+def describe_change_set(
+    cfn: CloudFormationClient, stack_id: str, change_set_id: str
+) -> dict[str, Any]:
     """The whole change set: every page's ``Changes`` merged into the first page."""
     kwargs: dict[str, Any] = {"ChangeSetName": change_set_id}
     if stack_id:  # optional when the change set is named by its ARN
@@ -148,7 +155,7 @@ def describe_change_set(cfn: Any, stack_id: str, change_set_id: str) -> dict[str
         kwargs["NextToken"] = token
 
 
-def status_of(change_set: dict[str, Any]) -> dict[str, Any]:
+def status_of(change_set: Mapping[str, Any]) -> dict[str, Any]:
     """The statuses of a DescribeChangeSet response."""
     return {
         "Status": change_set.get("Status", ""),
@@ -157,11 +164,15 @@ def status_of(change_set: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def change_set_status(cfn: Any, stack_id: str, change_set_id: str) -> dict[str, Any]:
+def change_set_status(
+    cfn: CloudFormationClient, stack_id: str, change_set_id: str
+) -> dict[str, Any]:
     return status_of(cfn.describe_change_set(StackName=stack_id, ChangeSetName=change_set_id))
 
 
-def execute_change_set(cfn: Any, stack_id: str, change_set_id: str, token: str) -> str:
+def execute_change_set(
+    cfn: CloudFormationClient, stack_id: str, change_set_id: str, token: str
+) -> str:
     """Execute once: the token makes a repeat a no-op; an already started execution is fine."""
     try:
         cfn.execute_change_set(
@@ -177,7 +188,7 @@ def execute_change_set(cfn: Any, stack_id: str, change_set_id: str, token: str) 
     return "EXECUTE_IN_PROGRESS"
 
 
-def delete_change_set(cfn: Any, stack_id: str, change_set_id: str) -> bool:
+def delete_change_set(cfn: CloudFormationClient, stack_id: str, change_set_id: str) -> bool:
     try:
         cfn.delete_change_set(StackName=stack_id, ChangeSetName=change_set_id)
     except botocore.exceptions.ClientError as exc:

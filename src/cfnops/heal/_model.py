@@ -6,6 +6,7 @@ Field meanings follow the API reference of ``StackResourceDrift`` and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -139,7 +140,7 @@ class StackDriftReport:
         }
 
 
-def resource_from_api(item: dict[str, Any]) -> ResourceDrift:
+def resource_from_api(item: Mapping[str, Any]) -> ResourceDrift:
     """A :class:`ResourceDrift` from one ``StackResourceDrift`` of the API."""
     props = tuple(
         PropertyDrift(

@@ -20,16 +20,21 @@ the path as a prefix of their logical id (``Child/Param``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops.heal import _cfn
 from cfnops.heal._coverage import Coverage
 from cfnops.heal._policy import GateDecision
 
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+
 NESTED_STACK = _cfn.NESTED_STACK
 
 
-def nested_stacks(cfn: Any, stack_id: str, prefix: str = "") -> list[dict[str, Any]]:
+def nested_stacks(
+    cfn: CloudFormationClient, stack_id: str, prefix: str = ""
+) -> list[dict[str, Any]]:
     """Every nested stack below ``stack_id`` (depth first): path, id, name, status."""
     out: list[dict[str, Any]] = []
     for logical_id, physical in _cfn.nested_stack_ids(_cfn.stack_resources(cfn, stack_id)):
@@ -49,7 +54,7 @@ def nested_stacks(cfn: Any, stack_id: str, prefix: str = "") -> list[dict[str, A
     return out
 
 
-def start_detections(cfn: Any, stack_id: str) -> list[dict[str, Any]]:
+def start_detections(cfn: CloudFormationClient, stack_id: str) -> list[dict[str, Any]]:
     """Start drift detection on every checkable nested stack of ``stack_id``."""
     found = nested_stacks(cfn, stack_id)
     for item in found:
@@ -61,7 +66,7 @@ def start_detections(cfn: Any, stack_id: str) -> list[dict[str, Any]]:
 def combine(
     root: dict[str, Any],
     nested: list[dict[str, Any]],
-    cfn: Any,
+    cfn: CloudFormationClient,
     read_root: Callable[[], dict[str, Any]],
     read: Callable[[str, str], dict[str, Any]],
 ) -> dict[str, Any]:
@@ -114,7 +119,9 @@ def combine(
     return out
 
 
-def nested_change_sets(cfn: Any, whole: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def nested_change_sets(
+    cfn: CloudFormationClient, whole: dict[str, Any], prefix: str = ""
+) -> dict[str, Any]:
     """Every nested change set of a described change set (all pages), by path."""
     out: dict[str, Any] = {}
     for item in whole.get("Changes", []):

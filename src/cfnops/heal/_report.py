@@ -13,10 +13,10 @@ import datetime as dt
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops import logcontext, tracing
 from cfnops.config import IgnoreRule
@@ -26,6 +26,10 @@ from cfnops.heal._attribution import attribute, parse_time
 from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import ResourceDrift, StackDriftReport
 from cfnops.heal.errors import StackNotFound, WaitTimedOut
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_cloudtrail import CloudTrailClient
 
 
 class DetectionPacer:
@@ -109,7 +113,7 @@ class DetectionPacer:
 
 
 def drift_report(
-    cfn: Any,
+    cfn: CloudFormationClient,
     stack: str,
     *,
     ignore: tuple[IgnoreRule, ...] = (),
@@ -117,7 +121,7 @@ def drift_report(
     max_attempts: int = 150,
     sleep: Callable[[float], None] = time.sleep,
     follow_nested: bool = True,
-    cloudtrail: Any = None,
+    cloudtrail: CloudTrailClient | None = None,
     accepted: Sequence[AcceptedDrift] = (),
     region: str | None = None,
     known: dict[str, Any] | None = None,
@@ -215,7 +219,7 @@ def drift_report(
 
 
 def with_attribution(
-    report: StackDriftReport, cloudtrail: Any, since: dt.datetime | None
+    report: StackDriftReport, cloudtrail: CloudTrailClient, since: dt.datetime | None
 ) -> StackDriftReport:
     """The report with each drifted resource's attribution."""
     drifted = [(r.logical_id, r.physical_id) for r in report.drifted()]
@@ -232,7 +236,7 @@ def with_attribution(
 
 
 def in_sync_from_summaries(
-    summaries: list[dict[str, Any]],
+    summaries: Sequence[Mapping[str, Any]],
 ) -> tuple[ResourceDrift, ...] | None:
     """Every resource IN_SYNC, read from ListStackResources alone; ``None`` if not sure.
 
@@ -264,7 +268,7 @@ def in_sync_from_summaries(
 
 
 def with_unsupported(
-    resources: tuple[ResourceDrift, ...], summaries: list[dict[str, Any]]
+    resources: tuple[ResourceDrift, ...], summaries: Sequence[Mapping[str, Any]]
 ) -> tuple[ResourceDrift, ...]:
     """Add the stack's resources drift detection left out (types it does not support).
 
@@ -287,13 +291,13 @@ def with_unsupported(
 
 
 def drift_reports(
-    cfn: Any,
+    cfn: CloudFormationClient,
     stacks: Sequence[str],
     *,
     ignore: tuple[IgnoreRule, ...] = (),
     poll_seconds: float = 2.0,
     concurrency: int = 8,
-    cloudtrail: Any = None,
+    cloudtrail: CloudTrailClient | None = None,
     accepted: Sequence[AcceptedDrift] = (),
     region: str | None = None,
     account: str | None = None,
@@ -321,7 +325,7 @@ def drift_reports(
         return list(pool.map(tracing.carry(logcontext.carry(one)), stacks))
 
 
-def list_stacks(cfn: Any) -> list[dict[str, Any]]:
+def list_stacks(cfn: CloudFormationClient) -> list[dict[str, Any]]:
     """Every live stack of the region (DescribeStacks, all pages) with name, status, tags."""
     out: list[dict[str, Any]] = []
     kwargs: dict[str, Any] = {}

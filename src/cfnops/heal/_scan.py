@@ -20,10 +20,10 @@ import datetime as dt
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions
 
@@ -35,6 +35,10 @@ from cfnops.heal._coverage import Coverage, total
 from cfnops.heal._model import StackDriftReport
 from cfnops.heal._report import DetectionPacer, drift_report, list_stacks
 from cfnops.heal.errors import BadScanTarget
+
+if TYPE_CHECKING:
+    from mypy_boto3_cloudformation import CloudFormationClient
+    from mypy_boto3_cloudformation.type_defs import StackInstanceSummaryTypeDef
 
 _ACCOUNT = re.compile(r"^\d{12}$")
 _THROTTLING = frozenset(
@@ -249,8 +253,8 @@ def _watch_throttling(
     return cfn
 
 
-def _stack_sets(cfn: Any) -> list[tuple[str, dict[str, Any]]]:
-    out: list[tuple[str, dict[str, Any]]] = []
+def _stack_sets(cfn: CloudFormationClient) -> list[tuple[str, StackInstanceSummaryTypeDef]]:
+    out: list[tuple[str, StackInstanceSummaryTypeDef]] = []
     try:
         names = [
             s["StackSetName"]
@@ -265,7 +269,7 @@ def _stack_sets(cfn: Any) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def _instance_drift(rows: Sequence[ScanRow], stack_set: str, item: dict[str, Any]) -> str:
+def _instance_drift(rows: Sequence[ScanRow], stack_set: str, item: Mapping[str, Any]) -> str:
     """The instance stack's drift from this scan, else the API's ``DriftStatus``.
 
     Matched by stack id; failing that by account, region and a name of the form
@@ -326,7 +330,7 @@ def _scan(
     limit = AdaptiveLimit(concurrency)
     pacer = DetectionPacer()
     jobs: list[tuple[str, str, Any, dict[str, Any]]] = []
-    raw_sets: list[tuple[str, dict[str, Any]]] = []
+    raw_sets: list[tuple[str, StackInstanceSummaryTypeDef]] = []
     for account, clients in per_account.items():
         for region in regions:
             regional = clients.in_region(region)

@@ -14,13 +14,16 @@ import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions as bex
 from botocore import xform_name
 
 from cfnops.asl.errors import TaskFailure
 from cfnops.aws import AwsClients, error_code, error_message
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
 
 __all__ = ["boto3_service", "call_aws_sdk", "sfn_error_name", "sfn_service_name"]
 
@@ -53,7 +56,7 @@ def boto3_service(sfn_service: str, clients: AwsClients) -> str:
     return found
 
 
-def sfn_service_name(client: Any) -> str:
+def sfn_service_name(client: BaseClient) -> str:
     """The PascalCase service prefix of error names: ``Ec2``, ``AcmPca``, ``Rds``."""
     service_id = str(client.meta.service_model.service_id)
     return "".join(word[:1].upper() + word[1:].lower() for word in re.split(r"[\s\-]+", service_id))
@@ -68,7 +71,7 @@ def sfn_error_name(service: str, code: str) -> str:
     return f"{service}.{name}"
 
 
-def _operation(client: Any, action: str) -> str:
+def _operation(client: BaseClient, action: str) -> str:
     wanted = action.lower()
     for op in client.meta.service_model.operation_names:
         if op.lower() == wanted:

@@ -13,10 +13,13 @@ https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops.notify._model import Notification
 from cfnops.notify.errors import NotifyError
+
+if TYPE_CHECKING:
+    from mypy_boto3_events import EventBridgeClient
 
 SOURCE = "cfnops"
 DETAIL_TYPE = "cfnops notification"
@@ -54,7 +57,7 @@ class EventBridgeNotifier:
 
     name = "eventbridge"
 
-    def __init__(self, client: Any, bus: str) -> None:
+    def __init__(self, client: EventBridgeClient, bus: str) -> None:
         self._client = client
         self.bus = bus
 

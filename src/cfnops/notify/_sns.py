@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from cfnops.notify._model import Notification
+
+if TYPE_CHECKING:
+    from mypy_boto3_sns import SNSClient
+    from mypy_boto3_sns.type_defs import PublishInputTypeDef
 
 # Publish: "Subjects must be UTF-8 text with no line breaks or control characters,
 # and less than 100 characters long."
@@ -48,20 +52,17 @@ class SnsNotifier:
 
     name = "sns"
 
-    def __init__(self, client: Any, topic_arn: str) -> None:
+    def __init__(self, client: SNSClient, topic_arn: str) -> None:
         self._client = client
         self.topic_arn = topic_arn
 
     def send(self, notification: Notification) -> None:
-        fifo: dict[str, str] = {}
+        request: PublishInputTypeDef = {
+            "TopicArn": self.topic_arn,
+            "Subject": sns_subject(notification.subject),
+            "Message": notification.message,
+        }
         if self.topic_arn.endswith(".fifo"):
-            fifo = {
-                "MessageGroupId": FIFO_GROUP,
-                "MessageDeduplicationId": deduplication_id(notification),
-            }
-        self._client.publish(
-            TopicArn=self.topic_arn,
-            Subject=sns_subject(notification.subject),
-            Message=notification.message,
-            **fifo,
-        )
+            request["MessageGroupId"] = FIFO_GROUP
+            request["MessageDeduplicationId"] = deduplication_id(notification)
+        self._client.publish(**request)

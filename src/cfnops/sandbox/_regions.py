@@ -34,7 +34,7 @@ def _regions(service: str, partition: str, allow_non_regional: bool) -> tuple[st
     return tuple(_shared().get_available_regions(service, partition, allow_non_regional))
 
 
-class _SharedRegionsSession(boto3.session.Session):  # type: ignore[misc]
+class _SharedRegionsSession(boto3.session.Session):
     """A ``boto3.Session`` whose region lists come from one shared session."""
 
     def get_available_regions(
@@ -51,8 +51,8 @@ def shared_region_lists() -> Iterator[None]:
     """While inside, ``boto3.Session`` answers region lists from one shared session."""
     with _lock:
         original = boto3.Session
-        boto3.Session = _SharedRegionsSession
+        boto3.Session = _SharedRegionsSession  # type: ignore[misc]  # swapped back below
         try:
             yield
         finally:
-            boto3.Session = original
+            boto3.Session = original  # type: ignore[misc]

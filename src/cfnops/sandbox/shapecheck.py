@@ -22,9 +22,12 @@ import datetime as dt
 import json
 import xml.etree.ElementTree as ET
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.model import ListShape, MapShape, Shape, StructureShape
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
 
 __all__ = [
     "RawShapeChecker",
@@ -93,7 +96,9 @@ def _walk(shape: Shape, value: Any, path: str, problems: list[str]) -> None:
             problems.append(problem)
 
 
-def output_shape_problems(client: Any, operation_name: str, response: dict[str, Any]) -> list[str]:
+def output_shape_problems(
+    client: BaseClient, operation_name: str, response: dict[str, Any]
+) -> list[str]:
     """Every way ``response`` (parsed by boto3) departs from the output shape."""
     model = client.meta.service_model.operation_model(operation_name)
     shape = model.output_shape
@@ -105,7 +110,9 @@ def output_shape_problems(client: Any, operation_name: str, response: dict[str, 
     return problems
 
 
-def assert_matches_output_shape(client: Any, operation_name: str, response: dict[str, Any]) -> None:
+def assert_matches_output_shape(
+    client: BaseClient, operation_name: str, response: dict[str, Any]
+) -> None:
     """Fail (``ShapeMismatch``) unless every field of ``response`` is in the output shape."""
     problems = output_shape_problems(client, operation_name, response)
     if problems:
@@ -236,7 +243,7 @@ class RawShapeChecker:
         raw.assert_clean()
     """
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: BaseClient) -> None:
         self.client = client
         self.problems: list[str] = []
         self.checked: list[str] = []
