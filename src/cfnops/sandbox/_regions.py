@@ -34,7 +34,7 @@ def _regions(service: str, partition: str, allow_non_regional: bool) -> tuple[st
     return tuple(_shared().get_available_regions(service, partition, allow_non_regional))
 
 
-class _SharedRegionsSession(boto3.session.Session):
+class _SharedRegionsSession(boto3.session.Session):  # type: ignore[misc]  # Any without stubs
     """A ``boto3.Session`` whose region lists come from one shared session."""
 
     def get_available_regions(
