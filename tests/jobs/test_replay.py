@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from cfnops.asl import FakeInvoker, TaskContext
 from cfnops.config import load_settings
+from cfnops.durable import Attempt, Branch, Position, Visit
 from cfnops.jobs import JobStore
 from cfnops.jobs._runner import execute_run, redrive_point, top_level_path
 from cfnops.jobs._tables import runs
@@ -81,9 +82,12 @@ def test_a_replay_calls_no_task_and_sleeps_no_wait(tmp_path: Path) -> None:
     first = execute_run(store, "replay-1", lambda row: _invoker(calls), account="210987654321")
     assert first.status == "SUCCEEDED"
     assert len(calls) == 30
-    keys = {s.key for s in store.list_steps("replay-1")}
-    assert len([k for k in keys if "@" in k]) == 30  # one checkpoint per task call
-    assert "/Each#1~b1/0/Fork#1~b1/0/Left#1@1" in keys  # timeout helper thread: same shape
+    keys = {s.position for s in store.list_steps("replay-1")}
+    assert len([k for k in keys if isinstance(k.segments[-1], Attempt)]) == 30  # one per call
+    left = Position.of(  # timeout helper thread: same shape
+        Visit("Each", 1), Branch(1, 0), Visit("Fork", 1), Branch(1, 0), Visit("Left", 1), Attempt(1)
+    )
+    assert left in keys
     history = [e["type"] for e in store.history("replay-1")]
 
     # As if the process died just before recording the end: replay everything.
@@ -105,7 +109,8 @@ def test_redrive_point_counts_visits_across_redrives() -> None:
     first = _entered("A", "B", "A", "B")  # failed in the 2nd visit of B
     assert top_level_path(first, top) == [("A", 1), ("B", 1), ("A", 2), ("B", 2)]
     assert redrive_point(first, top, []) == ("B", 2)
-    assert redrive_point(first, top, ["/A#2@1", "/B#2~b1/0!failed"]) == ("A", 2)
+    failed = [Position.of(Visit("A", 2), Attempt(1)), Position.of(Visit("B", 2), Branch(1, 0))]
+    assert redrive_point(first, top, failed) == ("A", 2)
     redriven = [*first, {"type": "ExecutionRedriven", "details": {}}, *_entered("B", "C", "A")]
     assert top_level_path(redriven, top)[-3:] == [("B", 2), ("C", 1), ("A", 3)]
     assert redrive_point(redriven, top, []) == ("A", 3)

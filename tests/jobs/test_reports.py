@@ -6,6 +6,7 @@ import copy
 import time
 from typing import Any
 
+from cfnops.durable import Mark, Position
 from cfnops.jobs import CapturingTransport, JobService
 from cfnops.jobs._definition import load_definition
 from conftest import EXAMPLES
@@ -62,7 +63,8 @@ def test_runs_started_with_notify_send_one_notification(jobs: JobService) -> Non
     run_id = jobs.start(definition, {"x": 1}, machine_name="notified", options={"notify": True})
     assert jobs.wait(run_id, timeout=60).status == "SUCCEEDED"
     deadline = time.monotonic() + 30  # sent right after the run's status is stored
-    while not (sent := [s for s in jobs.store.list_steps(run_id) if s.key == "/!notify"]):
+    notify = Position.of(Mark("notify"))
+    while not (sent := [s for s in jobs.store.list_steps(run_id) if s.position == notify]):
         assert time.monotonic() < deadline, "no notification"
         time.sleep(0.05)
     [sent] = sent
@@ -70,7 +72,7 @@ def test_runs_started_with_notify_send_one_notification(jobs: JobService) -> Non
     quiet = jobs.start(definition, {}, machine_name="quiet")
     jobs.wait(quiet, timeout=60)
     time.sleep(0.5)
-    assert [s for s in jobs.store.list_steps(quiet) if s.key == "/!notify"] == []
+    assert [s for s in jobs.store.list_steps(quiet) if s.position == notify] == []
 
 
 def _notified(jobs: JobService, monkeypatch: Any, definition: dict[str, Any]) -> Any:

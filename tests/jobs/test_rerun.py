@@ -12,7 +12,7 @@ import pytest
 
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.cli.main import run
-from cfnops.durable import AuditLog, Engine
+from cfnops.durable import AuditLog, Engine, Visit
 from cfnops.jobs import JobService, RerunRequest, register_function
 from cfnops.jobs.errors import RerunRefused, UnknownState
 
@@ -118,7 +118,11 @@ def _entered(jobs: JobService, run_id: str) -> list[str]:
 def test_failed_map_iteration_reruns_alone(jobs: JobService) -> None:
     origin = _origin(jobs, "rr-map-failed", failing={2})
     assert jobs.store.get_run(origin).status == "FAILED"
-    done = {s.result // 10 for s in jobs.store.list_steps(origin) if s.ok and "/I#" in s.key}
+    done = {
+        s.result // 10
+        for s in jobs.store.list_steps(origin)
+        if s.ok and Visit("I", 1) in s.position.segments
+    }
     new_id, result = _rerun(jobs, origin, "from", state="M", iterations="failed")
     assert result.status == "SUCCEEDED", (result.error, result.cause)
     calls = _calls()

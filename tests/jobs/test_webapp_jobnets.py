@@ -9,6 +9,7 @@ import pytest
 
 from cfnops.aws import AwsClients
 from cfnops.demo.websystem import build_web_system
+from cfnops.durable import Attempt, Position, Visit
 from cfnops.jobs import CapturingTransport, JobService
 from cfnops.jobs._definition import load_definition
 from cfnops.jobs._views import state_views
@@ -86,7 +87,7 @@ def test_run_command_failure_then_redrive(
     report = slack.json_bodies()[-1]["text"]
     assert f"execution:webapp-stop:{run_id}" in report  # the execution ARN
     assert report.count("```") % 2 == 0 and len(report) <= 2000
-    done_before = {s.key for s in jobs.store.list_steps(run_id) if s.ok}
+    done_before = {s.position for s in jobs.store.list_steps(run_id) if s.ok}
 
     ssm_commands.clear_outcomes()
     ssm_commands.set_outcome(command=r"systemctl is-active httpd", exit_code=3)
@@ -96,8 +97,8 @@ def test_run_command_failure_then_redrive(
     assert jobs.store.get_run(run_id).redrive_count == 1
     # The maintenance rule was created once (a second CreateRule at priority 1 would fail),
     # and every task that had finished kept its checkpoint.
-    assert "/PutMaintenancePage#1@1" in done_before
-    after = {s.key: s for s in jobs.store.list_steps(run_id)}
+    assert Position.of(Visit("PutMaintenancePage", 1), Attempt(1)) in done_before
+    after = {s.position: s for s in jobs.store.list_steps(run_id)}
     assert done_before <= set(after)
     history = jobs.store.history(run_id)
     types = [e["type"] for e in history]

@@ -9,6 +9,7 @@ import pytest
 from test_webapp_jobnets import SLACK, _run, system  # noqa: F401 - the fixture
 
 from cfnops.aws import AwsClients
+from cfnops.durable import Attempt, Branch, Position, Visit
 from cfnops.jobs import CapturingTransport, JobService, RerunRequest
 from cfnops.sandbox.extensions import ssm_commands
 
@@ -30,10 +31,12 @@ def _instance_states(clients: AwsClients, ids: list[str]) -> dict[str, str]:
     return {i["InstanceId"]: i["State"]["Name"] for r in found for i in r["Instances"]}
 
 
-def _stop_commands(jobs: JobService, run_id: str) -> dict[str, Any]:
-    """The StopApache sendCommand results of a run, by iteration key."""
+def _stop_commands(jobs: JobService, run_id: str) -> dict[Position, Any]:
+    """The StopApache sendCommand results of a run, by position under the Map's visit."""
     return {
-        s.key: s.result for s in jobs.store.list_steps(run_id) if "/StopApache#" in s.key and s.ok
+        Position(s.position.segments[1:]): s.result
+        for s in jobs.store.list_steps(run_id)
+        if s.ok and (v := s.position.last_visit()) is not None and v.state == "StopApache"
     }
 
 
@@ -61,14 +64,15 @@ def test_stop_net_failed_iteration_alone_then_after_failed(
     assert "PutMaintenancePage" not in _entered(jobs, only_id)
     assert "BackupCluster" not in _entered(jobs, only_id)  # --only: the run ends there
     after = _stop_commands(jobs, only_id)
-    kept = {"/".join(k.split("/")[2:]): v for k, v in before.items()}
-    again = {"/".join(k.split("/")[2:]): v for k, v in after.items()}
+    kept, again = before, after  # by iteration: positions under the Map's visit
     # What finished in the good iteration is the origin's (not sent again; an iteration the
     # failure cut short resumes); the bad instance's (iteration 1) is a new command.
-    assert set(again) == {f"{i}/StopApache#1@1" for i in range(len(system["instanceIds"]))}
-    assert "1/StopApache#1@1" in kept
+    stop = (Visit("StopApache", 1), Attempt(1))
+    count = len(system["instanceIds"])
+    assert set(again) == {Position.of(Branch(1, i), *stop) for i in range(count)}
+    assert Position.of(Branch(1, 1), *stop) in kept
     for key, command in kept.items():
-        assert (again[key] == command) is (not key.startswith("1/")), key
+        assert (again[key] == command) is (key.segments[0] != Branch(1, 1)), key
     assert _instance_states(clients, system["instanceIds"])[bad] == "stopped"
 
     recorded = next(

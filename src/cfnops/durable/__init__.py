@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
 from cfnops.durable._audit import AuditEntry, AuditLog
+from cfnops.durable._checkpoints import Checkpoint, CheckpointStore
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
 from cfnops.durable._handoff import PlainRun, runtime_of
@@ -39,6 +40,16 @@ from cfnops.durable._lambda_functions import (
     lambda_function,
     register_function,
     register_function_lazily,
+)
+from cfnops.durable._positions import (
+    Attempt,
+    BadPosition,
+    Branch,
+    Mark,
+    Position,
+    Segment,
+    Sleep,
+    Visit,
 )
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord, redacted
@@ -66,32 +77,42 @@ __all__ = [
     "DEFAULT_QUEUE",
     "LAMBDA_WORKFLOW",
     "RUN_STATUSES",
+    "Attempt",
     "AuditEntry",
     "AuditLog",
     "BadAuditEntry",
+    "BadPosition",
+    "Branch",
     "CallbackClosed",
+    "Checkpoint",
+    "CheckpointStore",
     "DbosDurableContext",
     "DurableError",
     "Engine",
     "IncompatibleRun",
     "LambdaFunction",
     "LocalLambda",
+    "Mark",
     "MissingModule",
     "NoRuntime",
     "NotRunnableHere",
     "PlainRun",
+    "Position",
     "RunCancelled",
     "RunFailed",
     "RunHandle",
     "RunRecord",
     "RunStore",
     "RunStranded",
+    "Segment",
+    "Sleep",
     "StepRecord",
     "StepResultNotJson",
     "UnknownExecution",
     "UnknownFunction",
     "UnknownRun",
     "UnknownWorkflow",
+    "Visit",
     "create_tables",
     "functions",
     "get_function",

@@ -10,7 +10,7 @@ it in the run's history with an event of its own — Step Functions has none of 
 - ``TaskForced``: a running Task ends with the given output or error (the call in
   flight is abandoned: its answer is ignored).
 
-A skip or a force records the state entry it took effect at (its effect key), so a
+A skip or a force records the state entry it took effect at (its position), so a
 replay after a crash applies it at the same place; a forced result is stored as the
 Task's checkpoint (kind ``forced``).
 """
@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from cfnops.asl import Recorder, SkipState
+from cfnops.durable import Position, Visit
 from cfnops.jobs._durable_ports import EffectKeys, Forced
 from cfnops.jobs._store import ControlRow, JobStore
 
@@ -47,7 +48,7 @@ class RunControls:
         self.keys = keys
         self.recorder = recorder
         # A rerun --after-failed passes its first state: a skip fixed at that entry.
-        self.presets = {f"/{name}#1": dict(v) for name, v in (presets or {}).items()}
+        self.presets = {Position.of(Visit(name, 1)): dict(v) for name, v in (presets or {}).items()}
         self._rows: list[ControlRow] = []
         self._last = 0
         self._held = threading.Event()
@@ -117,7 +118,7 @@ class RunControls:
 
     def skip(self, state_name: str, state: Mapping[str, Any]) -> SkipState | None:
         frame = self.keys.frame()
-        key = frame.current if frame is not None else ""
+        key = frame.current if frame is not None and frame.current is not None else Position()
         preset = self.presets.get(key)
         if preset is not None:
             detail = {"actor": "rerun --after-failed"}
@@ -128,7 +129,7 @@ class RunControls:
         return SkipState(row.payload.get("output"), row.detail())
 
     # -- forced Tasks (asked by the durable invoker) -------------------------------------
-    def forced(self, state_name: str, task_key: str) -> Forced | None:
+    def forced(self, state_name: str, task_key: Position) -> Forced | None:
         """The force that ends this Task attempt, if one was asked (taken once)."""
         row = self._take("force", state_name, task_key)
         if row is None:
@@ -137,7 +138,8 @@ class RunControls:
         return Forced(bool(p.get("ok")), p.get("output"), p.get("error"), p.get("cause"),
                       row.detail())  # fmt: skip
 
-    def _take(self, action: str, state_name: str, key: str) -> ControlRow | None:
+    def _take(self, action: str, state_name: str, at: Position) -> ControlRow | None:
+        key = at.to_json()
         with self._lock:
             rows = [r for r in self._rows if r.action == action and r.state == state_name]
         for row in rows:

@@ -1,15 +1,19 @@
 """Checkpointed versions of the ASL ports: the heart of durable job-net execution.
 
 An execution is *replayed* after a crash (or a redrive): pure states are evaluated
-again (cheap, no writes), every Task and every wait looks itself up by a deterministic
-key first. A key names the effect by where it happens, not by when:
+again (cheap, no writes), every Task and every wait looks itself up by its position
+first. A position (:class:`cfnops.durable.Position`) names the effect by where it
+happens, not by when:
 
-    /StopInstances~b1/0/StopHttpd#2@1      Map "StopInstances" (first attempt), iteration 0,
-                                           second visit of "StopHttpd", first task attempt
-    /WaitForCluster#3~1                    third visit of a Wait state, its first sleep
+    Visit("StopInstances", 1), Branch(1, 0), Visit("StopHttpd", 2), Attempt(1)
+        Map "StopInstances" (first visit), its first fan-out's iteration 0, the second
+        visit of "StopHttpd", its first task attempt
+    Visit("WaitForCluster", 3), Sleep(1)
+        the third visit of a Wait state, its first sleep
 
 Visit counters are kept per branch (a Map iteration or Parallel branch walks its states
-on one thread), so keys do not depend on how concurrent branches interleave.
+on one thread), so positions do not depend on how concurrent branches interleave.
+Checkpoints live in the durable engine's store (:class:`cfnops.durable.CheckpointStore`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from cfnops import logcontext, tracing
 from cfnops.asl import BranchJob, TaskContext, TaskInvoker
 from cfnops.asl.errors import StatesFailure, TaskFailure
 from cfnops.database import retry_while_unreachable
+from cfnops.durable import Attempt, Branch, Mark, Position, Sleep, Visit
+from cfnops.jobs._legacy_keys import digest_text
 from cfnops.jobs._store import JobStore, dumps
 
 __all__ = [
@@ -43,8 +49,10 @@ __all__ = [
 TOKEN_PREFIX = "cfnops1"
 
 
-def make_token(run_id: str, entry: str) -> str:
-    digest = hashlib.sha256(f"{run_id}\n{entry}".encode()).hexdigest()[:24]
+def make_token(run_id: str, entry: Position) -> str:
+    """The task token of a state entry (the same on every replay, and across the
+    upgrade that typed positions: see :func:`cfnops.jobs._legacy_keys.digest_text`)."""
+    digest = hashlib.sha256(f"{run_id}\n{digest_text(entry)}".encode()).hexdigest()[:24]
     raw = base64.urlsafe_b64encode(run_id.encode()).decode().rstrip("=")
     return f"{TOKEN_PREFIX}.{raw}.{digest}"
 
@@ -63,28 +71,28 @@ def token_run_id(token: str) -> str | None:
 
 @dataclass
 class _Frame:
-    path: str
+    path: Position
     visits: dict[str, int] = field(default_factory=dict)
-    current: str = ""
+    current: Position | None = None  # the state entry being run
     attempts: int = 0
     sleeps: int = 0
     submits: int = 0
-    task_key: str | None = None
+    task_key: Position | None = None
 
 
 class EffectKeys:
-    """Deterministic keys for the effects of one execution (see the module docstring)."""
+    """Deterministic positions for the effects of one execution (see the module docstring)."""
 
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self._local = threading.local()
-        self._stash: dict[tuple[str, str], list[str]] = {}
+        self._stash: dict[tuple[str, str], list[Position]] = {}
         self._lock = threading.Lock()
 
     def frame(self) -> _Frame | None:
         return getattr(self._local, "frame", None)
 
-    def push(self, path: str) -> _Frame | None:
+    def push(self, path: Position) -> _Frame | None:
         previous = self.frame()
         self._local.frame = _Frame(path)
         return previous
@@ -100,17 +108,20 @@ class EffectKeys:
             name = str(details.get("name"))
             visit = frame.visits.get(name, 0) + 1
             frame.visits[name] = visit
-            frame.current = f"{frame.path}/{name}#{visit}"
+            frame.current = frame.path.then(Visit(name, visit))
             frame.attempts = frame.sleeps = frame.submits = 0
         elif event_type in ("TaskScheduled", "LambdaFunctionScheduled"):
+            if frame.current is None:  # pragma: no cover - a Task is always a state's
+                return
             frame.attempts += 1
-            frame.task_key = f"{frame.current}@{frame.attempts}"
+            frame.task_key = frame.current.then(Attempt(frame.attempts))
             text = str(details.get("parameters", details.get("input", "")))
-            state = frame.current.rsplit("/", 1)[-1].rsplit("#", 1)[0]
+            entered = frame.current.last_visit()
+            state = entered.state if entered is not None else ""
             with self._lock:  # for an invoker called on the core's timeout helper thread
                 self._stash.setdefault((state, text), []).append(frame.task_key)
 
-    def task_key(self, state_name: str, payload: Any) -> str:
+    def task_key(self, state_name: str, payload: Any) -> Position:
         frame = self.frame()
         text = dumps(payload)
         with self._lock:
@@ -121,34 +132,32 @@ class EffectKeys:
                 return frame.task_key
             if pending:
                 return pending.pop(0)
-        return f"/?{state_name}#{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return Position.of(Mark(f"unplaced task {state_name} {digest}"))
 
-    def sleep_key(self) -> str:
+    def sleep_key(self) -> Position:
         frame = self.frame()
-        if frame is None:
-            return f"/?sleep-{threading.get_ident()}"
+        if frame is None or frame.current is None:
+            return Position.of(Mark(f"unplaced sleep {threading.get_ident()}"))
         frame.sleeps += 1
-        return f"{frame.current}~{frame.sleeps}"
+        return frame.current.then(Sleep(frame.sleeps))
 
-    def branch_base(self) -> str:
+    def branch_base(self) -> tuple[Position, int]:
+        """The state entry starting a fan-out, and which of its fan-outs this is."""
         frame = self.frame()
-        if frame is None:
-            return "/?"
+        if frame is None or frame.current is None:
+            return Position.of(Mark("unplaced fan-out")), 1
         frame.submits += 1
-        return f"{frame.current}~b{frame.submits}"
+        return frame.current, frame.submits
 
     def token(self) -> str | None:
         frame = self.frame()
-        if frame is None or not frame.current:
+        if frame is None or frame.current is None:
             return None
         return make_token(self.run_id, frame.current)
 
-    @staticmethod
-    def entry_of(task_key: str) -> str:
-        return task_key.rsplit("@", 1)[0]
 
-
-ForceSource = Callable[[str, str], "Forced | None"]
+ForceSource = Callable[[str, Position], "Forced | None"]
 
 
 @dataclass(frozen=True)
@@ -203,7 +212,7 @@ class DurableInvoker:
             raise TaskFailure(done.error, done.cause)
         self.fresh += 1
         self.before_effect()
-        token = make_token(self.run_id, EffectKeys.entry_of(key))
+        token = make_token(self.run_id, key.entry())
         force = self.forced(context.state_name, key) if self.forced is not None else None
         if force is not None:
             return self._apply(force, key, context.state_name)
@@ -239,7 +248,7 @@ class DurableInvoker:
                 return self._apply(force, key, context.state_name)
         return self._settle(key, context, lambda: _unbox(box))
 
-    def _settle(self, key: str, context: TaskContext, call: Callable[[], Any]) -> Any:
+    def _settle(self, key: Position, context: TaskContext, call: Callable[[], Any]) -> Any:
         try:
             result = call()
         except StatesFailure as failure:
@@ -252,7 +261,7 @@ class DurableInvoker:
         self._checkpoint(key, ok=True, result=result)
         return result
 
-    def _checkpoint(self, key: str, **outcome: Any) -> None:
+    def _checkpoint(self, key: Position, **outcome: Any) -> None:
         """Record a Task's answer: the effect has happened, so a database that cannot be
         reached is waited for (failing here would run the effect again on resume)."""
         retry_while_unreachable(
@@ -260,7 +269,7 @@ class DurableInvoker:
             what=f"the result of task {key} of run {self.run_id}",
         )
 
-    def _apply(self, force: Forced, key: str, state_name: str) -> Any:
+    def _apply(self, force: Forced, key: Position, state_name: str) -> Any:
         self.store.put_step(
             self.run_id, key, "forced", ok=force.ok, result=force.output,
             error=force.error, cause=force.cause,
@@ -271,7 +280,13 @@ class DurableInvoker:
         raise TaskFailure(force.error, force.cause)
 
     def _event(
-        self, state_name: str, key: str, ok: bool, output: Any, error: str | None, cause: str | None
+        self,
+        state_name: str,
+        key: Position,
+        ok: bool,
+        output: Any,
+        error: str | None,
+        cause: str | None,
     ) -> None:
         if self.record is None:
             return
@@ -389,21 +404,22 @@ class BatchRecorder:
 class DurableBranchExecutor:
     """Runs Map iterations and Parallel branches on threads, each with its own key path.
 
-    A branch that fails is marked (``<path>!failed``) so that a redrive runs it again from
-    its start, as Step Functions re-runs unsuccessful iterations and branches.
+    A branch that fails is marked (a failed ``branch`` checkpoint at its position) so that
+    a redrive runs it again from its start, as Step Functions re-runs unsuccessful
+    iterations and branches.
     """
 
     def __init__(
         self,
         keys: EffectKeys,
-        on_failure: Callable[[str], None] | None = None,
+        on_failure: Callable[[Position], None] | None = None,
         max_threads: int = 8,
     ) -> None:
         self.keys = keys
         self.on_failure = on_failure
         self.max_threads = max_threads
 
-    def _wrap(self, job: BranchJob, path: str) -> Callable[[], Any]:
+    def _wrap(self, job: BranchJob, path: Position) -> Callable[[], Any]:
         def run() -> Any:
             previous = self.keys.push(path)
             try:
@@ -418,8 +434,8 @@ class DurableBranchExecutor:
         return run
 
     def submit_all(self, jobs: Sequence[BranchJob], max_concurrency: int) -> list[Future[Any]]:
-        base = self.keys.branch_base()
-        runs = [self._wrap(job, f"{base}/{job.index}") for job in jobs]
+        entry, launch = self.keys.branch_base()
+        runs = [self._wrap(job, entry.then(Branch(launch, job.index))) for job in jobs]
         if len(runs) == 1 or max_concurrency == 1:
             return _inline(runs) if len(runs) == 1 else self._pool(runs, 1)
         return self._pool(runs, min(max_concurrency or len(runs), self.max_threads))

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cfnops.durable import Mark, Position
 from cfnops.jobs._runner import execution_arn
 from cfnops.jobs._views import state_views
 
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["failure_text", "notify_run_end"]
 
-_KEY = "/!notify"
+_KEY = Position.of(Mark("notify"))  # checkpointed: sent once
 _VERB = {"TIMED_OUT": "timed out", "ABORTED": "was aborted"}
 
 

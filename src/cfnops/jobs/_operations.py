@@ -12,7 +12,7 @@ from typing import Any
 
 from cfnops.asl import check_definition
 from cfnops.config import Settings
-from cfnops.durable import AuditLog
+from cfnops.durable import Attempt, AuditLog, Position
 from cfnops.jobs._rerun import RerunRequest, plan_rerun
 from cfnops.jobs._runner import iter_states
 from cfnops.jobs._store import JobStore, LineageRow, RunRow
@@ -178,15 +178,15 @@ class RunOperations:
         if row.status not in _ENDED:
             raise ActionRefused("force", run_id, f"it {row.status}", "rerun it: job rerun")
         failed = [s for s in self.store.list_steps(run_id)  # oldest first
-                  if not s.ok and s.kind == "task" and _state_of(s.key) == state]  # fmt: skip
+                  if not s.ok and s.kind == "task" and _state_of(s.position) == state]  # fmt: skip
         if not failed:
             raise ActionRefused(
                 "force", run_id, f"Task {state!r} did not fail in it",
                 "force the Task the run failed in (job show RUN), or rerun --after-failed",
             )  # fmt: skip
-        entry = failed[-1].key.rsplit("@", 1)[0]
-        key = f"{entry}@1"
-        self._act(run_id, "force", actor, reason, state=state, payload=payload, applied_key=key)
+        key = failed[-1].position.entry().then(Attempt(1))
+        self._act(run_id, "force", actor, reason, state=state, payload=payload,
+                  applied_key=key.to_json())  # fmt: skip
 
         def write_forced() -> None:
             self.store.put_step(
@@ -242,6 +242,7 @@ class RunOperations:
             )
 
 
-def _state_of(key: str) -> str:
-    """The state name of an effect key's last segment (``/M#1~b1/0/Stop#2@1`` → Stop)."""
-    return key.rsplit("/", 1)[-1].split("#", 1)[0]
+def _state_of(position: Position) -> str | None:
+    """The state an effect belongs to (its innermost visit)."""
+    visit = position.last_visit()
+    return visit.state if visit is not None else None

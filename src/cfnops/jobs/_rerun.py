@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfnops.durable import Branch, Checkpoint, Position, Visit
 from cfnops.jobs._runner import iter_states, only_program, top_level_path
-from cfnops.jobs._store import MODULES_OPTION, RunRow, StepRow
+from cfnops.jobs._store import MODULES_OPTION, RunRow
 from cfnops.jobs.errors import RerunRefused, UnknownState
 
 __all__ = ["MODES", "RerunPlan", "RerunRequest", "only_program", "plan_rerun"]
@@ -63,13 +64,13 @@ class RerunPlan:
     definition: Mapping[str, Any]
     execution_input: Any
     options: Mapping[str, Any]
-    copies: tuple[tuple[str, str], ...] = field(default=())
+    copies: tuple[tuple[Position, Position], ...] = field(default=())
 
 
 def plan_rerun(
     origin: RunRow,
     history: Sequence[Mapping[str, Any]],
-    steps: Sequence[StepRow],
+    steps: Sequence[Checkpoint],
     request: RerunRequest,
 ) -> RerunPlan:
     """Check ``request`` against the origin's record and say what the rerun starts with.
@@ -121,7 +122,7 @@ def plan_rerun(
                 "rerun --from the Choice state instead",
             )  # fmt: skip
         options["only"] = state
-    copies: tuple[tuple[str, str], ...] = ()
+    copies: tuple[tuple[Position, Position], ...] = ()
     if request.iterations is not None:
         copies = _iteration_copies(origin, history, steps, definition, state, request.iterations)
         options["rerun"]["iterations"] = request.iterations
@@ -264,12 +265,13 @@ def _after_failed(
 def _iteration_copies(
     origin: RunRow,
     history: Sequence[Mapping[str, Any]],
-    steps: Sequence[StepRow],
+    steps: Sequence[Checkpoint],
     definition: Mapping[str, Any],
     state: str,
     iterations: str,
-) -> tuple[tuple[str, str], ...]:
-    """Checkpoints of the iterations that are not run again, moved to the rerun's keys."""
+) -> tuple[tuple[Position, Position], ...]:
+    """Checkpoints of the iterations that are not run again, moved to the rerun's positions
+    (the state's first visit, its first fan-out: where the rerun runs them)."""
     run_id = origin.run_id
     kind = definition["States"][state].get("Type")
     if kind not in ("Map", "Parallel"):
@@ -281,22 +283,27 @@ def _iteration_copies(
     visits = [v for n, v in path if n == state]
     if not visits:
         raise RerunRefused(run_id, f"{state!r} never ran in it", "rerun --from it instead")
-    head = f"/{state}#{visits[-1]}~b"
-    submits = [_number(s.key[len(head) :]) for s in steps if s.key.startswith(head)]
-    if not submits:
+    head = Visit(state, visits[-1])
+    inside = [
+        (s, s.position.segments[1])
+        for s in steps
+        if len(s.position.segments) >= 2
+        and s.position.segments[0] == head
+        and isinstance(s.position.segments[1], Branch)
+    ]
+    if not inside:
         return ()  # no effect recorded inside: nothing to keep
-    prefix = f"{head}{max(submits)}/"
-    by_index: dict[int, list[StepRow]] = {}
+    launch = max(branch.launch for _, branch in inside)  # type: ignore[union-attr]
+    by_index: dict[int, list[Checkpoint]] = {}
     failed: set[int] = set()
-    for step in steps:
-        if not step.key.startswith(prefix):
+    for step, branch in inside:
+        assert isinstance(branch, Branch)
+        if branch.launch != launch:
             continue
-        rest = step.key[len(prefix) :]
-        index = _number(rest)
-        if rest.startswith(f"{index}!failed"):
-            failed.add(index)
+        if len(step.position.segments) == 2 and step.kind == "branch":
+            failed.add(branch.index)  # the branch's own marker: it failed
         else:
-            by_index.setdefault(index, []).append(step)
+            by_index.setdefault(branch.index, []).append(step)
     if iterations == "failed":
         if not failed:
             raise RerunRefused(
@@ -315,9 +322,8 @@ def _iteration_copies(
                 f"use an index it ran: {sorted(indices)}",
             )  # fmt: skip
         keep = [i for i in by_index if i != wanted]
-    target = f"/{state}#1~b1/"
     return tuple(
-        (step.key, target + step.key[len(prefix) :])
+        (step.position, Position.of(Visit(state, 1), Branch(1, index), *step.position.segments[2:]))
         for index in sorted(keep)
         for step in by_index[index]
     )
@@ -330,15 +336,6 @@ def _iteration_indices(history: Sequence[Mapping[str, Any]], state: str) -> set[
         if event["type"] in ("MapIterationStarted",) and details.get("name") == state:
             found.add(int(details.get("index", -1)))
     return found
-
-
-def _number(text: str) -> int:
-    digits = ""
-    for ch in text:
-        if not ch.isdigit():
-            break
-        digits += ch
-    return int(digits) if digits else -1
 
 
 def _index(run_id: str, text: str) -> int:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cfnops.asl import CancelToken, Interpreter, StartPoint, TaskInvoker
+from cfnops.durable import Position, Visit
 from cfnops.jobs._controls import RunControls
 from cfnops.jobs._durable_ports import (
     BatchRecorder,
@@ -119,20 +120,18 @@ def top_level_path(
 
 
 def redrive_point(
-    history: list[dict[str, Any]], top_level: frozenset[str], failed_keys: list[str]
+    history: list[dict[str, Any]], top_level: frozenset[str], failed: list[Position]
 ) -> tuple[str, int] | None:
     """Where a redrive's history starts: the first top-level state entry holding a failed
-    effect (its key ``/Name#visit…``), else the last state the execution entered."""
-    failed = set()
-    for key in failed_keys:
-        head = key.split("/")[1] if key.startswith("/") else ""
-        name, _, rest = head.partition("#")
-        visit = "".join(ch for ch in rest.split("@")[0].split("~")[0] if ch.isdigit())
-        if name and visit:
-            failed.add((name, int(visit)))
+    effect (its position's first visit), else the last state the execution entered."""
+    entries = set()
+    for position in failed:
+        head = position.segments[0] if position.segments else None
+        if isinstance(head, Visit):
+            entries.add((head.state, head.visit))
     path = top_level_path(history, top_level)
     for entry in path:
-        if entry in failed:
+        if entry in entries:
             return entry
     return path[-1] if path else None
 
@@ -142,7 +141,7 @@ def execution_arn(row: RunRow, region: str, account: str) -> str:
 
 
 class _PositionTokens:
-    """``$$.Task.Token`` from the state entry's effect key (the same on every replay)."""
+    """``$$.Task.Token`` from the state entry's position (the same on every replay)."""
 
     def __init__(self, keys: EffectKeys) -> None:
         self.keys = keys
@@ -150,7 +149,7 @@ class _PositionTokens:
     def token(self, state_name: str) -> str:
         token = self.keys.token()
         if token is None:  # pragma: no cover - a Task always runs inside a keyed frame
-            raise RuntimeError(f"no effect key for the task token of state {state_name!r}")
+            raise RuntimeError(f"no position for the task token of state {state_name!r}")
         return token
 
 
@@ -206,7 +205,7 @@ def execute_run(
         ),
         clock=DurableClock(store, run_id, keys, recorder.flush),
         branch_executor=DurableBranchExecutor(
-            keys, lambda path: store.put_step(run_id, f"{path}!failed", "branch", ok=False)
+            keys, lambda path: store.put_step(run_id, path, "branch", ok=False)
         ),
         state_machine_name=row.machine_name,
         account=account,
@@ -227,7 +226,7 @@ def execute_run(
         daemon=True,
     )
     watcher.start()
-    keys.push("")  # the top-level frame, on this thread (the interpreter runs here)
+    keys.push(Position())  # the top-level frame, on this thread (the interpreter runs here)
     try:
         result = interpreter.run(
             row.input,

@@ -25,6 +25,7 @@ from cfnops.durable import (
     Engine,
     MissingModule,
     PlainRun,
+    Position,
     RunStore,
     register_workflow,
     runtime_of,
@@ -243,14 +244,14 @@ class JobService(RunOperations):
         *,
         queue: str | None = None,
         modules: Sequence[str] | None = None,
-        keep_under: str | None = None,
+        keep_under: Position | None = None,
         after_prepare: Callable[[], None] | None = None,
     ) -> str:
         """Run a failed run again from where it failed; finished tasks keep their outputs.
 
         ``modules`` replaces the modules the run recorded (``job redrive --import``).
         Failed Map iterations and Parallel branches run again from their start, except the
-        one holding ``keep_under`` (an effect key: a forced Task), which resumes;
+        one holding ``keep_under`` (a position: a forced Task), which resumes;
         ``after_prepare`` runs once the failed effects are forgotten, before the launch.
         """
         row = self.store.get_run(run_id)

@@ -1,8 +1,13 @@
-"""The job store: runs, checkpointed effects, history events, task tokens, schedules.
+"""The job store: runs, history events, task tokens, schedules; effects through the engine.
 
 Tables live in the durable database (SQLite file or PostgreSQL) next to DBOS's own.
-Writes are few by design: one row per finished Task and per started wait; history
-events are written in batches (pure states cost no write of their own).
+A run's effects (finished Tasks, started waits, failed branches) are the durable
+engine's checkpoints by position (:class:`cfnops.durable.CheckpointStore`): one
+checkpoint store. Writes are few by design: one row per finished Task and per started
+wait; history events are written in batches (pure states cost no write of their own).
+A database written before positions were typed keeps its effects: their rows move from
+the old ``cfnops_job_steps`` table into the engine's checkpoints when a store first
+opens it (:func:`cfnops.jobs._store_migrate.move_legacy_steps`).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import sqlalchemy as sa
 
 from cfnops.config import Settings
 from cfnops.database import Database
+from cfnops.durable import Checkpoint, CheckpointStore, Position
 from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
+from cfnops.jobs._store_migrate import move_legacy_steps
 from cfnops.jobs._store_rows import CallbackRow, TokenAndScheduleRows
 from cfnops.jobs._tables import dumps as _dumps
-from cfnops.jobs._tables import events, metadata, runs, steps
+from cfnops.jobs._tables import events, metadata, runs
 from cfnops.jobs._tables import loads as _loads
 from cfnops.jobs.errors import UnknownJobRun
 
@@ -31,7 +38,6 @@ __all__ = [
     "JobStore",
     "LineageRow",
     "RunRow",
-    "StepRow",
 ]
 
 MODULES_OPTION = "modules"
@@ -85,23 +91,16 @@ class RunRow:
         }
 
 
-@dataclass(frozen=True)
-class StepRow:
-    key: str
-    kind: str
-    ok: bool
-    result: Any
-    error: str | None
-    cause: str | None
-
-
 class JobStore(TokenAndScheduleRows, ControlRows):
     """Reads and writes the job tables (thread-safe) on the runtime's database."""
 
     def __init__(self, database: Database | Settings) -> None:
         """On ``database`` (``runtime.database``; settings open a pool of their own)."""
         self.database = Database.of(database)
-        self.engine = self.database.ensure(metadata)
+        self.checkpoints = CheckpointStore(self.database)
+        self.engine = self.database.ensure(
+            metadata, after=lambda engine: move_legacy_steps(engine, self.checkpoints)
+        )
 
     # -- runs ----------------------------------------------------------------------------
     def create_run(
@@ -224,14 +223,9 @@ class JobStore(TokenAndScheduleRows, ControlRows):
             ).first()
         return bool(found and found[0])
 
-    def failed_keys(self, run_id: str) -> list[str]:
-        """Keys of failed tasks and failed branches (``…!failed``): what a redrive re-runs."""
-        with self.engine.connect() as conn:
-            return list(
-                conn.execute(
-                    sa.select(steps.c.key).where(steps.c.run_id == run_id, steps.c.ok.is_(False))
-                ).scalars()
-            )
+    def failed_keys(self, run_id: str) -> list[Position]:
+        """Positions of failed tasks and failed branches: what a redrive re-runs."""
+        return self.checkpoints.failed(run_id)
 
     def prepare_redrive(
         self,
@@ -240,29 +234,21 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         history_base: int,
         options: Mapping[str, Any],
         *,
-        keep_under: str | None = None,
+        keep_under: Position | None = None,
     ) -> None:
         """Forget failed effects so they run again; keep every successful one.
 
         A failed branch is forgotten whole (it runs again from its start) unless it holds
-        the effect key ``keep_under``.
+        the position ``keep_under``.
         """
         with self.engine.begin() as conn:
-            failed: list[str] = list(
-                conn.execute(
-                    sa.select(steps.c.key).where(steps.c.run_id == run_id, steps.c.kind == "branch")
-                ).scalars()
-            )
-            for key in list(failed):
-                prefix = key.removesuffix("!failed") + "/"
-                if keep_under is not None and keep_under.startswith(prefix):
-                    continue
-                conn.execute(
-                    steps.delete().where(
-                        steps.c.run_id == run_id, steps.c.key.startswith(prefix, autoescape=True)
-                    )
-                )
-            conn.execute(steps.delete().where(steps.c.run_id == run_id, steps.c.ok.is_(False)))
+            rows = self.checkpoints.of_run(run_id, conn)
+            forget = {r.position for r in rows if not r.ok}
+            for branch in (r.position for r in rows if r.kind == "branch"):
+                if keep_under is not None and keep_under.startswith(branch):
+                    continue  # its marker goes (failed), its effects stay
+                forget.update(r.position for r in rows if r.position.startswith(branch))
+            self.checkpoints.delete(run_id, forget, conn)
             conn.execute(
                 runs.update()
                 .where(runs.c.run_id == run_id)
@@ -280,29 +266,14 @@ class JobStore(TokenAndScheduleRows, ControlRows):
                 )
             )
 
-    # -- effects -------------------------------------------------------------------------
-    def get_step(self, run_id: str, key: str) -> StepRow | None:
-        with self.engine.connect() as conn:
-            row = (
-                conn.execute(sa.select(steps).where(steps.c.run_id == run_id, steps.c.key == key))
-                .mappings()
-                .first()
-            )
-        if row is None:
-            return None
-        return StepRow(
-            row["key"],
-            row["kind"],
-            bool(row["ok"]),
-            _loads(row["result"]),
-            row["error"],
-            row["cause"],
-        )
+    # -- effects (the engine's checkpoints) ----------------------------------------------
+    def get_step(self, run_id: str, key: Position) -> Checkpoint | None:
+        return self.checkpoints.get(run_id, key)
 
     def put_step(
         self,
         run_id: str,
-        key: str,
+        key: Position,
         kind: str,
         *,
         ok: bool,
@@ -310,40 +281,14 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         error: str | None = None,
         cause: str | None = None,
     ) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(steps.delete().where(steps.c.run_id == run_id, steps.c.key == key))
-            conn.execute(
-                steps.insert().values(
-                    run_id=run_id,
-                    key=key,
-                    kind=kind,
-                    ok=ok,
-                    result=_dumps(result),
-                    error=error,
-                    cause=cause,
-                    created_at=time.time(),
-                )
-            )
+        self.checkpoints.put(run_id, key, kind, ok=ok, result=result, error=error, cause=cause)
 
-    def deadline(self, run_id: str, key: str, deadline: float) -> float:
+    def deadline(self, run_id: str, key: Position, deadline: float) -> float:
         """The recorded deadline of a wait, recording ``deadline`` on first use."""
-        found = self.get_step(run_id, key)
-        if found is not None:
-            return float(found.result)
-        self.put_step(run_id, key, "wait", ok=True, result=deadline)
-        return deadline
+        return self.checkpoints.deadline(run_id, key, deadline)
 
-    def list_steps(self, run_id: str) -> list[StepRow]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                sa.select(steps).where(steps.c.run_id == run_id).order_by(steps.c.created_at)
-            ).mappings()
-            return [
-                StepRow(
-                    r["key"], r["kind"], bool(r["ok"]), _loads(r["result"]), r["error"], r["cause"]
-                )
-                for r in rows
-            ]
+    def list_steps(self, run_id: str) -> list[Checkpoint]:
+        return self.checkpoints.of_run(run_id)
 
     # -- history -------------------------------------------------------------------------
     def write_events(self, run_id: str, rows: Sequence[tuple[int, int, str, float, str]]) -> None:

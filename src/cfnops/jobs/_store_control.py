@@ -10,7 +10,9 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.jobs._tables import controls, dumps, lineage, runs, steps
+from cfnops.durable import CheckpointStore, Position
+from cfnops.jobs._legacy_keys import parse
+from cfnops.jobs._tables import controls, dumps, lineage, runs
 
 __all__ = ["ControlRow", "ControlRows", "LineageRow"]
 
@@ -54,6 +56,15 @@ class LineageRow:
         }
 
 
+def _applied(text: str | None) -> str | None:
+    """A position's JSON as stored now; an old effect key (written before positions were
+    typed) read as the position it named."""
+    if text is None or not text.startswith("/"):
+        return text
+    found = parse(text)
+    return found.to_json() if found is not None else text
+
+
 def _control(row: Any) -> ControlRow:
     return ControlRow(
         row["id"],
@@ -64,12 +75,13 @@ def _control(row: Any) -> ControlRow:
         row["actor"],
         row["reason"],
         row["created_at"],
-        row["applied_key"],
+        _applied(row["applied_key"]),
     )
 
 
 class ControlRows:
     engine: sa.Engine
+    checkpoints: CheckpointStore
 
     # -- operator actions ----------------------------------------------------------------
     def add_control(
@@ -108,7 +120,8 @@ class ControlRows:
             return [_control(r) for r in conn.execute(query).mappings()]
 
     def apply_control(self, control_id: int, key: str) -> bool:
-        """Mark a skip/force as taken at the state entry ``key``; False if taken already."""
+        """Mark a skip/force as taken at ``key`` (a position's JSON, or the hold/release
+        event's name); False if taken already."""
         with self.engine.begin() as conn:
             done = conn.execute(
                 controls.update()
@@ -122,7 +135,7 @@ class ControlRows:
         self,
         row: Mapping[str, Any],
         link: LineageRow,
-        copies: Sequence[tuple[str, str]],
+        copies: Sequence[tuple[Position, Position]],
     ) -> None:
         """Insert the rerun, its lineage and the effects it keeps, in one transaction."""
         with self.engine.begin() as conn:
@@ -136,28 +149,7 @@ class ControlRows:
                     created_at=time.time(),
                 )
             )
-            for src, dst in copies:
-                found = (
-                    conn.execute(
-                        sa.select(steps).where(
-                            steps.c.run_id == link.origin_run_id, steps.c.key == src
-                        )
-                    )
-                    .mappings()
-                    .first()
-                )
-                if found is None:
-                    continue
-                conn.execute(
-                    steps.insert().values(
-                        {
-                            **dict(found),
-                            "run_id": link.run_id,
-                            "key": dst,
-                            "created_at": time.time(),
-                        }
-                    )
-                )
+            self.checkpoints.copy(link.origin_run_id, link.run_id, copies, conn)
 
     def lineage_of(self, run_id: str) -> LineageRow | None:
         with self.engine.connect() as conn:

@@ -20,7 +20,6 @@ __all__ = [
     "pools",
     "runs",
     "schedules",
-    "steps",
 ]
 
 metadata = sa.MetaData()  # every job table: created by Database.ensure
@@ -44,18 +43,6 @@ runs = sa.Table(
     sa.Column("options", sa.Text, nullable=False, default="{}"),
     sa.Column("parent_run_id", sa.String(200)),
     sa.Column("source", sa.String(200), nullable=False, default="manual"),
-)
-steps = sa.Table(
-    "cfnops_job_steps",
-    metadata,
-    sa.Column("run_id", sa.String(200), primary_key=True),
-    sa.Column("key", sa.String(1000), primary_key=True),
-    sa.Column("kind", sa.String(8), nullable=False),  # task | wait
-    sa.Column("ok", sa.Boolean, nullable=False),
-    sa.Column("result", sa.Text),
-    sa.Column("error", sa.Text),
-    sa.Column("cause", sa.Text),
-    sa.Column("created_at", sa.Float, nullable=False),
 )
 events = sa.Table(
     "cfnops_job_events",
@@ -94,8 +81,8 @@ schedules = sa.Table(
 )
 
 # Operator actions on a live run (hold, release, skip, force), read by the executing
-# process; ``applied_key`` is the effect key of the state entry a skip or force took
-# effect at, so that a replay applies it at the same place.
+# process; ``applied_key`` is the position (canonical JSON) of the state entry a skip or
+# force took effect at, so that a replay applies it at the same place.
 controls = sa.Table(
     "cfnops_job_controls",
     metadata,
