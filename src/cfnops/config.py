@@ -231,6 +231,11 @@ class WorkerSettings(_Section):
     # A command waiting for a run stopped by a storage fault gives up (exit 2, naming the
     # fix) after this long; the run stays RUNNING and continues once the database works.
     stranded_after_seconds: float = Field(default=20.0, gt=0)
+    # A worker's name across restarts (``cfnops worker --id``); unset: a new one per
+    # process. Restarted under its name, a worker takes back its runs at once.
+    executor_id: str | None = Field(
+        default=None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:@-]+$"
+    )
 
 
 class SandboxSettings(_Section):

@@ -28,6 +28,8 @@ def test_durable_public_names_are_pinned() -> None:
         "DbosDurableContext",
         "DurableError",
         "Engine",
+        "ExecutorIdInUse",
+        "ExecutorIdTaken",
         "IncompatibleRun",
         "LAMBDA_WORKFLOW",
         "LambdaFunction",

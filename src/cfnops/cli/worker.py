@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import threading
 import time
@@ -16,6 +17,8 @@ from cfnops.database import redact_url
 from cfnops.durable import DEFAULT_QUEUE
 from cfnops.errors import UsageError
 from cfnops.jobs import start_worker_services
+
+_ID = re.compile(r"[A-Za-z0-9._:@-]{1,200}")
 
 
 def worker(
@@ -39,6 +42,14 @@ def worker(
             help="Seconds to let steps finish on SIGTERM/SIGINT (a second signal stops at once).",
         ),
     ] = 1.0,
+    executor_id: Annotated[
+        str | None,
+        typer.Option(
+            "--id",
+            help="This worker's name across restarts (worker.executor_id): restarted "
+            "under it, the worker takes back its runs at once.",
+        ),
+    ] = None,
     metrics_port: Annotated[
         int | None,
         typer.Option(
@@ -64,11 +75,17 @@ def worker(
     """
     st = state(ctx)
     base = st.settings
+    if executor_id is not None and not _ID.fullmatch(executor_id):
+        raise UsageError(
+            f"--id {executor_id!r}: a worker's name is 1-200 letters, digits and . _ : @ -",
+            hint="e.g. --id worker-1 (one name per worker; its restart reuses it)",
+        )
     worker_cfg = base.worker.model_copy(
         update={
             "concurrency": concurrency or base.worker.concurrency,
             "global_concurrency": global_concurrency or base.worker.global_concurrency,
             "workflow_modules": (*base.worker.workflow_modules, *(imports or [])),
+            "executor_id": executor_id or base.worker.executor_id,
         }
     )
     if (

@@ -25,7 +25,6 @@ from cfnops.config import Settings
 from cfnops.database import (
     DatabaseFileGone,
     SqliteDatabase,
-    StorageError,
     retry_while_unreachable,
     storage_error,
 )
@@ -47,7 +46,14 @@ from cfnops.durable._registry import (
     takes_context,
 )
 from cfnops.durable._stalls import Stalls
-from cfnops.durable.errors import NotRunnableHere, RunCancelled, RunFailed, UnknownRun
+from cfnops.durable.errors import (
+    ExecutorIdTaken,
+    NotRunnableHere,
+    RunCancelled,
+    RunFailed,
+    UnknownRun,
+)
+from cfnops.errors import CfnopsError
 from cfnops.runtime import Runtime
 
 _log = logging.getLogger("cfnops.durable")
@@ -131,7 +137,11 @@ class Engine:
             runtime = Runtime.from_settings(runtime)
         self.runtime = runtime
         self.worker = worker
-        self.executor_id = new_executor_id()
+        # A worker may keep a name across restarts (worker.executor_id): restarted, it
+        # owns its previous runs and DBOS's start-up recovery hands them back at once.
+        # Commands always take a new one (two at once must not share a name).
+        named = runtime.settings.worker.executor_id if worker else None
+        self.executor_id = named or new_executor_id()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._leases: LeaseTable | None = None
@@ -151,8 +161,9 @@ class Engine:
         # executions parked here (handed over, or stopped by a storage fault): each only
         # waits for the outcome another execution records, so an exit need not wait for them
         self.parked = 0
-        # set when this process must stop using the database (its file deleted/replaced)
-        self.fatal: StorageError | None = None
+        # set when this process must stop using the database (its file deleted/replaced,
+        # its identity taken by another process)
+        self.fatal: CfnopsError | None = None
 
     @property
     def settings(self) -> Settings:
@@ -289,7 +300,7 @@ class Engine:
             if self._file_replaced():
                 return
             try:
-                self._leases.heartbeat(self.executor_id)
+                self._leases.heartbeat(self.executor_id, __version__)
                 if failing:
                     _log.warning("the durable database works again")
                     failing = ""
@@ -297,6 +308,10 @@ class Engine:
                 if time.monotonic() - last_sweep >= sweep_every:
                     self.recover()
                     last_sweep = time.monotonic()
+            except ExecutorIdTaken as exc:  # another process runs as this one now: stop
+                self.fatal = exc
+                _log.error("%s (%s)", exc.message, exc.hint)
+                return
             except Exception as exc:  # keep beating through database faults
                 found = storage_error(exc)
                 text = found.message if found is not None else f"{type(exc).__name__}: {exc}"

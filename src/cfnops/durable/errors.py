@@ -69,6 +69,42 @@ class RunStranded(DurableError, UsageError):
         self.database = database
 
 
+class ExecutorIdInUse(DurableError, UsageError):
+    """Another process that may still be alive holds the worker identity asked for.
+
+    ``worker.executor_id`` (``cfnops worker --id``) names a worker across restarts, so a
+    restarted worker reclaims its own runs at once. Two live processes under one name
+    would both take its runs for their own: the second is refused.
+    """
+
+    def __init__(self, executor_id: str, holder: str, expires_in: float | None) -> None:
+        if expires_in is None:
+            later = "stop it first"
+        else:
+            later = (
+                "if it is gone, start this one again once its lease expires "
+                f"(in {expires_in:.0f} s)"
+            )
+        super().__init__(
+            f"worker identity {executor_id!r} is held by {holder}",
+            hint=f"give this worker another --id (worker.executor_id); {later}",
+        )
+        self.executor_id = executor_id
+
+
+class ExecutorIdTaken(DurableError, UsageError):
+    """This worker's identity was claimed by another process while this one was silent."""
+
+    def __init__(self, executor_id: str, holder: str) -> None:
+        super().__init__(
+            f"worker identity {executor_id!r} was taken over by {holder} after this "
+            "worker's lease expired; this worker stops so that no run executes twice",
+            hint="give each worker its own --id (worker.executor_id); a worker silent for "
+            "longer than worker.lease_seconds has its runs recovered by others",
+        )
+        self.executor_id = executor_id
+
+
 class WorkflowModuleNotImportable(DurableError, UsageError):
     """A configured workflow module (``--import``, ``worker.workflow_modules``) fails to import."""
 
