@@ -443,7 +443,7 @@ def stop(ctx: typer.Context, run_id: RunArg) -> None:
     elif row.status == "RUNNING":
         st.console.print(f"{run_id}: stop requested (RUNNING; it ends ABORTED at its next step)")
     else:  # ended here: nothing was executing it any more
-        st.console.print(f"{run_id}: {row.status} ({row.cause})", markup=False)
+        st.console.print(f"{run_id}: {row.status} ({row.cause})", markup=False, soft_wrap=True)
 
 
 @job_app.command("redrive")

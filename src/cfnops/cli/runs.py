@@ -274,15 +274,29 @@ def start(
 
 @runs_app.command("cancel")
 def cancel(ctx: typer.Context, run_id: Annotated[str, typer.Argument(help="The run id.")]) -> None:
-    """Cancel a run; it stops at its next step boundary."""
+    """Cancel a run; it stops at its next step boundary and no process resumes it.
+
+    A run that nothing executes (its executor is gone, or it waits for a worker with a
+    workflow or module none has) is cancelled all the same.
+    """
     st = state(ctx)
     with RunStore(st.runtime.database) as store:
+        before = store.get(run_id)
+        idle = store.idle_reason(before, st.settings.worker.lease_seconds)
         record = store.cancel(run_id)
     _audit(st, "cancel", run_id)
-    if st.output_format == "json":
-        st.emit_json(record.to_json())
+    if before.status not in ("RUNNING", "QUEUED"):
+        detail = f"it had already ended {before.status}: nothing to cancel"
+    elif idle is None:
+        detail = f"its executor {before.executor} stops it at its next step"
     else:
-        st.console.print(f"{record.run_id}: {record.status}")
+        detail = f"{idle}; no process will start or resume it"
+    if st.output_format == "json":
+        st.emit_json({**record.to_json(), "previousStatus": before.status, "detail": detail})
+    else:
+        st.console.print(
+            f"{record.run_id}: {record.status} ({detail})", markup=False, soft_wrap=True
+        )
 
 
 @runs_app.command("resume")

@@ -21,6 +21,7 @@ from cfnops.durable._dbos_port import portable_serializer
 from cfnops.durable._dbos_setup import check_schema
 from cfnops.durable._engine import DEFAULT_QUEUE, NEEDS_QUEUE_PREFIX, RUN_WORKFLOW
 from cfnops.durable._inputs import check_json, run_args
+from cfnops.durable._leases import LeaseTable
 from cfnops.durable.errors import UnknownRun
 
 # DBOS status names → the names cfnops shows.
@@ -309,6 +310,18 @@ class RunStore:
         self.get(run_id)
         self._client.cancel_workflow(run_id)
         return self.get(run_id)
+
+    def idle_reason(self, record: RunRecord, lease_seconds: float) -> str | None:
+        """Why no process executes ``record`` now (it waits on a queue, or its executor
+        is dead: see :mod:`cfnops.durable._leases`); ``None`` while a live one holds it."""
+        if record.status == "QUEUED":
+            return f"it waited on its queue for {record.runs_on}"
+        if record.status != "RUNNING":
+            return f"it had ended {record.status}"
+        owner = record.executor
+        if owner and LeaseTable(self.database.engine, lease_seconds, create=False).alive(owner):
+            return None
+        return f"its executor {owner or '-'} is gone and no process had taken it over"
 
     def resume(self, run_id: str) -> RunRecord:
         """Make a cancelled or failed run eligible again (finished steps are kept)."""

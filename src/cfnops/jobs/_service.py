@@ -216,17 +216,40 @@ class JobService(RunOperations):
     def stop(self, run_id: str) -> RunRow:
         """Ask the run to stop (it ends ABORTED at once, or within half a second).
 
-        A run left RUNNING with no execution behind it (its workflow ended without
-        recording the run's end, or never started: e.g. the database filled between the
-        two) has nothing to ask: it is ended ABORTED here.
+        A run that no process executes now ends ABORTED here, and its durable execution
+        is cancelled so that nothing picks it up later: one that waits on a queue (for
+        any worker, or for a worker with a module no live one has), one whose executor
+        is dead, one left RUNNING with no execution behind it at all (its workflow ended
+        without recording the run's end, or never started: e.g. the database filled
+        between the two).
         """
         self.store.request_stop(run_id)
         row = self.store.get_run(run_id)
-        behind = self.execution_state(row)
-        if row.status == "RUNNING" and behind not in ("RUNNING", "QUEUED"):
-            self.store.finish_run(run_id, "ABORTED", None, "States.Aborted", _no_execution(behind))
+        if row.status != "RUNNING":
+            return row
+        cause = self._not_executed(row)
+        if cause is not None:
+            self.store.finish_run(run_id, "ABORTED", None, "States.Aborted", cause)
             row = self.store.get_run(run_id)
         return row
+
+    def _not_executed(self, row: RunRow) -> str | None:
+        """Why no process executes ``row`` now, its durable run cancelled; ``None`` while
+        a live process does (it reads the stop request at its next state)."""
+        from cfnops.durable import UnknownRun
+
+        with RunStore(self.runtime.database) as runs:
+            try:
+                record = runs.get(row.dbos_id)
+            except UnknownRun:
+                return _no_execution(None)
+            if record.status not in ("RUNNING", "QUEUED"):
+                return _no_execution(record.status)
+            idle = runs.idle_reason(record, self.settings.worker.lease_seconds)
+            if idle is None:
+                return None
+            runs.cancel(row.dbos_id)  # no worker may start or recover it from now on
+        return f"stopped before any process continued it: {idle}"
 
     def execution_state(self, row: RunRow) -> str | None:
         """The status of the durable run executing ``row`` now (``None``: there is none)."""
