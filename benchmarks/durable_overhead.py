@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,17 +77,14 @@ ENGINE_RUN = textwrap.dedent(
 RAW_DBOS_RUN = textwrap.dedent(
     """
     import json, sys, time
-    import sqlalchemy as sa
     from dbos import DBOS
-    from dbos._serialization import DBOSPortableJSONSerializer
+    from cfnops.database import Database
+    # exactly the DBOS configuration a cfnops command launches (serializer, listener
+    # pace, application version, hide_parameters) on the engine cfnops builds (SQLite:
+    # IMMEDIATE writers, busy timeout, WAL, synchronous=NORMAL, the same pool)
+    from cfnops.durable._dbos_setup import COMMAND_LISTENER_POLL_SECONDS, dbos_config
     url, steps = sys.argv[2], int(sys.argv[3])
-    engine = sa.create_engine(url)
-
-    @sa.event.listens_for(engine, "connect")
-    def _pragmas(conn, _record):  # the settings cfnops's SQLite engine uses
-        for pragma in ("busy_timeout=30000", "foreign_keys=ON", "journal_mode=WAL",
-                       "synchronous=NORMAL"):
-            conn.execute(f"PRAGMA {pragma}")
+    database = Database.open(url)
 
     @DBOS.step()
     def one(i):
@@ -96,9 +94,9 @@ RAW_DBOS_RUN = textwrap.dedent(
     def steps_wf(n):
         return sum(one(i) for i in range(n))
 
-    DBOS(config={"name": "raw-dbos-bench", "system_database_url": url,
-                 "system_database_engine": engine, "log_level": "WARNING",
-                 "serializer": DBOSPortableJSONSerializer()})
+    engine = database.engine if database.is_sqlite else None
+    DBOS(config=dbos_config(url, "raw-dbos", engine,
+                            listener_poll_seconds=COMMAND_LISTENER_POLL_SECONDS))
     DBOS.launch()
     DBOS.start_workflow(steps_wf, 5).get_result()
     started = time.perf_counter()
@@ -106,6 +104,50 @@ RAW_DBOS_RUN = textwrap.dedent(
     elapsed = time.perf_counter() - started
     DBOS.destroy()
     print(json.dumps({"seconds": elapsed}))
+    """
+)
+
+# cfnops's step and raw DBOS's step in ONE process, on one DBOS instance (so the same
+# configuration, database, pool and background threads by construction), one run of
+# each per round, their order alternating; wall-clock and CPU time (all threads).
+LAYER_RUN = textwrap.dedent(
+    """
+    import json, sys, time
+    sys.path.insert(0, sys.argv[1])
+    import bench_workflow  # registers bench.steps
+    from dbos import DBOS
+    from cfnops.config import load_settings
+    from cfnops.durable import Engine
+    url, steps, rounds = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+    @DBOS.step()
+    def one(i):
+        return i
+
+    @DBOS.workflow()
+    def raw_steps(n):
+        return sum(one(i) for i in range(n))
+
+    engine = Engine.start_process(load_settings(database_url=url))
+
+    def cfnops_run(n):
+        return engine.result(engine.start("bench.steps", {"steps": n}).run_id)
+
+    def raw_run(n):
+        return DBOS.start_workflow(raw_steps, n).get_result()
+
+    runs = {"cfnops": cfnops_run, "raw": raw_run}
+    for run in runs.values():  # warm-up
+        run(20)
+    out = {name: {"wall": [], "cpu": []} for name in runs}
+    for round_ in range(rounds):
+        for name in sorted(runs, reverse=bool(round_ % 2)):
+            wall, cpu = time.perf_counter(), time.process_time()
+            assert runs[name](steps) == steps * (steps - 1) // 2
+            out[name]["cpu"].append(time.process_time() - cpu)
+            out[name]["wall"].append(time.perf_counter() - wall)
+    engine.shutdown()
+    print(json.dumps(out))
     """
 )
 
@@ -201,6 +243,38 @@ def _lambda_backend(work: Path, rounds: int, items: int, steps: int) -> None:
     )
 
 
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} on {os.cpu_count()} CPUs"
+
+
+def _layer(work: Path, label: str, url: str, steps: int, rounds: int) -> None:
+    """cfnops's step against raw DBOS's on one DBOS instance (see LAYER_RUN); prints
+    medians and the median of the rounds' ratios (each round's two runs are neighbours
+    in time, so the ratio of a pair is what the machine's load varies least)."""
+    print(f"{label}: {rounds} rounds of {steps} steps each, {_load()}")
+    out = subprocess.run(
+        [sys.executable, "-c", LAYER_RUN, str(work), url, str(steps), str(rounds)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip()[-2000:])
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    for clock in ("wall", "cpu"):
+        cf, raw = found["cfnops"][clock], found["raw"][clock]
+        ratios = [a / b for a, b in zip(cf, raw, strict=True)]
+        print(
+            f"  {clock:>4}: cfnops {statistics.median(cf) * 1000 / steps:.3f} ms/step "
+            f"{_spread(cf, steps)}, raw DBOS {statistics.median(raw) * 1000 / steps:.3f} "
+            f"ms/step {_spread(raw, steps)}; cfnops/raw per round: median "
+            f"{statistics.median(ratios):.3f} (range {min(ratios):.2f}-{max(ratios):.2f})"
+            + ("   target <= 1.10" if clock == "wall" else "")
+        )
+    print(f"  after: {_load()}")
+
+
 def _measure(script: str, workdir: Path, target: str, steps: int) -> float:
     out = subprocess.run(
         [sys.executable, "-c", script, str(workdir), target, str(steps)],
@@ -223,6 +297,34 @@ def _spread(values: list[float], steps: int) -> str:
     return f"(range {min(per_step):.2f}-{max(per_step):.2f} ms/step)"
 
 
+def _postgres(work: Path, args: argparse.Namespace) -> None:
+    """The layer comparison and one cfnops run on PostgreSQL (``--postgres`` or a
+    throw-away server started here, as the tests do)."""
+
+    def measure(url: str) -> None:
+        _layer(
+            work, "cfnops step vs raw DBOS step (PostgreSQL)", url, args.steps, args.layer_rounds
+        )
+        if not args.layer_only:
+            pg_s = _measure(ENGINE_RUN, work, url, args.steps)
+            print(_line("cfnops engine (DBOS, PostgreSQL)", args.steps, pg_s) + "  (one run)")
+
+    try:
+        if args.postgres:
+            measure(args.postgres)
+            return
+        sys.path.insert(0, str(ROOT / "tests" / "durable"))
+        from pg_server import PostgresUnavailable, postgres_server
+
+        try:
+            with postgres_server() as url:
+                measure(url)
+        except PostgresUnavailable as exc:
+            print(f"PostgreSQL skipped: {exc}")
+    except RuntimeError as exc:
+        print(f"PostgreSQL run failed: {exc}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -230,8 +332,18 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--peer-steps", type=int, default=None, help="default: --steps")
     parser.add_argument("--postgres", help="postgresql:// URL (default: start one if possible)")
+    parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each (median kept)")
+    parser.add_argument(
+        "--layer-rounds",
+        type=int,
+        default=15,
+        help="rounds of the cfnops-vs-raw-DBOS comparison in one process",
+    )
+    parser.add_argument(
+        "--layer-only", action="store_true", help="only the cfnops-vs-raw-DBOS comparisons"
+    )
     parser.add_argument(
         "--map-items", type=int, default=100, help="items of the Lambda backend's map (0: skip)"
     )
@@ -242,14 +354,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "bench_workflow.py").write_text(WORKFLOW)
+        _layer(
+            work,
+            "cfnops step vs raw DBOS step (SQLite)",
+            f"sqlite:///{work / 'layer.sqlite'}",
+            args.steps,
+            args.layer_rounds,
+        )
+        if not args.no_postgres:
+            _postgres(work, args)
+        if args.layer_only:
+            return
         if args.map_items:
             _lambda_backend(work, args.rounds, args.map_items, args.lambda_steps)
         engines: list[tuple[str, str, int, str]] = [
             ("cfnops engine (DBOS, SQLite)", ENGINE_RUN, args.steps, "engine"),
-            ("raw DBOS (same SQLite settings)", RAW_DBOS_RUN, args.steps, "raw"),
+            ("raw DBOS (cfnops's DBOS settings)", RAW_DBOS_RUN, args.steps, "raw"),
         ]
         if not args.no_peer:
             engines.append(("peer: SDK local runner, SQLite", PEER_RUN, peer_steps, "peer"))
+        print(f"one process per engine and round: {_load()}")
         times: dict[str, list[float]] = {label: [] for label, *_ in engines}
         for round_ in range(args.rounds):
             shift = round_ % len(engines)
@@ -263,37 +387,19 @@ def main() -> None:
         sqlite_s, raw_s = medians[engines[0][0]], medians[engines[1][0]]
         print(
             f"cfnops's layer over raw DBOS: {(sqlite_s - raw_s) * 1000 / args.steps:+.2f} ms/step "
-            f"({sqlite_s / raw_s:.2f}x raw DBOS's time)"
+            f"({sqlite_s / raw_s:.2f}x raw DBOS's time; separate processes, noisier than "
+            "the one-process comparison above)"
         )
-
-        pg_s = None
-        try:
-            if args.postgres:
-                pg_s = _measure(ENGINE_RUN, work, args.postgres, args.steps)
-            else:
-                sys.path.insert(0, str(ROOT / "tests" / "durable"))
-                from pg_server import PostgresUnavailable, postgres_server
-
-                try:
-                    with postgres_server() as url:
-                        pg_s = _measure(ENGINE_RUN, work, url, args.steps)
-                except PostgresUnavailable as exc:
-                    print(f"{'cfnops engine (DBOS, PostgreSQL)':<34} skipped: {exc}")
-        except RuntimeError as exc:
-            print(f"PostgreSQL run failed: {exc}")
-        if pg_s is not None:
-            print(_line("cfnops engine (DBOS, PostgreSQL)", args.steps, pg_s) + "  (one run)")
-
+        print(
+            f"medians of {args.rounds} round(s), one process per engine and round, "
+            f"the engines' order rotating by round, each after a warm-up run; {_load()}"
+        )
         if args.no_peer:
             return
         peer_s = medians[engines[2][0]]
         ratio = (peer_s / peer_steps) / (sqlite_s / args.steps)
         print(f"ratio (per-step time, peer / cfnops SQLite): {ratio:.1f}x   target >= 10x")
         print(f"cfnops SQLite ms/step: {sqlite_s * 1000 / args.steps:.2f}   target <= 3 ms")
-        print(
-            f"medians of {args.rounds} round(s), one process per engine and round, "
-            "the engines' order rotating by round, each after a warm-up run"
-        )
 
 
 if __name__ == "__main__":

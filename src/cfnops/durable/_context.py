@@ -69,19 +69,14 @@ from cfnops.durable._inputs import check_json
 
 if TYPE_CHECKING:
     from cfnops.runtime import Runtime
+    from cfnops.telemetry import Metrics
 
 _log = logging.getLogger("cfnops.workflow")
 
 
-def _observe(started: float, *, retried: bool = False) -> None:
-    """A step attempt's duration into the process's metrics, when it serves them."""
-    from cfnops.durable._engine import Engine
-
-    engine = Engine.current()
-    metrics = engine.runtime.metrics if engine is not None else None
-    if metrics is not None:
-        workflow = logcontext.current().get("workflow", "?")
-        metrics.observe_step(workflow, time.monotonic() - started, retried=retried)
+def _default_strategy() -> Callable[[Exception, int], Any]:
+    """The SDK's default retry strategy (built only when an attempt fails)."""
+    return RetryPresets.default()
 
 
 def _step_name(name: str | None, func: Callable[..., Any]) -> str:
@@ -131,40 +126,26 @@ class DbosDurableContext:
         name: str | None = None,
         config: StepConfig | None = None,
     ) -> Any:
-        """Run ``func`` once, checkpoint its JSON result, retry per ``config``."""
+        """Run ``func`` once, checkpoint its JSON result, retry per ``config``.
+
+        The hot path of every workflow: per attempt it adds to DBOS's own step (one
+        checkpoint) only the step's log field, the attempt's span when tracing is on,
+        its duration when the process serves metrics, and the JSON check of the result.
+        The retry strategy is consulted (and the SDK's default built) only on failure.
+        """
         base = self._qualify(_step_name(name, func))
-        strategy = (config.retry_strategy if config else None) or RetryPresets.default()
+        strategy = config.retry_strategy if config else None
         attempt = 1
         while True:
             label = base if attempt == 1 else f"{base} (attempt {attempt})"
-
-            def run_attempt(label: str = label, attempt: int = attempt) -> dict[str, Any]:
-                with tracing.span(f"step {base}", **{"cfnops.attempt": attempt}):
-                    return attempt_once(label, attempt)
-
-            def attempt_once(label: str, attempt: int) -> dict[str, Any]:
-                started = time.monotonic()
-                try:
-                    with logcontext.bound(step=label):
-                        value = func(StepContext(logger=self.logger, attempt=attempt))
-                except Exception as exc:
-                    decision = strategy(exc, attempt)
-                    delay = max(1, decision.delay_seconds)
-                    _observe(started, retried=bool(decision.should_retry))
-                    if decision.should_retry:
-                        tracing.event("retry", delay_seconds=delay, error=type(exc).__name__)
-                    return {
-                        "e": _error_fields(exc),
-                        "retry": bool(decision.should_retry),
-                        "delay": delay,
-                        "at": time.time() + delay,
-                    }
-                _observe(started)
-                check_json(label, value)
-                return {"v": value}
-
             outcome: dict[str, Any] = DBOS.run_step(
-                {"name": label, "retries_allowed": False}, run_attempt
+                {"name": label, "retries_allowed": False},
+                self._attempt,
+                func,
+                base,
+                label,
+                attempt,
+                strategy,
             )
             if "v" in outcome:
                 return outcome["v"]
@@ -172,6 +153,58 @@ class DbosDurableContext:
                 _raise_recorded(outcome["e"])
             _sleep_until(float(outcome["at"]))
             attempt += 1
+
+    def _attempt(
+        self,
+        func: Callable[[StepContext], Any],
+        base: str,
+        label: str,
+        attempt: int,
+        strategy: Callable[[Exception, int], Any] | None,
+    ) -> dict[str, Any]:
+        """One attempt of a step, inside its DBOS checkpoint: the outcome's envelope."""
+        if tracing.enabled():
+            with tracing.span(f"step {base}", **{"cfnops.attempt": attempt}):
+                return self._attempt_once(func, label, attempt, strategy)
+        return self._attempt_once(func, label, attempt, strategy)
+
+    def _attempt_once(
+        self,
+        func: Callable[[StepContext], Any],
+        label: str,
+        attempt: int,
+        strategy: Callable[[Exception, int], Any] | None,
+    ) -> dict[str, Any]:
+        metrics = self.runtime.metrics if self.runtime is not None else None
+        started = time.monotonic() if metrics is not None else 0.0
+        token = logcontext.bind(step=label)
+        try:
+            value = func(StepContext(logger=self.logger, attempt=attempt))
+        except Exception as exc:
+            decision = (strategy or _default_strategy())(exc, attempt)
+            delay = max(1, decision.delay_seconds)
+            if metrics is not None:
+                self._observe(metrics, started, retried=bool(decision.should_retry))
+            if decision.should_retry:
+                tracing.event("retry", delay_seconds=delay, error=type(exc).__name__)
+            return {
+                "e": _error_fields(exc),
+                "retry": bool(decision.should_retry),
+                "delay": delay,
+                "at": time.time() + delay,
+            }
+        finally:
+            logcontext.reset(token)
+        if metrics is not None:
+            self._observe(metrics, started)
+        check_json(label, value)
+        return {"v": value}
+
+    @staticmethod
+    def _observe(metrics: Metrics, started: float, *, retried: bool = False) -> None:
+        """A step attempt's duration into the process's metrics."""
+        workflow = logcontext.current().get("workflow", "?")
+        metrics.observe_step(workflow, time.monotonic() - started, retried=retried)
 
     # -- waits -----------------------------------------------------------------
 

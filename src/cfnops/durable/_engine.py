@@ -436,8 +436,16 @@ class Engine:
         self.stalls.check(run_id, self.settings.worker.stranded_after_seconds)
 
     def result(self, run_id: str, timeout: float | None = None) -> Any:
-        """Wait for the run to end; its output, or :class:`RunFailed`."""
+        """Wait for the run to end; its output, or :class:`RunFailed`.
+
+        A run executed elsewhere is polled every 50 ms. One executed here is woken the
+        moment its execution ends, and its status is read meanwhile at a pace that
+        slows from 50 ms to 1 s (a cancel from another process is seen within a
+        second): a status read is a query, which a 50 ms poll made ~7 % of a
+        checkpointed step's CPU on SQLite.
+        """
         deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.05
         while True:
             self.check_stranded(run_id)
             status = retry_while_unreachable(  # a blip must not report a success as a failure
@@ -455,7 +463,14 @@ class Engine:
                 raise RunCancelled(run_id)
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} still {status.status} after {timeout} s")
-            time.sleep(0.05)
+            future = self._running.get(run_id)
+            if future is None or future.done():
+                time.sleep(0.05)
+                continue
+            if deadline is not None:
+                pause = min(pause, max(0.0, deadline - time.monotonic()) + 0.001)
+            wait_futures([future], timeout=pause)
+            pause = min(pause * 2, 1.0)
 
     def status(self, run_id: str) -> str | None:
         """DBOS's status of ``run_id`` (``PENDING``, ``SUCCESS``, ``ERROR``, ``CANCELLED``…)."""

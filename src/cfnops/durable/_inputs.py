@@ -8,8 +8,14 @@ from typing import Any
 
 from cfnops.durable.errors import StepResultNotJson
 
+# Values that are JSON whatever they hold (a float may be NaN or infinite: checked).
+_ALWAYS_JSON = frozenset({str, int, bool, type(None)})
+
 
 def check_json(step: str, value: Any) -> None:
+    """:class:`StepResultNotJson` unless ``value`` is JSON (``step`` names the place)."""
+    if type(value) in _ALWAYS_JSON:  # every step's hot path: no encoding for a scalar
+        return
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
