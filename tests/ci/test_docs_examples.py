@@ -29,7 +29,7 @@ def test_workflow_example_passes_inputs_the_action_declares() -> None:
     example = yaml.safe_load(next(b for b in BLOCKS if "workflows" in b))
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     steps = example["jobs"]["cfnops"]["steps"]
-    ours = next(s for s in steps if s["uses"].startswith("OWNER/cfnops@"))
+    ours = next(s for s in steps if s["uses"].startswith("cfnops/cfnops@"))
     assert set(ours["with"]) <= set(action["inputs"])
     assert ours["with"]["mode"] in ("diff", "guard", "both")
     assert example["permissions"]["security-events"] == "write"

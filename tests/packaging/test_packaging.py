@@ -43,6 +43,11 @@ def test_sdist_and_wheel_build_check_install_and_run(tmp_path: Path) -> None:
         "Classifier: Typing :: Typed",
         "Description-Content-Type: text/markdown",
         "Provides-Extra: sam",
+        "Project-URL: Homepage, https://github.com/cfnops/cfnops",
+        "Project-URL: Documentation, https://github.com/cfnops/cfnops/tree/main/docs",
+        "Project-URL: Source, https://github.com/cfnops/cfnops",
+        "Project-URL: Issues, https://github.com/cfnops/cfnops/issues",
+        "Project-URL: Changelog, https://github.com/cfnops/cfnops/releases",
     ):
         assert field in metadata, field
 
