@@ -365,6 +365,9 @@ class Settings(BaseModel):
     on_interrupt: Literal["leave", "cancel"] = "leave"
     # The operations console's token (CFNOPS_CONSOLE_TOKEN); see docs/console.md.
     console_token: SecretStr | None = None
+    # A Prometheus scraper's token for the console's /metrics and nothing else
+    # (CFNOPS_METRICS_TOKEN); see docs/observability.md.
+    metrics_token: SecretStr | None = None
     output: Literal["text", "json", "markdown"] = "text"
     # How often long waits poll (CFNOPS_POLL_PROFILE): "aws" keeps the [heal] and [ami]
     # intervals sized for AWS, "fast" polls every second, "auto" is "fast" when the

@@ -202,3 +202,30 @@ def test_a_bare_url_without_a_session_goes_to_sign_in(page: Any, tmp_path: Path)
         page.wait_for_url(f"{console.url}/schedules")
     finally:
         console.stop()
+
+
+def test_the_metrics_token_reads_metrics_only(page: Any, tmp_path: Path) -> None:
+    db, scraper = tmp_path / "runs.sqlite", "scraper-token-0123456789abcdef"
+    console = ConsoleProcess(worker_env(db, CFNOPS_METRICS_TOKEN=scraper))
+    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    wait = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}
+    jobs.store.create_run("secret-1", "wait", wait, {"password": "hunter2"})
+    try:
+        page.goto(f"{console.url}/login")
+        page.get_by_label("Token").fill(scraper)
+        page.get_by_role("button", name="Sign in").click()
+        alert = page.get_by_role("alert")
+        assert "reads /metrics only" in alert.inner_text()
+        assert page.context.cookies() == []  # no session
+        shot(page, "metrics-token-refused")
+        fetch = """([path, token]) => fetch(path, {headers: {Authorization: 'Bearer ' + token}})
+                   .then(async (r) => [r.status, await r.text()])"""
+        status, text = page.evaluate(fetch, ["/metrics", scraper])
+        assert status == 200 and "cfnops_queue_depth" in text
+        for path in ("/jobs/secret-1", "/jobs/secret-1/data", "/runs", "/audit"):
+            status, text = page.evaluate(fetch, [path, scraper])
+            assert status == 403 and "hunter2" not in text and "secret-1" not in text, path
+        status, _ = page.evaluate(fetch, ["/jobs/secret-1", TOKEN])  # the console's token
+        assert status == 200
+    finally:
+        console.stop()

@@ -21,7 +21,7 @@ def console(
         Path | None,
         typer.Option(
             help="Tokens, one per line (NAME:ROLE[,ROLE]:TOKEN; roles viewer, operator, "
-            "approver); or CFNOPS_CONSOLE_TOKEN."
+            "approver, or metrics alone: /metrics only); or CFNOPS_CONSOLE_TOKEN."
         ),
     ] = None,
     open_browser: Annotated[bool, typer.Option("--open", help="Open it in a browser.")] = False,
@@ -30,6 +30,7 @@ def console(
 
     Listening on anything but loopback needs a token (CFNOPS_CONSOLE_TOKEN or
     --token-file); on loopback without one, a token is generated and printed.
+    CFNOPS_METRICS_TOKEN is a scraper's token: it reads /metrics and nothing else.
     """
     import uvicorn
 
@@ -39,6 +40,7 @@ def console(
     st = state(ctx)
     settings = st.settings
     secret = settings.console_token.get_secret_value() if settings.console_token else None
+    scraper = settings.metrics_token.get_secret_value() if settings.metrics_token else None
     auth = Auth.for_bind(
         host,
         token=secret,
@@ -47,6 +49,7 @@ def console(
         token_roles=settings.console.token_roles,
         idle_seconds=settings.console.session_idle_seconds,
         max_seconds=settings.console.session_max_seconds,
+        metrics_token=scraper,
     )
     app = create_app(settings, auth)
     shown = f"[{host}]" if ":" in host else host

@@ -14,6 +14,11 @@ Roles, given per token: ``viewer`` reads, ``operator`` acts on jobs and runs
 (stop, redrive, hold, rerun, skip, force, schedules), ``approver`` approves or
 rejects held heal change sets. A token file line is ``TOKEN``, ``NAME:TOKEN``
 (every role, as before roles existed) or ``NAME:ROLE[,ROLE]:TOKEN``.
+
+``metrics`` is a role of its own, for a Prometheus scraper: its token reads
+``GET /metrics`` (as ``Authorization: Bearer``) and nothing else: every other page,
+stream and action refuses it (403), and it cannot sign in for a session. It is never
+combined with another role, and a line without roles does not grant it.
 """
 
 from __future__ import annotations
@@ -34,9 +39,12 @@ from cfnops.console.errors import BadTokenFile, TokenRequired
 COOKIE = "cfnops_console"
 _MIN_TOKEN = 16
 
-Role = Literal["viewer", "operator", "approver"]
-ROLES: tuple[Role, ...] = get_args(Role)
+Role = Literal["viewer", "operator", "approver", "metrics"]
+# The roles of a person's token (what a line without roles grants); "metrics" stands alone.
+ROLES: tuple[Role, ...] = get_args(Role)[:3]
 ALL_ROLES: frozenset[Role] = frozenset(ROLES)
+METRICS_ONLY: frozenset[Role] = frozenset({"metrics"})
+METRICS_PATH = "/metrics"
 
 
 def is_loopback(host: str) -> bool:
@@ -53,12 +61,16 @@ def parse_roles(text: str, where: str) -> frozenset[Role]:
     found: set[Role] = set()
     for raw in text.split(","):
         name = raw.strip()
-        for role in ROLES:
+        for role in get_args(Role):
             if name == role:
                 found.add(role)
                 break
         else:
-            raise BadTokenFile(where, f"{name!r} is not a role (use {', '.join(ROLES)})")
+            raise BadTokenFile(
+                where, f"{name!r} is not a role (use {', '.join(ROLES)}; or metrics alone)"
+            )
+    if "metrics" in found and len(found) > 1:
+        raise BadTokenFile(where, "metrics is a role of its own (a scraper's token): give it alone")
     return frozenset(found)
 
 
@@ -102,6 +114,11 @@ class Principal:
 
     def has(self, role: Role) -> bool:
         return role in self.roles
+
+    @property
+    def metrics_only(self) -> bool:
+        """A scraper's token: ``GET /metrics`` and nothing else."""
+        return self.roles == METRICS_ONLY
 
     def actor(self, role: Role) -> str:
         """The audit log's actor: ``console:NAME (ROLE)``, the role that allowed the action."""
@@ -153,10 +170,14 @@ class Auth:
         token_roles: str | Iterable[Role] = ROLES,
         idle_seconds: float = 1800.0,
         max_seconds: float = 43200.0,
+        metrics_token: str | None = None,
     ) -> Auth:
         """Tokens for a bind: required off loopback; generated on loopback when none given.
 
-        ``token`` (``CFNOPS_CONSOLE_TOKEN``) is named ``user`` and has ``token_roles``.
+        ``token`` (``CFNOPS_CONSOLE_TOKEN``) is named ``user`` and has ``token_roles``;
+        ``metrics_token`` (``CFNOPS_METRICS_TOKEN``) is named ``metrics`` and reads
+        ``/metrics`` only (it does not count as a console token: without one, one is
+        still generated on loopback, and required elsewhere).
         """
         tokens: dict[str, str] = {}
         roles: dict[str, frozenset[Role]] = {}
@@ -171,17 +192,17 @@ class Auth:
             if len(token) < _MIN_TOKEN:
                 raise BadTokenFile("CFNOPS_CONSOLE_TOKEN", "shorter than 16 characters")
             tokens[user], roles[user] = token, env_roles
-        if tokens:
-            return cls(tokens, roles, idle_seconds=idle_seconds, max_seconds=max_seconds)
-        if not is_loopback(host):
-            raise TokenRequired(host)
-        generated = {user: secrets.token_urlsafe(24)}
+        generated = not any(roles.get(n, ALL_ROLES) != METRICS_ONLY for n in tokens)
+        if generated:
+            if not is_loopback(host):
+                raise TokenRequired(host)
+            # first: `cfnops console` prints the first token's sign-in link
+            tokens = {user: secrets.token_urlsafe(24), **tokens}
+            roles[user] = env_roles
+        if metrics_token:
+            _add_metrics_token(tokens, roles, metrics_token)
         return cls(
-            generated,
-            {user: env_roles},
-            generated=True,
-            idle_seconds=idle_seconds,
-            max_seconds=max_seconds,
+            tokens, roles, generated=generated, idle_seconds=idle_seconds, max_seconds=max_seconds
         )
 
     def name_for(self, token: str) -> str | None:
@@ -246,3 +267,16 @@ class Auth:
         if not cookie or not given:
             return False
         return hmac.compare_digest(self.csrf_token(cookie), given)
+
+
+def _add_metrics_token(
+    tokens: dict[str, str], roles: dict[str, frozenset[Role]], token: str
+) -> None:
+    where = "CFNOPS_METRICS_TOKEN"
+    if len(token) < _MIN_TOKEN:
+        raise BadTokenFile(where, "shorter than 16 characters")
+    if "metrics" in tokens:
+        raise BadTokenFile(where, "the token file already names a token 'metrics': rename it")
+    if any(hmac.compare_digest(token.encode(), known.encode()) for known in tokens.values()):
+        raise BadTokenFile(where, "it is another token of this console: give the scraper its own")
+    tokens["metrics"], roles["metrics"] = token, METRICS_ONLY

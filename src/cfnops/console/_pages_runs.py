@@ -103,8 +103,11 @@ async def login(request: Request) -> Response:
     if token is None:
         return render(request, "login.html", next=nxt, failed=False, note=note)
     name = auth.name_for(token)
-    if name is None:
-        return render(request, "login.html", status=403, next=nxt, failed=True, note=None)
+    if name is None or auth.principal(name).metrics_only:  # a scraper's token: no session
+        return render(
+            request, "login.html", status=403, next=nxt, failed=True, note=None,
+            metrics_only=name is not None,
+        )  # fmt: skip
     auth.end_session(request.cookies.get(COOKIE))  # a new id on each sign-in
     response = RedirectResponse(nxt, status_code=303)
     response.set_cookie(

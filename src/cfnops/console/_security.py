@@ -15,8 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from cfnops.console._auth import COOKIE, Principal
-from cfnops.console._web import console_of
+from cfnops.console._auth import COOKIE, METRICS_PATH, Principal
+from cfnops.console._web import console_of, error_page
+from cfnops.console.errors import Forbidden
 
 CSP = "; ".join(
     [
@@ -84,7 +85,8 @@ class RequireSession:
     """Every path but /login, /healthz and /static needs a live session or a bearer token.
 
     A page asked for without one is sent to sign in (``/login?next=…``, saying
-    when the session expired); data, streams and POSTs answer 401/403.
+    when the session expired); data, streams and POSTs answer 401/403. A scraper's
+    token (role ``metrics``) passes for ``GET /metrics`` only: anything else is 403.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -98,6 +100,13 @@ class RequireSession:
         request = Request(scope)
         touch = LIVE_HEADER not in request.headers and not path.endswith("/stream")
         who, expired = _principal(request, touch)
+        if who is not None and who.metrics_only and path != METRICS_PATH:
+            refused = Forbidden(
+                f"the token {who.name!r} has the role metrics: it reads {METRICS_PATH} only",
+                hint="sign in with a console token (docs/console.md, Roles)",
+            )
+            await error_page(request, refused, 403)(scope, receive, send)
+            return
         if who is not None:
             scope.setdefault("state", {})["principal"] = who
             await self.app(scope, receive, send)
