@@ -55,6 +55,20 @@ def test_page_opens_a_file_and_a_template_and_escapes_the_data(
     assert client.get("/designer?template=nope").status_code == 400
 
 
+def test_the_page_carries_its_first_check(client: TestClient, tmp_path: Path) -> None:
+    """Opening draws without a second request: the check the page would ask for is in it."""
+    opened = tmp_path / "defs" / "typo.asl.json"
+    opened.write_text(TYPO_FILE.read_text())
+    beside = tmp_path / "defs" / "typo.input.json"
+    beside.write_text((EXAMPLES / "webapp-start.input.json").read_text())
+    doc = _boot(client.get(f"/designer?path={opened}").text)["doc"]
+    asked = {"definition": doc["data"], "input": doc["sample"], "taskResults": {}}
+    assert doc["check"] == _post(client, "/designer/api/check", asked).json()
+    (bad,) = [e for e in doc["check"]["edges"] if e["findings"]]
+    assert bad["findings"][0]["pointer"] == TYPO_POINTER
+    assert "check" not in _boot(client.get("/designer").text)["doc"]  # empty canvas: nothing
+
+
 def test_post_needs_the_csrf_token(client: TestClient) -> None:
     answer = client.post("/designer/api/check", json={"definition": {}})
     assert answer.status_code == 403

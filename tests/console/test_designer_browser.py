@@ -321,12 +321,28 @@ def test_a_trailing_dot_is_flagged_in_the_form_and_on_the_arrow(
     assert "Execution: {Input:" in page.locator("#d-arrows").text_content()
 
 
+BOXES_HOLD_MEMBERS = """() => cfnopsDesignerGraph.nodes().every((n) => {
+    if (!n.data('in')) return true;
+    const box = cfnopsDesignerGraph.getElementById(n.data('in')).boundingBox({includeLabels: false});
+    const m = n.boundingBox({includeLabels: false});
+    return box.x1 <= m.x1 && m.x2 <= box.x2 && box.y1 <= m.y1 && m.y2 <= box.y2;
+})"""
+
+
 def test_open_and_save_without_edits_and_the_drawing_of_every_definition(
     page: Any, console: ConsoleProcess, tmp_path: Path
 ) -> None:
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
     for source in sorted((ROOT / "examples").glob("**/*.asl.json")):
+        asked.clear()
         page.goto(f"{console.url}/designer?path={source}")
-        wait_until(page, "() => document.getElementById('d-graph').dataset.checked")
+        wait_until(page, "() => document.getElementById('d-graph').dataset.shown")
+        # Drawn from the page alone: its first check came with it, no request asked for one.
+        assert not [u for u in asked if "/designer/api/" in u]
+        assert page.evaluate("cfnopsDesignerGraph.nodes().filter((n) => !n.visible()).length") == 0
+        # Each group box (RunCommand part, Map, Parallel branch) encloses its members.
+        assert page.evaluate(BOXES_HOLD_MEMBERS), source.name
         page.get_by_label("Save as", exact=False).fill(f"copy-{source.name}")
         page.get_by_role("button", name="Save").click()
         wait_until(page, "() => document.getElementById('d-status').dataset.saved")

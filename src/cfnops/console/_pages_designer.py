@@ -95,11 +95,25 @@ def _sample_beside(path: str, roots: list[Path]) -> Any:
         return None
 
 
+def _first_check(definition: Any, sample: Any) -> dict[str, Any] | None:
+    """The check the page would ask for on opening (sample input, no Task results), on the
+    data as the page holds it: its JSON block is written with sorted keys (``tojson``), and
+    the shapes on the arrows list keys in that order after every later check too."""
+    if not isinstance(definition, dict):
+        return None
+    from cfnops.console._designer_flow import design_check  # loads the check on first use
+
+    held = json.loads(json.dumps(definition, sort_keys=True))
+    given = json.loads(json.dumps({} if sample is None else sample, sort_keys=True))
+    return design_check(held, given, {})
+
+
 async def designer_page(request: Request) -> Response:
     path_text = request.query_params.get("path", "").strip()
     template = request.query_params.get("template", "").strip()
     run_id = request.query_params.get("run", "").strip()
-    path, doc = "", {"format": "json", "text": "", "data": None, "sample": None}
+    path = ""
+    doc: dict[str, Any] = {"format": "json", "text": "", "data": None, "sample": None}
     if path_text:
         roots = definition_roots(request)
         path, opened = await anyio.to_thread.run_sync(_open, path_text, roots)
@@ -110,6 +124,9 @@ async def designer_page(request: Request) -> Response:
         settings_ = console_of(request).settings
         doc = await anyio.to_thread.run_sync(_from_run, settings_, run_id)
     settings = console_of(request).settings
+    if doc["data"] is not None:
+        # The first check goes in the page: it is drawn once, with no second request.
+        doc["check"] = await anyio.to_thread.run_sync(_first_check, doc["data"], doc["sample"])
     boot = {
         "path": path,
         "doc": doc,
