@@ -323,8 +323,8 @@ def test_a_trailing_dot_is_flagged_in_the_form_and_on_the_arrow(
 
 BOXES_HOLD_MEMBERS = """() => cfnopsDesignerGraph.nodes().every((n) => {
     if (!n.data('in')) return true;
-    const box = cfnopsDesignerGraph.getElementById(n.data('in')).boundingBox({includeLabels: false});
-    const m = n.boundingBox({includeLabels: false});
+    const only = {includeLabels: false}, m = n.boundingBox(only);
+    const box = cfnopsDesignerGraph.getElementById(n.data('in')).boundingBox(only);
     return box.x1 <= m.x1 && m.x2 <= box.x2 && box.y1 <= m.y1 && m.y2 <= box.y2;
 })"""
 
