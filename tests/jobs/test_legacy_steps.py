@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ from cfnops.jobs import JobStore
 from cfnops.jobs._durable_ports import make_token
 from cfnops.jobs._legacy_keys import LEGACY_TABLE, digest_text, parse
 from cfnops.jobs._runner import execute_run
+
+HERE = Path(__file__).resolve().parent
 
 MACHINE = {
     "StartAt": "Work",
@@ -111,8 +115,31 @@ def _old_steps(engine: sa.Engine, rows: list[tuple[str, str, bool, Any]]) -> Non
             )  # fmt: skip
 
 
-def test_a_run_started_before_the_upgrade_resumes_after_it(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'old.sqlite'}"
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    spec = importlib.util.spec_from_file_location(
+        "pg_server", HERE.parent / "durable" / "pg_server.py"
+    )
+    assert spec is not None and spec.loader is not None
+    pg: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pg)
+    try:
+        with pg.postgres_server() as url:
+            yield url
+    except pg.PostgresUnavailable as exc:
+        pytest.skip(f"PostgreSQL test skipped: {exc}")
+
+
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgres", marks=[pytest.mark.slow, pytest.mark.postgres])]
+)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'old.sqlite'}"
+    return str(request.getfixturevalue("pg_url"))
+
+
+def test_a_run_started_before_the_upgrade_resumes_after_it(url: str) -> None:
     before = JobStore(load_settings(database_url=url))
     before.create_run("old-1", "old", MACHINE, {"items": [{"n": 0}, {"n": 1}]})
     deadline = time.time() - 1  # the 30 s wait began long ago: it is over
