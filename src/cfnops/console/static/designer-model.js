@@ -105,7 +105,7 @@ window.cfnopsDesignModel = (function () {
   }
 
   function elements(data) {
-    const els = [{data: {id: "/StartAt", label: "Start", kind: "end"}, classes: "start"}];
+    const els = [{data: {id: "/StartAt", label: "Start", kind: "end", w: 34, h: 16}, classes: "start"}];
     if (!isObj(data) || !isObj(data.States)) return els;
     const parentOf = {};
     for (const mp of machines(data)) {
@@ -128,7 +128,8 @@ window.cfnopsDesignModel = (function () {
       for (const [name, st] of Object.entries(m.States)) {
         const id = statePtr(mp, name);
         const nested = isObj(st) && (isObj(st.ItemProcessor) || isObj(st.Iterator) || Array.isArray(st.Branches));
-        const d = {id, name, label: `${name}\n${kindOf(st)}`, type: isObj(st) ? st.Type : "?"};
+        const size = leafSize(name, st);  // the layout's size (less the 8px padding): not measured
+        const d = {id, name, label: `${name}\n${kindOf(st)}`, type: isObj(st) ? st.Type : "?", w: size.w - 16, h: size.h - 16};
         const parent = parentOf[id] || box;
         if (parent) d.parent = parent;
         if (nested) d.compound = "yes";

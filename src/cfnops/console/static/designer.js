@@ -28,7 +28,7 @@ window.cfnopsDesigner = (function () {
   function style() {
     return [
       {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center", "shape": "round-rectangle",
-        "width": "label", "height": "label", "padding": "8px", "font-size": 11, "background-color": "#fff", "border-width": 1,
+        "width": "data(w)", "height": "data(h)", "padding": "8px", "font-size": 11, "background-color": "#fff", "border-width": 1,
         "border-color": "#7a8699", "min-zoomed-font-size": 5, "z-index-compare": "manual", "z-index": 100}},
       {selector: "node.box", style: {"text-valign": "top", "background-opacity": 0.06, "border-style": "dashed", "font-size": 10,
         "width": "data(bw)", "height": "data(bh)", "padding": 0, "z-index": "data(z)"}},
@@ -76,7 +76,7 @@ window.cfnopsDesigner = (function () {
   }
   /* Size every box to its members (innermost first), measured, then written in one batch. */
   function fitBoxes() {
-    const cy = S.cy, PAD = 22, LABEL = 18, rect = {}, members = {};
+    const cy = S.cy, PAD = 10, LABEL = 18, rect = {}, members = {};
     const boxes = cy.nodes(".box").toArray().sort((a, b) => b.data("z") - a.data("z"));
     // Measured before any box is sized: a node first measured after a box's data changed in
     // the same pass kept a stale "takes no space" and was never drawn.
