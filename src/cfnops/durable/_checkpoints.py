@@ -61,11 +61,11 @@ class Checkpoint:
     cause: str | None = None
 
 
-def _row(r: Any) -> Checkpoint:
+def _row(r: Any, position: Position | None = None) -> Checkpoint:
+    """A row as a checkpoint (``position``: the one looked up, not parsed again)."""
     result = None if r["result"] is None else json.loads(r["result"])
-    return Checkpoint(
-        Position.from_json(r["position"]), r["kind"], bool(r["ok"]), result, r["error"], r["cause"]
-    )
+    at = position if position is not None else Position.from_json(r["position"])
+    return Checkpoint(at, r["kind"], bool(r["ok"]), result, r["error"], r["cause"])
 
 
 class CheckpointStore:
@@ -88,7 +88,7 @@ class CheckpointStore:
                 .mappings()
                 .first()
             )
-        return None if found is None else _row(found)
+        return None if found is None else _row(found, position)
 
     def put(
         self,
