@@ -29,7 +29,7 @@ from conformance.runner import REQUIREMENTS, LogSink, Outcome, run_all, summary 
 
 def run_on(url: str, only: str | None) -> list[Outcome]:
     from cfnops.config import load_settings
-    from cfnops.durable import Engine, LocalLambda, functions
+    from cfnops.durable import Engine, functions
 
     for module in MODULES:
         if (ROOT / "tests" / "durable" / "conformance" / f"{module}.py").exists():
@@ -42,7 +42,7 @@ def run_on(url: str, only: str | None) -> list[Outcome]:
     old = root.level
     root.setLevel(logging.INFO)
     try:
-        backend = LocalLambda.for_settings(settings)
+        backend = engine.local_lambda()
         return run_all(backend, sink, set(functions()), only=only)
     finally:
         root.removeHandler(sink)

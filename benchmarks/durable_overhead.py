@@ -177,7 +177,7 @@ LAMBDA_RUN = textwrap.dedent(
     from aws_durable_execution_sdk_python import DurableContext, durable_execution
     from aws_durable_execution_sdk_python.config import MapConfig
     from cfnops.config import load_settings
-    from cfnops.durable import Engine, LocalLambda, lambda_function
+    from cfnops.durable import Engine, lambda_function
     url, items, mode = sys.argv[2], int(sys.argv[3]), sys.argv[4]
 
     @lambda_function("bench-map")
@@ -195,7 +195,7 @@ LAMBDA_RUN = textwrap.dedent(
 
     settings = load_settings(database_url=url)
     engine = Engine.start_process(settings)
-    backend = LocalLambda.for_settings(settings)
+    backend = engine.local_lambda()
     backend.wait(backend.start_execution("bench-steps", {"steps": 5}), 60)  # warm-up
     if mode == "steps":
         name, event = "bench-steps", {"steps": items}

@@ -238,21 +238,65 @@ _RUNTIME_TYPES = re.compile(
 _ALLOWED_HOLDERS = {"cfnops/durable/_engine.py:Engine._current"}
 
 
-def _holders(path: Path) -> list[str]:
+# Classes whose body declares fields (each instance gets its own value): an annotated
+# name with a value there is an instance default, not a class attribute.
+_FIELD_CLASSES = re.compile(r"\b(dataclass|BaseModel|BaseSettings|NamedTuple|TypedDict)\b")
+
+
+def _declares_fields(cls: ast.ClassDef) -> bool:
+    heads = [*cls.decorator_list, *cls.bases]
+    return any(_FIELD_CLASSES.search(ast.unparse(h)) for h in heads)
+
+
+def _what_it_holds(cls: ast.ClassDef) -> str:
+    """The annotations and calls of a class body (not its docstrings or comments)."""
+    parts: list[str] = []
+    for node in ast.walk(cls):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            parts.append(ast.unparse(node.annotation))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            parts.append(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+    return " ".join(parts)
+
+
+def holder_types(paths: list[Path]) -> re.Pattern[str]:
+    """The runtime types and every class of ``paths`` whose instances hold one of them
+    (an attribute or ``__init__`` parameter of such a type, a ``make_engine`` call),
+    transitively: a process-wide dict of such objects holds their clients and engines
+    (``LocalLambda._by_url`` held one backend, settings and engine, per database URL)."""
+    classes = [
+        node
+        for path in paths
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+    ]
+    names: set[str] = set()
+    pattern = _RUNTIME_TYPES
+    while True:
+        grown = names | {c.name for c in classes if pattern.search(_what_it_holds(c))}
+        if grown == names:
+            return pattern
+        names = grown
+        pattern = re.compile(rf"{_RUNTIME_TYPES.pattern}|\b({'|'.join(sorted(names))})\b")
+
+
+def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     rel = path.relative_to(SRC)
     found: list[str] = []
     module_level: dict[str, str] = {}
 
-    def check(body: list[ast.stmt], owner: str) -> None:
+    def check(body: list[ast.stmt], owner: str, fields: bool = False) -> None:
         for node in body:
             if isinstance(node, ast.ClassDef):
-                check(node.body, f"{owner}{node.name}.")
+                check(node.body, f"{owner}{node.name}.", _declares_fields(node))
                 continue
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 annotation = ast.unparse(node.annotation)
-                if owner and "ClassVar" not in annotation:
+                if owner and "ClassVar" not in annotation and (node.value is None or fields):
                     continue  # an instance attribute declared in the class body
+                # (with a value, outside a dataclass or model, it is the class's own)
                 text = annotation + " " + (ast.unparse(node.value) if node.value else "")
                 names = [node.target.id]
             elif isinstance(node, ast.Assign):
@@ -266,7 +310,7 @@ def _holders(path: Path) -> list[str]:
                 continue
             if not owner:
                 module_level.update(dict.fromkeys(names, text))
-            if _RUNTIME_TYPES.search(text):
+            if holds.search(text):
                 found.extend(f"{rel}:{owner}{n}" for n in names if n != "__all__")
 
     check(tree.body, "")
@@ -275,7 +319,7 @@ def _holders(path: Path) -> list[str]:
             found.extend(
                 f"{rel}:global {n}"
                 for n in node.names
-                if _RUNTIME_TYPES.search(module_level.get(n, "Runtime"))
+                if holds.search(module_level.get(n, "Runtime"))
             )
     return sorted(set(found) - _ALLOWED_HOLDERS)
 
@@ -294,7 +338,9 @@ def _is_constant(value: ast.expr) -> bool:
 
 def test_no_process_global_holds_clients_settings_or_engines() -> None:
     """Only entry points keep process-wide state; libraries receive the runtime."""
-    found = [h for path in _library_modules() for h in _holders(path)]
+    library = _library_modules()
+    holds = holder_types(library)
+    found = [h for path in library for h in _holders(path, holds)]
     assert not found, "pass the runtime down instead of holding it:\n  " + "\n  ".join(found)
 
 
@@ -308,13 +354,21 @@ def test_the_holder_check_sees_module_and_class_globals(tmp_path: Path) -> None:
         "    settings: Settings  # an instance attribute: fine\n"
         "def configure(s):\n"
         "    global _settings\n"
+        "class Backend:\n"
+        "    _by_url: dict[str, Backend] = {}  # no ClassVar, yet the class's own\n"
+        "    def __init__(self, settings: Settings) -> None: ...\n"
+        "@dataclass\n"
+        "class Options:\n"
+        "    settings: Settings | None = None  # a field's default: each instance's own\n"
+        "    names: list[str] = []\n"
     )
     probe.write_text(source)
     try:
-        found = _holders(probe)
+        found = _holders(probe, holder_types([probe]))
     finally:
         probe.unlink()
     assert found == [
+        "cfnops/heal/_probe_for_test.py:Backend._by_url",
         "cfnops/heal/_probe_for_test.py:Service.default_clients",
         "cfnops/heal/_probe_for_test.py:_cache",
         "cfnops/heal/_probe_for_test.py:global _settings",

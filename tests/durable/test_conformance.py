@@ -20,7 +20,7 @@ import pytest
 from conformance import MODULES
 from conformance.runner import IMPOSSIBLE, REQUIREMENTS, LogSink, Outcome, run_all
 
-from cfnops.durable import Engine, LocalLambda, functions
+from cfnops.durable import Engine, functions
 
 # Requirements that pass today (of 155), on SQLite and on PostgreSQL.
 FLOOR = 155
@@ -43,7 +43,7 @@ def outcomes(engine: Engine) -> Iterator[list[Outcome]]:
     root.addHandler(sink)
     root.setLevel(logging.INFO)
     try:
-        backend = LocalLambda.for_settings(engine.settings)
+        backend = engine.local_lambda()
         yield run_all(backend, sink, set(functions()))
     finally:
         root.removeHandler(sink)

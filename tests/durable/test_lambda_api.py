@@ -17,7 +17,7 @@ import pytest
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 from aws_durable_execution_sdk_python.config import CallbackConfig, Duration
 
-from cfnops.durable import Engine, LocalLambda, lambda_function
+from cfnops.durable import Engine, lambda_function
 from cfnops.sandbox.extensions import lambda_durable
 from cfnops.sandbox.shapecheck import RawShapeChecker
 
@@ -35,7 +35,7 @@ def approval(event: Any, context: DurableContext) -> Any:
 
 @pytest.fixture
 def lam(engine: Engine, cfnops_sandbox: Any) -> Iterator[Any]:
-    lambda_durable.attach(LocalLambda.for_settings(engine.settings))
+    lambda_durable.attach(engine.local_lambda())
     try:
         yield cfnops_sandbox.client("lambda")
     finally:

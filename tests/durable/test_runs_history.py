@@ -11,7 +11,7 @@ from aws_durable_execution_sdk_python import DurableContext, durable_execution
 from aws_durable_execution_sdk_python.config import Duration
 
 from cfnops.cli.main import run
-from cfnops.durable import Engine, LocalLambda, lambda_function
+from cfnops.durable import Engine, lambda_function
 
 
 @lambda_function("history-demo")
@@ -35,7 +35,7 @@ def cli(engine: Engine, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
 
 
 def test_history_of_a_lambda_durable_execution(engine: Engine, cli: Any) -> None:
-    backend = LocalLambda.for_settings(engine.settings)
+    backend = engine.local_lambda()
     arn = backend.start_execution("history-demo", {"n": 21}, name="history-1")
     assert backend.wait(arn, 30)["status"] == "SUCCEEDED"
     run_id = arn.rsplit("/", 1)[-1]

@@ -191,7 +191,7 @@ def history(
     from cfnops.durable import run_history
 
     st = state(ctx)
-    events = [_iso_times(e) for e in run_history(st.settings, run)]
+    events = [_iso_times(e) for e in run_history(st.runtime.database, run)]
     if st.output_format == "json":
         st.emit_json({"run": run, "events": events})
         return

@@ -108,7 +108,6 @@ def _serve_durable_functions(cli: Any, modules: list[str]) -> Any:
         return None
     import importlib
 
-    from cfnops.durable import LocalLambda
     from cfnops.errors import UsageError
     from cfnops.sandbox.extensions import lambda_durable
 
@@ -121,7 +120,7 @@ def _serve_durable_functions(cli: Any, modules: list[str]) -> Any:
                 hint="give an importable module (on PYTHONPATH) that registers functions",
             ) from exc
     engine = cli.engine()
-    lambda_durable.attach(LocalLambda.for_settings(cli.settings))
+    lambda_durable.attach(engine.local_lambda())
     return engine
 
 

@@ -15,7 +15,7 @@ import uuid
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from dbos import DBOS, SetWorkflowID
 
@@ -55,6 +55,9 @@ from cfnops.durable.errors import (
 )
 from cfnops.errors import CfnopsError
 from cfnops.runtime import Runtime
+
+if TYPE_CHECKING:  # the backend loads the Durable Execution SDK: only when asked for
+    from cfnops.durable._lambda_backend import LocalLambda
 
 _log = logging.getLogger("cfnops.durable")
 
@@ -164,6 +167,8 @@ class Engine:
         # set when this process must stop using the database (its file deleted/replaced,
         # its identity taken by another process)
         self.fatal: CfnopsError | None = None
+        self._local_lambda: LocalLambda | None = None  # built on first use
+        self._lambda_lock = threading.Lock()
 
     @property
     def settings(self) -> Settings:
@@ -213,6 +218,16 @@ class Engine:
     @classmethod
     def current(cls) -> Engine | None:
         return cls._current
+
+    def local_lambda(self) -> LocalLambda:
+        """The Lambda durable-functions backend this engine drives executions with
+        (one per engine, on its runtime's database)."""
+        with self._lambda_lock:
+            if self._local_lambda is None:
+                from cfnops.durable._lambda_backend import LocalLambda
+
+                self._local_lambda = LocalLambda(self.runtime)
+            return self._local_lambda
 
     def _launch(self) -> None:
         import_modules(self.settings.worker.workflow_modules)

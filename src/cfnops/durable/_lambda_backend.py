@@ -27,7 +27,6 @@ from typing import Any
 
 from cfnops.config import Settings
 from cfnops.durable import _history as h
-from cfnops.durable._dbos_setup import make_engine
 from cfnops.durable._lambda_client import (
     LocalLambdaContext,
     LocalServiceClient,
@@ -38,6 +37,7 @@ from cfnops.durable._lambda_functions import LambdaFunction, function_name, get_
 from cfnops.durable._lambda_store import ExecutionStore
 from cfnops.durable._registry import register_workflow
 from cfnops.durable.errors import CallbackClosed, UnknownExecution
+from cfnops.runtime import Runtime
 
 LAMBDA_WORKFLOW = "cfnops.lambda"
 REGION = "us-east-1"
@@ -57,24 +57,25 @@ def execution_arn(function: str, name: str, exec_id: str) -> str:
 
 
 class LocalLambda:
-    """The Lambda durable-execution API over the run database (one per database URL)."""
+    """The Lambda durable-execution API over a runtime's run database.
 
-    _by_url: dict[str, LocalLambda] = {}
-    _class_lock = threading.Lock()
+    The engine that drives executions owns one (:meth:`Engine.local_lambda
+    <cfnops.durable.Engine.local_lambda>`): a callback answered through it wakes the
+    driver at once. Another instance on the same database (a process that only reads
+    and answers, with no engine) works too; its news reaches drivers at their next poll.
+    """
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.store = ExecutionStore(make_engine(settings.database_url, pool_size=5))
+    def __init__(self, runtime: Runtime | Settings) -> None:
+        if isinstance(runtime, Settings):
+            runtime = Runtime.from_settings(runtime)
+        self.runtime = runtime
+        self.store = ExecutionStore(runtime.database)
         self.client = LocalServiceClient(self.store, self._start_chained)
         self._news = threading.Condition()
 
-    @classmethod
-    def for_settings(cls, settings: Settings) -> LocalLambda:
-        with cls._class_lock:
-            found = cls._by_url.get(settings.database_url)
-            if found is None:
-                found = cls._by_url[settings.database_url] = cls(settings)
-            return found
+    @property
+    def settings(self) -> Settings:
+        return self.runtime.settings
 
     # -- starting ----------------------------------------------------------------
 
@@ -121,7 +122,7 @@ class LocalLambda:
     def _launch(self, run_id: str, arn: str) -> None:
         from cfnops.durable._engine import Engine
 
-        engine = Engine.start_process(self.settings)
+        engine = Engine.start_process(self.runtime)
         # A fresh thread: never inside the caller's DBOS workflow (a chained execution is
         # a run of its own, not a child step of its parent's run).
         thread = threading.Thread(
@@ -345,7 +346,7 @@ def _run_execution(event: Any, context: Any) -> Any:
     engine = Engine.current()
     if engine is None:  # pragma: no cover - DBOS runs workflows only in a launched engine
         raise RuntimeError("cfnops.lambda needs a launched cfnops.durable.Engine")
-    return LocalLambda.for_settings(engine.settings).drive(str(event["arn"]))
+    return engine.local_lambda().drive(str(event["arn"]))
 
 
 register_workflow(LAMBDA_WORKFLOW, _run_execution, context=False)

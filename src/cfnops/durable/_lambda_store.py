@@ -19,7 +19,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.durable._dbos_setup import create_tables
+from cfnops.database import Database
 
 TABLE = "cfnops_lambda_executions"
 _metadata = sa.MetaData()
@@ -54,10 +54,9 @@ class ExecutionRow:
 class ExecutionStore:
     """Durable executions in the run database (tables created on first use)."""
 
-    def __init__(self, engine: sa.Engine) -> None:
-        self.engine = engine
+    def __init__(self, database: Database) -> None:
+        self.engine = database.ensure(_metadata)
         self._lock = threading.RLock()
-        create_tables(engine, _metadata)
 
     def insert(
         self, record: dict[str, Any], run_id: str, conn: sa.Connection | None = None

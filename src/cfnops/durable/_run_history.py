@@ -17,7 +17,10 @@ from datetime import datetime
 from typing import Any
 
 from cfnops.config import Settings
+from cfnops.database import Database
+from cfnops.durable._lambda_store import ExecutionStore
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
+from cfnops.durable.errors import UnknownExecution
 
 _KINDS = {"step": "Step", "wait": "Wait", "child": "Context", "message": "Callback"}
 _SUBTYPES = {"step": "Step", "wait": "Wait", "child": "RunInChildContext", "message": "Callback"}
@@ -28,18 +31,25 @@ _TERMINAL = {
 }
 
 
-def run_history(settings: Settings, run: str) -> list[dict[str, Any]]:
-    """The history of ``run`` (a run id or a durable execution's ARN)."""
-    from cfnops.durable._lambda_backend import LocalLambda
-
-    backend = LocalLambda.for_settings(settings)
-    arn = run if run.startswith("arn:") else backend.store.arn_of_run(run)
-    if arn is not None:
-        return list(backend.record(arn)["events"])
-    with RunStore(settings) as store:
-        record = store.get(run)
-        steps = store.steps(run)
-    return derived_history(record, steps)
+def run_history(database: Database | Settings, run: str) -> list[dict[str, Any]]:
+    """The history of ``run`` (a run id or a durable execution's ARN) in ``database``
+    (``runtime.database``; settings open a pool of their own for the call)."""
+    db = Database.of(database)
+    try:
+        executions = ExecutionStore(db)
+        arn = run if run.startswith("arn:") else executions.arn_of_run(run)
+        if arn is not None:
+            found = executions.get(arn)
+            if found is None:
+                raise UnknownExecution(arn)
+            return list(found["events"])
+        with RunStore(db) as store:
+            record = store.get(run)
+            steps = store.steps(run)
+        return derived_history(record, steps)
+    finally:
+        if db is not database:
+            db.dispose()
 
 
 def _ms(when: datetime | None) -> int | None:
