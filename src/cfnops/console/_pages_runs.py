@@ -7,15 +7,15 @@ from urllib.parse import urlencode
 
 import anyio
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from cfnops.console._auth import COOKIE
+from cfnops.console._run_history import MAX_ITEMS, history_json, history_page, whole_number
 from cfnops.console._runs_query import KINDS, STATUSES, RunFilter
 from cfnops.console._web import console_of, render, stream, templates
 from cfnops.console.errors import BadFilter, Forbidden, NotFound
-from cfnops.durable import RunStore
-from cfnops.durable.errors import UnknownRun
+from cfnops.durable import RunStore, UnknownExecution, UnknownRun, run_history
 
 
 def _filter(request: Request) -> RunFilter:
@@ -50,26 +50,49 @@ async def runs_stream(request: Request) -> Response:
     return stream(request, query.marker, payload)
 
 
+def _unknown(run_id: str) -> NotFound:
+    return NotFound(f"no run with id {run_id!r}", hint="pick one on the Runs page")
+
+
 async def run_page(request: Request) -> Response:
     run_id = request.path_params["run_id"]
     console = console_of(request)
+    wanted = whole_number("history", request.query_params.get("history"), 1, 1, 10**6)
 
     def load() -> tuple[Any, Any]:
         with RunStore(console.database) as store:
             try:
                 return store.get(run_id), store.steps(run_id)
             except UnknownRun:
-                raise NotFound(
-                    f"no run with id {run_id!r}", hint="pick one on the Runs page"
-                ) from None
+                raise _unknown(run_id) from None
 
     record, steps = await anyio.to_thread.run_sync(load)
     if record.workflow == "cfnops.heal":
         return RedirectResponse(f"/heal/runs/{run_id}", status_code=303)
     if record.workflow.startswith("cfnops.jobs.") and isinstance(record.input, dict):
         return RedirectResponse(f"/jobs/{record.input.get('runId', run_id)}", status_code=303)
+    events = await anyio.to_thread.run_sync(run_history, console.database, run_id)
     audit = await anyio.to_thread.run_sync(lambda: console.audit.list(target=run_id, limit=50))
-    return render(request, "run.html", record=record, steps=steps, audit=audit)
+    history = history_page(events, wanted)
+    return render(request, "run.html", record=record, steps=steps, audit=audit, history=history)
+
+
+async def run_history_data(request: Request) -> Response:
+    """The run's history as JSON, paged as ``GetDurableExecutionHistory`` pages it."""
+    run_id = request.path_params["run_id"]
+    params = request.query_params
+    marker = whole_number("Marker", params.get("Marker"), 0, 0, 10**9)
+    size = whole_number("MaxItems", params.get("MaxItems"), MAX_ITEMS, 1, MAX_ITEMS)
+    database = console_of(request).database
+
+    def load() -> list[dict[str, Any]]:
+        try:
+            return run_history(database, run_id)
+        except (UnknownRun, UnknownExecution):
+            raise _unknown(run_id) from None
+
+    events = await anyio.to_thread.run_sync(load)
+    return JSONResponse({"RunId": run_id, **history_json(events, marker, size)})
 
 
 async def audit_page(request: Request) -> Response:
@@ -143,6 +166,7 @@ routes = [
     Route("/logout", logout, methods=["POST"]),
     Route("/runs", runs_page),
     Route("/runs/stream", runs_stream),
+    Route("/runs/{run_id:path}/history", run_history_data),
     Route("/runs/{run_id:path}", run_page),
     Route("/audit", audit_page),
 ]
