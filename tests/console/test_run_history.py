@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from starlette.testclient import TestClient
 from tests.console._durable_run import BIG, MARK
 
@@ -137,3 +138,9 @@ def test_a_dbos_native_run_shows_its_derived_history(settings: Settings) -> None
     assert any(e["EventType"] == "StepSucceeded" for e in events)
     assert f"events 1{DASH}{len(events)} of {len(events)}, oldest first" in page
     assert page.count("<tr data-event=") == len(events)
+    # reading created nothing: this database has no durable-execution table yet
+    engine = sa.create_engine(settings.database_url)
+    try:
+        assert "cfnops_lambda_executions" not in sa.inspect(engine).get_table_names()
+    finally:
+        engine.dispose()

@@ -18,7 +18,7 @@ from typing import Any
 
 from cfnops.config import Settings
 from cfnops.database import Database
-from cfnops.durable._lambda_store import ExecutionStore
+from cfnops.durable._lambda_store import TABLE, ExecutionStore
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
 from cfnops.durable.errors import UnknownExecution
 
@@ -36,10 +36,14 @@ def run_history(database: Database | Settings, run: str) -> list[dict[str, Any]]
     (``runtime.database``; settings open a pool of their own for the call)."""
     db = Database.of(database)
     try:
-        executions = ExecutionStore(db)
-        arn = run if run.startswith("arn:") else executions.arn_of_run(run)
+        # Reading never creates the executions table (a console may read with a role
+        # that cannot): without it there is no durable execution to find.
+        executions = ExecutionStore(db) if db.has_table(TABLE) else None
+        arn = run if run.startswith("arn:") else None
+        if arn is None and executions is not None:
+            arn = executions.arn_of_run(run)
         if arn is not None:
-            found = executions.get(arn)
+            found = executions.get(arn) if executions is not None else None
             if found is None:
                 raise UnknownExecution(arn)
             return list(found["events"])
