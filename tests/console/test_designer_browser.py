@@ -362,6 +362,36 @@ def test_open_and_save_without_edits_and_the_drawing_of_every_definition(
     assert all(n == m and same for n, m, same in drawn)
 
 
+def test_a_box_dragged_carries_its_states(page: Any, console: ConsoleProcess) -> None:
+    """Boxes are plain nodes drawn behind their states: dragging one moves its states too."""
+    source = ROOT / "examples" / "jobnets" / "webapp-stop.asl.json"
+    page.goto(f"{console.url}/designer?path={source}")
+    wait_until(page, "() => document.getElementById('d-graph').dataset.shown")
+    box = page.evaluate(
+        """() => { const cy = cfnopsDesignerGraph, box = cy.nodes('.part').first();
+            cy.zoom(1); cy.center(box);
+            const r = box.renderedBoundingBox({includeLabels: false});
+            const g = document.getElementById('d-graph').getBoundingClientRect();
+            return {id: box.id(), x: g.left + r.x1 + 4, y: g.top + r.y1 + 4}; }"""
+    )
+    members = "(id) => cfnopsDesignerGraph.nodes().filter((n) => n.data('in') === id)"
+    before = page.evaluate(f"(id) => ({members})(id).map((n) => n.position())", box["id"])
+    page.mouse.move(box["x"], box["y"])
+    page.mouse.down()
+    for step in range(1, 7):
+        page.mouse.move(box["x"] + 10 * step, box["y"] + 5 * step)
+    page.mouse.up()
+    after = page.evaluate(f"(id) => ({members})(id).map((n) => n.position())", box["id"])
+    assert len(after) == len(before) == 4  # sendCommand, Wait, poll, Choice
+    for was, now in zip(before, after, strict=True):
+        assert (round(now["x"] - was["x"]), round(now["y"] - was["y"])) == (60, 30)
+    assert page.evaluate(BOXES_HOLD_MEMBERS)
+    moved = page.evaluate(
+        f"(id) => ({members})(id).map((n) => cfnopsDesigner.state.positions[n.id()])", box["id"]
+    )
+    assert moved == after  # kept for the next redraw
+
+
 def test_code_view_undo_redo_connect_delete_and_yaml(
     page: Any, console: ConsoleProcess, tmp_path: Path
 ) -> None:
