@@ -84,3 +84,57 @@ def test_a_working_thread_is_waited_for(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "checkpoint.txt").read_text() == "written"
+
+
+def test_a_command_leaving_waiting_threads_ends_with_its_code(tmp_path: Path) -> None:
+    """``LeaveThreads`` (a held heal run's thread waits for hours in this process): the
+    entry point ends the process at once with the command's code, output delivered."""
+    proc = _python(
+        """
+        import sys, threading
+        import cfnops.cli.main as main
+        from cfnops.cli._exit import LeaveThreads
+
+        def command(**_):
+            threading.Thread(target=threading.Event().wait, name="held-run").start()
+            print("held: approve later", end="")
+            raise LeaveThreads(3)
+
+        main.app = command
+        main.run()
+        """,
+        tmp_path,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout == "held: approve later"
+
+
+def test_in_process_a_command_leaving_threads_returns_its_code(tmp_path: Path) -> None:
+    """``run([...])`` (tests, embedding): the code is returned, the process goes on."""
+    proc = _python(
+        """
+        import cfnops.cli.main as main
+        from cfnops.cli._exit import LeaveThreads
+
+        def command(**_):
+            raise LeaveThreads(3)
+
+        main.app = command
+        print("returned", main.run(["heal", "x"]))
+        """,
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "returned 3"
+
+
+def test_only_the_exit_module_calls_os_exit() -> None:
+    """Commands raise (``typer.Exit``, ``LeaveThreads``); ending the process is the entry
+    point's, in one module."""
+    src = Path(__file__).resolve().parents[2] / "src" / "cfnops"
+    callers = sorted(
+        str(path.relative_to(src))
+        for path in src.rglob("*.py")
+        if "os._exit(" in path.read_text(encoding="utf-8")
+    )
+    assert callers == ["cli/_exit.py"]

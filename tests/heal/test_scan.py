@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import uuid
 from pathlib import Path
@@ -199,3 +200,47 @@ def test_clients_keep_a_connection_per_concurrent_call() -> None:
         AwsSettings(region="us-east-1", endpoint_url="http://127.0.0.1:9", max_pool_connections=4)
     )
     assert small.client("cloudformation").meta.config.max_pool_connections == 4
+
+
+def test_plan_and_run_scan_are_what_the_command_calls(
+    cfnops_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The command parses and renders; the capability checks, enters and scans, here from
+    Python on a runtime built without the CLI."""
+    from cfnops.config import load_settings
+    from cfnops.heal import AcceptedDrift, AcceptedStore, plan_scan, run_scan
+    from cfnops.heal.errors import BadScanTarget
+    from cfnops.runtime import Runtime
+
+    region = REGIONS[1]
+    settings = load_settings(
+        database_url=f"sqlite:///{tmp_path / 'runs.db'}",
+        aws={"region": region, "endpoint_url": cfnops_sandbox.endpoint_url},
+    )
+    runtime = Runtime.from_settings(settings, aws=cfnops_sandbox.clients.in_region(region))
+    tag = uuid.uuid4().hex[:6]
+    cfn = runtime.aws.client("cloudformation")
+    now = dt.datetime.now(dt.UTC)
+    for i in range(2):
+        deploy_sample(cfn, f"plan-{tag}-{i}", f"/plan-{tag}-{i}/p")
+        drift_sample(runtime.aws.client("ssm"), f"/plan-{tag}-{i}/p")
+    accepted = AcceptedDrift(  # stack 1's drift accepted: run_scan marks it
+        region=region,
+        stack=f"plan-{tag}-1",
+        logical_id="SampleParameter",
+        path="",
+        until=now + dt.timedelta(days=1),
+        reason="known",
+        by="test",
+        at=now,
+    )
+    AcceptedStore(runtime.database).accept(accepted)
+    for bad in ({"accounts": "12345"}, {"accounts": "123456789012", "organization": True}):
+        with pytest.raises(BadScanTarget):
+            plan_scan(runtime, **bad)
+    plan = plan_scan(runtime, accounts=["123456789012"])
+    assert list(plan.accounts) == ["123456789012"] and plan.regions == (region,)
+    result = run_scan(runtime, plan, concurrency=2)
+    mine = {r.stack: r.status for r in result.rows if r.stack.startswith(f"plan-{tag}")}
+    assert mine == {f"plan-{tag}-0": "DRIFTED", f"plan-{tag}-1": "IN_SYNC"}
+    runtime.close()

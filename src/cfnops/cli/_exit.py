@@ -39,8 +39,36 @@ def flush_output() -> None:
             stream.flush()
 
 
+class LeaveThreads(Exception):
+    """Raised by a command to end with ``code`` without waiting for its runs' threads.
+
+    A held heal run waits in ``DBOS.recv`` (up to the approval expiry) and a worker's
+    parked executions wait for outcomes other processes record, on threads the
+    interpreter would join at exit. Their state is in the database and the next cfnops
+    process resumes them. Commands raise this; only the entry point
+    (:func:`cfnops.cli.main.run`) ends the process.
+    """
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def leave_threads(code: int) -> NoReturn:
+    """End with ``code``: at once (:func:`hard_exit`) while other threads still wait
+    (see :class:`LeaveThreads`), else as every command ends (:func:`exit_process`)."""
+    if _others_alive():
+        hard_exit(code)
+    exit_process(code)
+
+
 def hard_exit(code: int) -> NoReturn:
-    """End now, without waiting for threads or exit handlers, output delivered."""
+    """End now, without waiting for threads or exit handlers, output delivered.
+
+    With :func:`exit_process`, the only place that calls ``os._exit``: the entry point
+    after a command (:class:`LeaveThreads`), a second Ctrl-C, a worker's shutdown
+    watchdog. Nothing a command leaves is lost: runs are durable.
+    """
     flush_output()
     os._exit(code)
 

@@ -12,7 +12,6 @@ is lost and no finished step runs again. A second signal exits at once.
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -62,8 +61,7 @@ def exit_code(signum: int) -> int:
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     global _code
     if _started.is_set():  # the second signal: no more reporting
-        flush_output()
-        os._exit(exit_code(signum))
+        hard_exit(exit_code(signum))
     _code = exit_code(signum)
     _started.set()
     threading.Thread(target=_report_and_exit, args=(signum,), name="cfnops-interrupt").start()

@@ -8,19 +8,9 @@ from typing import Annotated
 
 import typer
 
-from cfnops.aws import check_region
 from cfnops.cli._heap import settle_heap
 from cfnops.cli._state import state
-from cfnops.heal import (
-    AcceptedStore,
-    check_accounts,
-    enter_accounts,
-    organization_accounts,
-    scan,
-    scan_html,
-    scan_markdown,
-    with_accepted,
-)
+from cfnops.heal import plan_scan, run_scan, scan_html, scan_markdown
 from cfnops.heal.errors import BadScanTarget
 
 
@@ -78,23 +68,15 @@ def drift_scan(
 
         run_now(st, schedule)
         return
-    if accounts and organization:
-        raise BadScanTarget("--accounts/--organization", "give one of them, not both")
-    region_list = [check_region(r.strip()) for r in (regions or "").split(",") if r.strip()]
-    wanted = check_accounts(accounts) if accounts else None
-    clients = st.clients
-    if organization:
-        wanted = organization_accounts(clients)
-    per_account = enter_accounts(clients, wanted or [clients.account_id()], role_name)
-    settle_heap()
-    result = scan(
-        per_account,
-        region_list or [clients.region],
-        ignore=st.settings.heal.ignore,
-        concurrency=concurrency,
-        poll_seconds=min(5, st.settings.heal.drift_poll_seconds),
+    plan = plan_scan(
+        st.runtime,
+        accounts=accounts,
+        organization=organization,
+        role_name=role_name,
+        regions=[r.strip() for r in (regions or "").split(",") if r.strip()],
     )
-    result = with_accepted(result, AcceptedStore(st.runtime.database).list())
+    settle_heap()  # the process's own heap policy: after the clients exist, before the scan
+    result = run_scan(st.runtime, plan, concurrency=concurrency)
     data = result.to_json()
     if markdown is not None:
         _write(markdown, scan_markdown(result))

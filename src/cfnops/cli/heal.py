@@ -6,9 +6,6 @@ Exit codes: 0 healed / in sync / change set created, 1 failed, 2 usage,
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -19,6 +16,7 @@ from rich.console import Console, Group
 from rich.live import Live
 
 from cfnops.aws import check_region
+from cfnops.cli._exit import LeaveThreads
 from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
@@ -137,18 +135,9 @@ def run_fleet(
 
 
 def finish(code: int) -> NoReturn:
-    """Exit with ``code``, even while a held run's thread still waits in this process.
-
-    A held run waits in ``DBOS.recv`` (up to the approval expiry) on a worker
-    thread that the interpreter would join at exit. Its state is in the
-    database and the next cfnops process resumes it, so end the process now.
-    """
-    stuck = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon]
-    if stuck and Engine.current() is None:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    raise typer.Exit(code)
+    """Exit with ``code``, even while a held run's thread still waits in this process
+    (its state is in the database: the next cfnops process resumes it)."""
+    raise LeaveThreads(code)
 
 
 def _parse_tags(tags: list[str]) -> dict[str, str]:

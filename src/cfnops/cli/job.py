@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from contextlib import nullcontext
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -33,7 +34,7 @@ from cfnops.jobs import (
 
 if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS
     from cfnops.durable import Engine
-    from cfnops.jobs import JobResult, JobService
+    from cfnops.jobs import JobResult, JobService, Progress
 
 job_app = typer.Typer(
     help="Job-nets (Amazon States Language) on the durable engine.", no_args_is_help=True
@@ -70,7 +71,7 @@ def _service(st: CliState) -> JobService:
     return JobService(st.runtime)
 
 
-def _tree(definition: dict[str, Any], views: dict[str, StateView], title: str) -> Tree:
+def _tree(definition: dict[str, Any], views: Mapping[str, StateView], title: str) -> Tree:
     def add(node: Tree, defn: dict[str, Any]) -> None:
         for name, st in defn.get("States", {}).items():
             view = views.get(name)
@@ -115,114 +116,74 @@ def run(
     st = state(ctx)
     import_modules(imports or [])
     defn, value = load_definition(definition), parse_input(input_)
-    jobs, before = _service(st), _current_engine()
-    if name is not None and not reuse:
-        _refuse_other_run(jobs, name, defn, value)
-    if name is not None:
-        _attachable(st, jobs, name)
-    run_id = jobs.start(
-        defn,
-        value,
-        machine_name=machine_name(definition),
-        name=name,
-        options={"notify": notify},
-        modules=imports or (),
-    )
-    result = watch(st, jobs, run_id, defn)
-    _finish(st, result, before)
+    from cfnops.jobs import run_job
+
+    st.register_workflows()  # the engine recovers any run a dead process left
+    with progress(st, defn) as on_progress:
+        result = run_job(
+            st.runtime,
+            defn,
+            value,
+            machine_name=machine_name(definition),
+            name=name,
+            reuse=reuse,
+            options={"notify": notify},
+            modules=imports or (),
+            on_progress=on_progress,
+        )
+    _render(st, result)
 
 
-def _attachable(st: CliState, jobs: JobService, name: str) -> None:
-    """``--name`` of a RUNNING run: wait for it only if something can advance it.
+@contextmanager
+def progress(st: CliState, defn: dict[str, Any]) -> Iterator[Progress | None]:
+    """How a followed run is shown: in text mode a live tree of its states; when stderr is
+    not a terminal, also one line per state's and the run's status change (any mode)."""
+    lines = PhaseLines()
+    if st.output_format == "json" and not lines.enabled:
+        yield None
+        return
 
-    This process's engine recovers it when its executor is dead; a run nothing executes
-    any more (its execution ended without recording the run's end) would be waited for
-    forever: exit 2 naming the commands that continue or end it.
-    """
-    from cfnops.jobs.errors import UnknownJobRun
+    def note(run_id: str, views: Mapping[str, StateView], status: str) -> None:
+        for view in views.values():
+            lines.note(f"job {run_id} state {view.name}", view.status)
+        lines.note(f"job {run_id}", status)
+
+    if st.output_format == "json":
+        yield note
+        return
+    live = Live(console=st.console, refresh_per_second=4, transient=False)
+
+    def show(run_id: str, views: Mapping[str, StateView], status: str) -> None:
+        note(run_id, views, status)
+        live.update(_tree(defn, views, f"[bold]{run_id}[/] {status}"))
+        if not live.is_started:  # from the run's first look: a refusal before draws nothing
+            live.start()
 
     try:
-        row = jobs.store.get_run(name)
-    except UnknownJobRun:
-        return
-    if row.status != "RUNNING":
-        return
-    if jobs.execution_state(row) in ("RUNNING", "QUEUED"):
-        st.engine()  # recovers it here if the process that ran it is gone
-        return
-    raise UsageError(
-        f"job run {name!r} is RUNNING but nothing executes it any more "
-        "(its durable execution ended without recording the run's end)",
-        hint=f"'cfnops job redrive {name}' runs it again from where it stopped; "
-        f"'cfnops job stop {name}' ends it ABORTED",
-    )
-
-
-def _refuse_other_run(jobs: JobService, name: str, defn: Any, value: Any) -> None:
-    """``--name`` of an existing run with another definition or input: exit 2, not its result."""
-    from cfnops.jobs.errors import UnknownJobRun
-
-    try:
-        existing = jobs.store.get_run(name)
-    except UnknownJobRun:
-        return
-    differs = [
-        what
-        for what, old, new in (
-            ("definition", existing.definition, defn),
-            ("input", existing.input, value),
-        )
-        if json.dumps(old, sort_keys=True) != json.dumps(new, sort_keys=True)
-    ]
-    if differs:
-        raise UsageError(
-            f"job run {name!r} already exists ({existing.status}) with another "
-            f"{' and '.join(differs)}",
-            hint=f"choose another --name, inspect it with 'cfnops job show {name}', or pass "
-            "--reuse to attach to it anyway",
-        )
+        yield show
+    finally:
+        if live.is_started:
+            live.stop()
+    st.console.print()
 
 
 def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> JobResult:
-    """Wait for the run; in text mode, draw its states live as a tree.
+    """Wait for the run, shown as :func:`progress` says."""
+    from cfnops.jobs import follow_job
 
-    When stderr is not a terminal, each state's and the run's status changes are
-    also written there, one line each (any output mode).
-    """
-    from cfnops.database import retry_while_unreachable
-
-    lines = PhaseLines()
-    if st.output_format == "json" and not lines.enabled:
-        return jobs.wait(run_id)
-    live = Live(console=st.console, refresh_per_second=4, transient=False)
-    with live if st.output_format != "json" else nullcontext():
-        while True:
-            views, row = retry_while_unreachable(  # a blip is waited through, not reported
-                lambda: (state_views(jobs.store.history(run_id)), jobs.store.get_run(run_id)),
-                what=f"watching job run {run_id}",
-                give_up_after=st.settings.worker.stranded_after_seconds,
-            )
-            for view in views.values():
-                lines.note(f"job {run_id} state {view.name}", view.status)
-            lines.note(f"job {run_id}", row.status)
-            if st.output_format != "json":
-                live.update(_tree(defn, views, f"[bold]{run_id}[/] {row.status}"))
-            if row.status != "RUNNING":
-                break
-            engine = _current_engine()  # wakes when the run ends, not at the next tick
-            if engine is not None:
-                engine.check_stranded(run_id)  # a storage fault stopped it: say so, exit 2
-            if engine is None or engine.wait_local(run_id, 0.25) is None:
-                time.sleep(0.25)
-    if st.output_format != "json":
-        st.console.print()
-    return jobs.wait(run_id)
+    with progress(st, defn) as on_progress:
+        return follow_job(jobs, run_id, on_progress)
 
 
 def _finish(st: CliState, result: JobResult, engine_before: object) -> None:
     engine = _current_engine()
     if engine is not None and engine is not engine_before:  # started by this command
         engine.shutdown(grace_seconds=1)
+    _render(st, result)
+
+
+def _render(st: CliState, result: JobResult) -> None:
+    """The run's result (exit 1 unless it SUCCEEDED)."""
     if st.output_format == "json":
         st.emit_json(result.to_json())
     elif result.status == "SUCCEEDED":

@@ -23,6 +23,7 @@ try:  # Typer >= 0.2x vendors Click
 except ImportError:  # pragma: no cover - older Typer on real Click
     from click import ClickException  # type: ignore[assignment]
 
+from cfnops.cli._exit import LeaveThreads
 from cfnops.cli._globals import hoist
 from cfnops.cli._logging import configure_logging
 from cfnops.cli._root_help import ROOT_HELP, SUMMARIES
@@ -223,6 +224,12 @@ def run(argv: list[str] | None = None) -> int:
         return _exit(code, argv)
     except typer.Exit as exc:
         return _exit(int(exc.exit_code or 0), argv)
+    except LeaveThreads as left:
+        if argv is None:
+            from cfnops.cli._exit import leave_threads
+
+            leave_threads(left.code)
+        return left.code
     except typer.Abort:
         return _exit(130, argv)
     except ClickException as exc:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from cfnops.cli._exit import hard_exit
+from cfnops.cli._exit import LeaveThreads, hard_exit
 from cfnops.cli._interrupt import exit_code
 from cfnops.cli._state import state
 from cfnops.database import redact_url
@@ -180,7 +180,7 @@ def worker(
         raise engine.fatal
     final = code if received else 0
     if engine.parked:  # executions that only wait for outcomes other processes record
-        hard_exit(final)
+        raise LeaveThreads(final)
     raise typer.Exit(final)
 
 

@@ -6,6 +6,7 @@
   SDK-level function the Lambda handler runs unchanged;
 - :func:`decide` — the pure safety gate over a change set;
 - :func:`start_heal`, :func:`approve`, :func:`reject`, :func:`heal_fleet` — runs;
+- :func:`plan_scan`, :func:`run_scan` — a fleet drift scan (``cfnops drift scan``);
 - :data:`DRIFT_SCAN_WORKFLOW` (``cfnops.drift-scan``) — a scheduled fleet scan that
   notifies when drift appears or clears; :class:`DriftScheduler` fires the
   ``[drift_scan.schedules.*]`` of :func:`plan_drift_schedules` in ``cfnops worker``.
@@ -47,6 +48,7 @@ from cfnops.heal._runs import (
 )
 from cfnops.heal._runtime import HealAccount
 from cfnops.heal._scan import (
+    ScanResult,
     check_accounts,
     enter_account,
     enter_accounts,
@@ -55,6 +57,7 @@ from cfnops.heal._scan import (
     with_accepted,
 )
 from cfnops.heal._scan_changes import DriftChanges, StackChange, compare_states
+from cfnops.heal._scan_fleet import ScanPlan, plan_scan, run_scan
 from cfnops.heal._scan_render import scan_html, scan_markdown
 from cfnops.heal._scan_schedule import (
     DriftPlan,
@@ -93,6 +96,8 @@ __all__ = [
     "Match",
     "PropertyDrift",
     "ResourceDrift",
+    "ScanPlan",
+    "ScanResult",
     "StackChange",
     "StackDriftReport",
     "active_heals",
@@ -125,6 +130,7 @@ __all__ = [
     "parse_until",
     "plan_drift_schedules",
     "plan_heal",
+    "plan_scan",
     "region_from_stack_arn",
     "reject",
     "report_markdown",
@@ -135,6 +141,7 @@ __all__ = [
     "run_heal",
     "run_key",
     "run_outcome",
+    "run_scan",
     "scan",
     "scan_html",
     "scan_markdown",

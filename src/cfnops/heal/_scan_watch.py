@@ -34,14 +34,6 @@ from aws_durable_execution_sdk_python import DurableContext, durable_execution
 from cfnops.config import DriftSchedule, Settings
 from cfnops.database import Database
 from cfnops.durable import RunRecord, RunStore, runtime_of, workflow
-from cfnops.heal._accepted import AcceptedStore
-from cfnops.heal._scan import (
-    check_accounts,
-    enter_accounts,
-    organization_accounts,
-    scan,
-    with_accepted,
-)
 from cfnops.heal._scan_changes import (
     DriftChanges,
     StackChange,
@@ -50,6 +42,7 @@ from cfnops.heal._scan_changes import (
     compare_states,
     scan_state,
 )
+from cfnops.heal._scan_fleet import plan_scan, run_scan
 from cfnops.heal._scan_render import scan_html, scan_markdown
 from cfnops.heal._steps import AWS_STEP
 from cfnops.heal._workflow import run_identity
@@ -105,19 +98,14 @@ def _write(path: Path, text: str) -> None:
 
 
 def _scan_step(rt: Runtime, config: DriftSchedule, run_id: str) -> dict[str, Any]:
-    clients = rt.aws
-    wanted = list(check_accounts(",".join(config.accounts))) if config.accounts else None
-    if config.organization:
-        wanted = organization_accounts(clients)
-    per_account = enter_accounts(clients, wanted or [clients.account_id()], config.role_name)
-    result = scan(
-        per_account,
-        list(config.regions) or [str(clients.region)],
-        ignore=rt.settings.heal.ignore,
-        concurrency=config.concurrency,
-        poll_seconds=min(5, rt.settings.heal.drift_poll_seconds),
+    plan = plan_scan(
+        rt,
+        accounts=list(config.accounts),
+        organization=config.organization,
+        role_name=config.role_name,
+        regions=list(config.regions),
     )
-    result = with_accepted(result, AcceptedStore(rt.database).list())
+    result = run_scan(rt, plan, concurrency=config.concurrency)
     folder: str | None = None
     if config.output_dir is not None:
         where = config.output_dir / run_id

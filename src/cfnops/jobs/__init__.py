@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._integrations import register_function, register_state_machine
     from cfnops.jobs._pools import Pool, PoolStore
     from cfnops.jobs._rerun import RerunRequest
+    from cfnops.jobs._run_job import Progress, follow_job, run_job
     from cfnops.jobs._runner import JobResult, iter_states
     from cfnops.jobs._service import WORKFLOW, JobService
     from cfnops.jobs._starts import duration_seconds, monitor_options
@@ -63,6 +64,9 @@ _WHERE = {
     "Pool": "_pools",
     "PoolStore": "_pools",
     "iter_states": "_runner",
+    "Progress": "_run_job",
+    "follow_job": "_run_job",
+    "run_job": "_run_job",
     "duration_seconds": "_starts",
     "monitor_options": "_starts",
     "StateView": "_views",
@@ -106,6 +110,7 @@ __all__ = [
     "JobStore",
     "Pool",
     "PoolStore",
+    "Progress",
     "RerunRequest",
     "RunRow",
     "RunStatus",
@@ -118,6 +123,7 @@ __all__ = [
     "deploy",
     "derive_status",
     "duration_seconds",
+    "follow_job",
     "import_modules",
     "iter_states",
     "list_alerts",
@@ -131,6 +137,7 @@ __all__ = [
     "read_task_results",
     "register_function",
     "register_state_machine",
+    "run_job",
     "set_http_transport",
     "start_worker_services",
     "state_views",
