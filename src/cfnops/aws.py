@@ -18,7 +18,7 @@ import re
 import threading
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from cfnops._version import __version__
 from cfnops.config import AwsSettings
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # boto3 and botocore load on first use (see _nothing_configur
     from mypy_boto3_stepfunctions import SFNClient
     from mypy_boto3_sts import STSClient
 
+_Client = TypeVar("_Client", bound="BaseClient")
 _RENEW_BEFORE = dt.timedelta(minutes=5)  # re-assume a role this long before it expires
 _REGION_SHAPE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 _ACCESS_DENIED = frozenset(
@@ -236,7 +237,7 @@ def _stop_retrying(caught_exception: BaseException | None = None, **_: Any) -> N
         raise caught_exception  # out of botocore's retry loop: no backoff, no more attempts
 
 
-def fail_fast_when_unreachable(client: Any) -> Any:
+def fail_fast_when_unreachable(client: _Client) -> _Client:
     """``client`` giving up at once on a refused connection or an unknown host name.
 
     botocore's standard and adaptive retry modes retry every connection error with

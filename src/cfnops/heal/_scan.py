@@ -233,7 +233,7 @@ def enter_accounts(
 
 def _watch_throttling(
     clients: AwsClients, limit: AdaptiveLimit, watching: list[Callable[[], None]]
-) -> Any:
+) -> CloudFormationClient:
     """The region's CloudFormation client, its throttling answers fed to ``limit``.
 
     Clients are cached (per account and region) and outlive the scan: the handler's
@@ -329,7 +329,7 @@ def _scan(
     started = time.monotonic()
     limit = AdaptiveLimit(concurrency)
     pacer = DetectionPacer()
-    jobs: list[tuple[str, str, Any, dict[str, Any]]] = []
+    jobs: list[tuple[str, str, CloudFormationClient, dict[str, Any]]] = []
     raw_sets: list[tuple[str, StackInstanceSummaryTypeDef]] = []
     for account, clients in per_account.items():
         for region in regions:
@@ -340,7 +340,7 @@ def _scan(
                     jobs.append((account, region, cfn, s))
             raw_sets.extend(_stack_sets(cfn))
 
-    def one(job: tuple[str, str, Any, dict[str, Any]]) -> ScanRow:
+    def one(job: tuple[str, str, CloudFormationClient, dict[str, Any]]) -> ScanRow:
         account, region, cfn, listed = job
         name = str(listed["StackName"])
         with limit:
