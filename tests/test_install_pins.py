@@ -36,7 +36,13 @@ def test_the_test_extra_cannot_move_a_core_dependency() -> None:
     """Each test-extra package's bound on a core dependency is one cfnops's own pin keeps."""
     core = {"pydantic", "pydantic-settings", "boto3", "typer", "rich", "pyyaml"}
     checked = 0
-    for dist in ("aws-sam-translator", "aws-durable-execution-sdk-python-testing", "playwright"):
+    for dist in (
+        "aws-sam-translator",
+        "aws-durable-execution-sdk-python-testing",
+        "playwright",
+        "build",
+        "twine",
+    ):
         for raw in metadata.requires(dist) or []:
             req = Requirement(raw)
             name = re.sub(r"[-_.]+", "-", req.name.lower())
