@@ -463,6 +463,12 @@ class Engine:
         pause = 0.05
         while True:
             self.check_stranded(run_id)
+            future = self._running.get(run_id)
+            if future is not None and not future.done():
+                if deadline is not None:
+                    pause = min(pause, max(0.0, deadline - time.monotonic()) + 0.001)
+                wait_futures([future], timeout=pause)
+                pause = min(pause * 2, 1.0)
             status = retry_while_unreachable(  # a blip must not report a success as a failure
                 lambda: DBOS.get_workflow_status(run_id),
                 what=f"waiting for run {run_id}",
@@ -470,22 +476,16 @@ class Engine:
             )
             if status is None:
                 raise UnknownRun(run_id)
-            if status.status == "SUCCESS":
-                return DBOS.retrieve_workflow(run_id).get_result()
+            if status.status == "SUCCESS":  # known to exist: no second status read
+                return DBOS.retrieve_workflow(run_id, existing_workflow=False).get_result()
             if status.status in ("ERROR", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"):
                 raise RunFailed(run_id, str(status.error))
             if status.status == "CANCELLED":
                 raise RunCancelled(run_id)
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"run {run_id} still {status.status} after {timeout} s")
-            future = self._running.get(run_id)
             if future is None or future.done():
                 time.sleep(0.05)
-                continue
-            if deadline is not None:
-                pause = min(pause, max(0.0, deadline - time.monotonic()) + 0.001)
-            wait_futures([future], timeout=pause)
-            pause = min(pause * 2, 1.0)
 
     def status(self, run_id: str) -> str | None:
         """DBOS's status of ``run_id`` (``PENDING``, ``SUCCESS``, ``ERROR``, ``CANCELLED``…)."""
