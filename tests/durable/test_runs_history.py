@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,19 @@ def test_history_of_a_dbos_native_run(engine: Engine, cli: Any, tmp_path: Path) 
 def test_history_of_an_unknown_run_is_a_usage_error(cli: Any) -> None:
     code, _ = cli("runs", "history", "no-such-run")
     assert code == 2
+
+
+def test_the_engines_backend_leaves_the_engine_its_runtime(engine: Engine) -> None:
+    """A runtime handed to the engine after its backend was built stays the engine's:
+    starting an execution does not hand the backend's older runtime back to it."""
+    backend = engine.local_lambda()
+    assert engine.local_lambda() is backend  # one per engine
+    original = engine.runtime
+    seen: list[Any] = []
+    engine.use(replace(original, notify_hook=seen.append))
+    try:
+        arn = backend.start_execution("history-demo", {"n": 1}, name="keeps-runtime")
+        assert backend.wait(arn, 30)["status"] == "SUCCEEDED"
+        assert engine.runtime.notify_hook == seen.append
+    finally:
+        engine.use(original)

@@ -122,7 +122,9 @@ class LocalLambda:
     def _launch(self, run_id: str, arn: str) -> None:
         from cfnops.durable._engine import Engine
 
-        engine = Engine.start_process(self.runtime)
+        # The running engine as it is (its runtime may be newer than this backend's);
+        # none yet: launched on this backend's runtime.
+        engine = Engine.current() or Engine.start_process(self.runtime)
         # A fresh thread: never inside the caller's DBOS workflow (a chained execution is
         # a run of its own, not a child step of its parent's run).
         thread = threading.Thread(
