@@ -44,6 +44,7 @@ def test_durable_public_names_are_pinned() -> None:
         "RunCancelled",
         "RunFailed",
         "RunHandle",
+        "RunNeedsWorker",
         "RunRecord",
         "RunStore",
         "RunStranded",

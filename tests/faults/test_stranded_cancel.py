@@ -188,3 +188,51 @@ def test_job_stop_ends_a_job_run_whose_owner_is_gone(tmp_path: Path) -> None:
     with RunStore(jobs.runtime.database) as runs:
         assert runs.get("gone-m-1").status == "CANCELLED"
     assert attempts(log, "effect") == []
+
+
+def test_job_run_name_of_a_run_no_worker_can_take_exits_2(tmp_path: Path) -> None:
+    """``job run --name N`` of a run that needs a module no live process has: it says so
+    and exits 2 after ``stranded_after_seconds`` (it used to wait forever)."""
+    db, log = tmp_path / "db.sqlite", tmp_path / "effects.log"
+    definition = tmp_path / "net.asl.json"
+    definition.write_text(json.dumps(three_states(log, 30.0)))
+    first = cfnops(_env(db, M), "job", "run", str(definition), "--import", M, "--name", "att-1")
+    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+
+    def in_task() -> bool:
+        try:
+            return any(e["type"] == "TaskStateEntered" for e in jobs.store.history("att-1"))
+        except Exception:  # not stored yet
+            return False
+
+    wait_for(in_task, 90, "the run to enter its Task")
+    first.send_signal(signal.SIGKILL)
+    first.communicate(timeout=30)
+
+    env = {**_env(db), "CFNOPS_WORKER__STRANDED_AFTER_SECONDS": "3"}  # no module M here
+    again = subprocess.run(
+        [sys.executable, "-m", "cfnops", "job", "run", str(definition), "--name", "att-1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 2, again.stderr
+    assert f"run att-1 needs module {M}, which this process lacks" in again.stderr
+    assert f"'cfnops worker --import {M}'" in again.stderr
+    assert "cfnops job stop att-1" in again.stderr and "Traceback" not in again.stderr
+    with RunStore(jobs.runtime.database) as runs:
+        assert (runs.get("att-1").status, runs.get("att-1").needs) == ("QUEUED", f"module {M}")
+    assert jobs.store.get_run("att-1").status == "RUNNING"  # kept, not failed
+
+    # attached again once it is on that queue: the same answer, not an endless wait
+    again = subprocess.run(
+        [sys.executable, "-m", "cfnops", "job", "run", str(definition), "--name", "att-1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 2, again.stderr
+    assert f"needs module {M}" in again.stderr
+    assert attempts(log, "effect") == []

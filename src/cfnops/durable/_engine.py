@@ -51,6 +51,7 @@ from cfnops.durable.errors import (
     NotRunnableHere,
     RunCancelled,
     RunFailed,
+    RunNeedsWorker,
     UnknownRun,
 )
 from cfnops.errors import CfnopsError
@@ -64,6 +65,10 @@ _log = logging.getLogger("cfnops.durable")
 RUN_WORKFLOW = "cfnops.run"
 DEFAULT_QUEUE = "cfnops"
 NEEDS_QUEUE_PREFIX = "cfnops needs "
+# A worker polls one queue per workflow and module it has, for runs that processes
+# without them handed over: at 0.2 s, seven such queues were ~70 % of an idle worker's
+# statements (3 per poll); a handed-over run may wait this long to start instead.
+HANDED_OVER_POLL_SECONDS = 2.0
 
 
 @DBOS.workflow(name=RUN_WORKFLOW)
@@ -157,6 +162,8 @@ class Engine:
         self.started: dict[str, str] = {}
         # runs stopped here by a storage fault, handed back once the database works
         self.stalls = Stalls()
+        # runs handed over here to the workers that have what they need: when, and why
+        self._handed: dict[str, tuple[float, NotRunnableHere]] = {}
         # the SQLite file this process opened (device, inode), checked every heartbeat
         database = self.runtime.database
         self._file = database if isinstance(database, SqliteDatabase) else None
@@ -351,6 +358,7 @@ class Engine:
         needs; ``False`` when it was not this process's to move."""
         if not hand_over(run_id, self.executor_id, needs_queue(missing.needs)):
             return False
+        self._handed[run_id] = (time.monotonic(), missing)
         _log.warning(
             "run %s needs %s, which this process lacks: left QUEUED for a process that has it (%s)",
             run_id,
@@ -358,6 +366,13 @@ class Engine:
             missing.hint,
         )
         return True
+
+    def awaits_worker(self, run_id: str, needs: str, hint: str) -> None:
+        """Note that ``run_id``, which this process waits for, is already on the queue of
+        the workers with ``needs``: :meth:`check_stranded` says so if none takes it."""
+        if run_id not in self._handed:
+            missing = NotRunnableHere(needs, f"this process cannot run {needs}", hint=hint)
+            self._handed[run_id] = (time.monotonic(), missing)
 
     def _hand_back(self) -> None:
         """Re-enqueue the runs stopped here by a storage fault (a write just worked)."""
@@ -376,14 +391,27 @@ class Engine:
         worker_concurrency: int | None = None,
         global_concurrency: int | None = None,
     ) -> Any:
-        """Register (or fetch) a DBOS queue; limits apply per executor / globally."""
+        """Register (or fetch) a DBOS queue; limits apply per executor / globally.
+
+        A worker dequeues at most ``worker_concurrency`` runs per poll: the default
+        queue's poll interval (``worker.queue_poll_seconds``) bounds a worker's
+        throughput at concurrency / interval runs a second. The queues of handed-over
+        runs (one per workflow and module a worker has, rarely used) are polled every
+        :data:`HANDED_OVER_POLL_SECONDS`. An interval is stored with its queue: the
+        last worker started sets it for all.
+        """
         found = self._queues.get(name)
         if found is None:
+            poll = (
+                self.settings.worker.queue_poll_seconds
+                if name == DEFAULT_QUEUE
+                else HANDED_OVER_POLL_SECONDS
+            )
             found = DBOS.register_queue(
                 name,
                 worker_concurrency=worker_concurrency,
                 global_concurrency=global_concurrency,
-                polling_interval_sec=0.2,
+                polling_interval_sec=poll,
                 on_conflict="always_update" if self.worker else "never_update",
             )
             self._queues[name] = found
@@ -445,10 +473,21 @@ class Engine:
 
     def check_stranded(self, run_id: str) -> None:
         """:class:`RunStranded` when a storage fault has stopped ``run_id`` here for longer
-        than ``worker.stranded_after_seconds`` (a waiting command then says so and ends)."""
+        than ``worker.stranded_after_seconds``, :class:`RunNeedsWorker` when it was handed
+        over that long ago and no worker with what it needs has taken it (a waiting
+        command then says so and ends; the run is kept)."""
         if self.fatal is not None:
             raise self.fatal
-        self.stalls.check(run_id, self.settings.worker.stranded_after_seconds)
+        grace = self.settings.worker.stranded_after_seconds
+        self.stalls.check(run_id, grace)
+        handed = self._handed.get(run_id)
+        if handed is not None and time.monotonic() - handed[0] >= grace:
+            # still on the queue it was handed to: no worker with what it needs took it
+            found = DBOS.get_workflow_status(run_id)
+            needs = needs_queue(handed[1].needs)
+            if found is not None and found.status == "ENQUEUED" and found.queue_name == needs:
+                raise RunNeedsWorker(run_id, handed[1], time.monotonic() - handed[0])
+            del self._handed[run_id]
 
     def result(self, run_id: str, timeout: float | None = None) -> Any:
         """Wait for the run to end; its output, or :class:`RunFailed`.

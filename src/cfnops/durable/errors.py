@@ -105,6 +105,28 @@ class ExecutorIdTaken(DurableError, UsageError):
         self.executor_id = executor_id
 
 
+class RunNeedsWorker(DurableError, UsageError):
+    """A run this command waits for was handed over to workers with what it needs, and
+    none has taken it within ``worker.stranded_after_seconds``.
+
+    The run is not failed: it stays QUEUED and continues, from its last checkpoint, once
+    a worker with what it needs runs.
+    """
+
+    abandons_threads = True  # the handed-over execution here only waits; nothing to finish
+
+    def __init__(self, run_id: str, missing: NotRunnableHere, waited: float) -> None:
+        super().__init__(
+            f"run {run_id} needs {missing.needs}, which this process lacks, and no worker "
+            f"with it has taken the run in {waited:.0f} s",
+            hint=f"{missing.hint}; the run stays QUEUED and loses no finished step "
+            f"('cfnops runs cancel {run_id}', or 'cfnops job stop {run_id}' for a job run, "
+            "ends it instead)",
+        )
+        self.run_id = run_id
+        self.needs = missing.needs
+
+
 class WorkflowModuleNotImportable(DurableError, UsageError):
     """A configured workflow module (``--import``, ``worker.workflow_modules``) fails to import."""
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cfnops.database import retry_while_unreachable
-from cfnops.durable import Engine
+from cfnops.durable import Engine, RunStore
 from cfnops.errors import UsageError
 from cfnops.jobs._runner import JobResult
 from cfnops.jobs._service import JobService
@@ -109,7 +109,11 @@ def _attachable(runtime: Runtime, jobs: JobService, name: str) -> None:
     if row.status != "RUNNING":
         return
     if jobs.execution_state(row) in ("RUNNING", "QUEUED"):
-        Engine.start_process(runtime)  # recovers it here if the process that ran it is gone
+        engine = Engine.start_process(runtime)  # recovers it here if its process is gone
+        with RunStore(engine.runtime.database) as runs:
+            record = runs.get(row.dbos_id)
+        if record.needs is not None:  # handed over already: say so if no worker takes it
+            engine.awaits_worker(row.dbos_id, record.needs, f"start {record.runs_on}")
         return
     raise UsageError(
         f"job run {name!r} is RUNNING but nothing executes it any more "
