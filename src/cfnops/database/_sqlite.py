@@ -17,6 +17,8 @@ unless it lies under cfnops's own state directory: a typo in
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, ClassVar
@@ -68,13 +70,40 @@ class SqliteDatabase(Database):
         dbapi_conn.isolation_level = "IMMEDIATE"
         dbapi_conn.execute("PRAGMA busy_timeout=30000")
         dbapi_conn.execute("PRAGMA foreign_keys=ON")
-        dbapi_conn.execute("PRAGMA journal_mode=WAL")
+        _use_wal(dbapi_conn)
         dbapi_conn.execute("PRAGMA synchronous=NORMAL")
 
     @classmethod
     def _schema_lock(cls, engine: sa.Engine) -> AbstractContextManager[None]:
         # Nothing to do: a migration takes the database's write lock.
         return nullcontext()
+
+
+# How long a new connection keeps asking for WAL while others hold the file (as the busy
+# timeout above): SQLite answers a journal-mode change with "database is locked" at once,
+# without calling the busy handler, when another connection is inside a transaction.
+_WAL_PATIENCE_SECONDS = 30.0
+
+
+def _use_wal(dbapi_conn: Any) -> None:
+    """Put the file in WAL mode unless it already is (the mode is stored in the file, so
+    only the first connection of a new database changes it)."""
+    deadline = time.monotonic() + _WAL_PATIENCE_SECONDS
+    pause = 0.005
+    while True:
+        (mode,) = dbapi_conn.execute("PRAGMA journal_mode").fetchone()
+        if str(mode).lower() == "wal":
+            return
+        try:
+            dbapi_conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def prepare_sqlite_file(path: str, state_dir: Path | None = None) -> None:
