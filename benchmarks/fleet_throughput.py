@@ -4,7 +4,8 @@ For each database (SQLite; PostgreSQL when a server can be started here with
 tests/durable/pg_server.py, or ``--postgres URL``) and each worker count (1 and 3):
 
 1. a fresh database (a new SQLite file; a new PostgreSQL database);
-2. N ``cfnops worker`` processes (``--concurrency 8``) with a one-step workflow
+2. N ``cfnops worker`` processes (the default settings, as an operator starts them;
+   ``--variant`` changes them) with a one-step workflow
    (``bench.one-step``: one checkpointed step, as a short real run has);
 3. ``--runs`` runs (default 500) queued on the ``cfnops`` queue by a client;
 4. timed from the first enqueue to the last run SUCCEEDED (polled every 50 ms).
@@ -130,7 +131,7 @@ def _worker(
     )
     with log.open("w") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cfnops", "worker", "--concurrency", "8"],
+            [sys.executable, "-m", "cfnops", "worker"],
             env=env,
             stdout=subprocess.PIPE,
             stderr=err,

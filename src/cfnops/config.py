@@ -220,7 +220,10 @@ class NotifySettings(_Section):
 class WorkerSettings(_Section):
     """The durable engine and ``cfnops worker``."""
 
-    concurrency: int = Field(default=8, ge=1, le=1024)
+    # Runs a worker executes at once (each a thread). 16: one worker's ceiling is
+    # concurrency / queue_poll_seconds runs a second; at 8 one SQLite worker made 129 runs/s
+    # on a quiet machine, at 16 204 (benchmarks/fleet_throughput.py, docs/durable.md).
+    concurrency: int = Field(default=16, ge=1, le=1024)
     # Limit across every worker sharing the database (PostgreSQL); None: no limit.
     global_concurrency: int | None = Field(default=None, ge=1)
     # Modules imported at start so their workflows can be recovered.
@@ -229,7 +232,7 @@ class WorkerSettings(_Section):
     lease_seconds: float = Field(default=30.0, gt=0)
     recovery_interval_seconds: float = Field(default=5.0, gt=0)
     # How often a worker looks for queued runs; it takes up to `concurrency` per look,
-    # so concurrency / this is its ceiling in runs a second (8 / 0.05 s = 160; at 0.2 s
+    # so concurrency / this is its ceiling in runs a second (16 / 0.05 s = 320; at 0.2 s
     # one worker stopped at ~28 runs/s under load, 0.05 s gave 54-67: docs/durable.md).
     queue_poll_seconds: float = Field(default=0.05, ge=0.01, le=60)
     # A command waiting for a run stopped by a storage fault gives up (exit 2, naming the

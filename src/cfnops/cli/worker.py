@@ -6,7 +6,7 @@ import re
 import signal
 import threading
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,6 +17,9 @@ from cfnops.database import redact_url
 from cfnops.durable import DEFAULT_QUEUE
 from cfnops.errors import UsageError
 from cfnops.jobs import start_worker_services
+
+if TYPE_CHECKING:
+    from cfnops.config import Settings
 
 _ID = re.compile(r"[A-Za-z0-9._:@-]{1,200}")
 
@@ -82,7 +85,7 @@ def worker(
         )
     worker_cfg = base.worker.model_copy(
         update={
-            "concurrency": concurrency or base.worker.concurrency,
+            "concurrency": _own_concurrency(concurrency, global_concurrency, base),
             "global_concurrency": global_concurrency or base.worker.global_concurrency,
             "workflow_modules": (*base.worker.workflow_modules, *(imports or [])),
             "executor_id": executor_id or base.worker.executor_id,
@@ -186,3 +189,14 @@ def worker(
 
 def register(app: typer.Typer) -> None:
     app.command("worker")(worker)
+
+
+def _own_concurrency(given: int | None, global_limit: int | None, base: Settings) -> int:
+    """This worker's concurrency: ``--concurrency``, else the setting, lowered to a
+    ``--global-concurrency`` below it (a global limit of 8 with the default 16 means 8
+    here; only an explicit ``--concurrency`` above the global limit is refused)."""
+    if given is not None:
+        return given
+    if global_limit is not None:
+        return min(base.worker.concurrency, global_limit)
+    return base.worker.concurrency
