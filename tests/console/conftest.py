@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -64,3 +65,20 @@ def csrf_of(client: TestClient, page: str) -> str:
     marker = 'name="csrf-token" content="'
     start = html.index(marker) + len(marker)
     return html[start : html.index('"', start)]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """The system's Chromium driven by Playwright, one per test module (skips without it)."""
+    from tests.console._browser import chromium_path
+
+    playwright_api = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed"
+    )
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from tests._subprocess import cfnops, wait_for
-from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, chromium_path, shot
+from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, shot
 from tests.heal._proc import SandboxProcess, env_for
 
 from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
@@ -31,17 +31,6 @@ HERE = Path(__file__).resolve().parent
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 expect = playwright_api.expect
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -23,7 +23,6 @@ from tests._subprocess import worker_env
 from tests.console._browser import (
     UNNAMED_CONTROLS,
     ConsoleProcess,
-    chromium_path,
     csp_violations,
     shot,
     sign_in,
@@ -40,17 +39,6 @@ expect.set_options(timeout=20_000)  # a loaded CI machine; no timing is asserted
 HERE = Path(__file__).resolve().parent
 END = {"MapIterationSucceeded": "SUCCEEDED", "MapIterationFailed": "FAILED",
        "MapIterationAborted": "ABORTED"}  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

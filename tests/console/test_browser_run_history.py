@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from tests._subprocess import worker_env
-from tests.console._browser import ConsoleProcess, chromium_path, csp_violations, shot, sign_in
+from tests.console._browser import ConsoleProcess, csp_violations, shot, sign_in
 from tests.console._durable_run import MARK
 from tests.console.test_run_history import durable_run
 
@@ -23,17 +23,6 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 
 VIEWER = "viewer-token-0123456789"
 STEPS = 120  # 249 events: three pages of 100
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ from tests._subprocess import worker_env
 from tests.console._browser import (
     TOKEN,
     ConsoleProcess,
-    chromium_path,
     csp_violations,
     shot,
     sign_in,
@@ -32,17 +31,6 @@ playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright i
 
 MARK = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 FILE_MARK = "<img src=x onerror=window.__xss=3>"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

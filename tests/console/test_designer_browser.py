@@ -24,7 +24,6 @@ from tests.console._browser import (
     TOKEN,
     UNNAMED_CONTROLS,
     ConsoleProcess,
-    chromium_path,
     shot,
     wait_until,
 )
@@ -41,17 +40,6 @@ SAMPLE = {
     "targets": [{"Id": "i-0123456789abcdef0"}, {"Id": "i-0fedcba9876543210"}],
     "clusterId": "web-db",
 }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no chromium on PATH (.ci/run installs the OS package)")
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
