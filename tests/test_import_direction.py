@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests._source import parse_file
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "cfnops"
@@ -76,7 +77,7 @@ def _imports(path: Path, root: Path = SRC) -> Iterator[tuple[int, str]]:
     """(line, absolute module name) of every import in ``path``."""
     name = _module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse_file(path)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -206,7 +207,7 @@ def test_load_settings_is_called_only_by_entry_points() -> None:
     """Below the entry points settings arrive in the runtime; nothing re-reads them."""
     found = []
     for path in _library_modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -218,7 +219,7 @@ def test_load_settings_is_called_only_by_entry_points() -> None:
 
 
 def _from_environment_line() -> str:
-    tree = ast.parse((PACKAGE / "runtime.py").read_text(encoding="utf-8"))
+    tree = parse_file(PACKAGE / "runtime.py")
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == "from_environment":
             for inner in ast.walk(node):
@@ -268,7 +269,7 @@ def holder_types(paths: list[Path]) -> re.Pattern[str]:
     classes = [
         node
         for path in paths
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(parse_file(path))
         if isinstance(node, ast.ClassDef)
     ]
     names: set[str] = set()
@@ -282,7 +283,7 @@ def holder_types(paths: list[Path]) -> re.Pattern[str]:
 
 
 def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_file(path)
     rel = path.relative_to(SRC)
     found: list[str] = []
     module_level: dict[str, str] = {}

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._source import parse_file
 
 from cfnops.cli.main import run
 from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
@@ -51,7 +52,7 @@ def test_diff_core_does_not_import_heal_cli_or_sandbox() -> None:
     for module in SRC.rglob("*.py"):
         if module.name == "stack.py":
             continue  # the AWS adapter; still no heal/cli/sandbox (checked below)
-        tree = ast.parse(module.read_text(encoding="utf-8"))
+        tree = parse_file(module)
         for node in ast.walk(tree):
             names = (
                 [a.name for a in node.names]

@@ -7,6 +7,8 @@ the import-direction test and this list keep it that way.
 import ast
 from pathlib import Path
 
+from tests._source import parse_file
+
 import cfnops
 import cfnops.durable
 
@@ -87,7 +89,7 @@ def test_no_other_package_imports_private_durable_modules() -> None:
     for path in SRC.rglob("*.py"):
         if path.is_relative_to(SRC / "durable"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             names = []
             if isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
