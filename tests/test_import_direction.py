@@ -234,9 +234,81 @@ _RUNTIME_TYPES = re.compile(
     r"\b(AwsClients|Settings|AwsSettings|Runtime|HealRuntime|Database|Engine|Session"
     r"|create_engine|make_engine|boto3)\b"
 )
-# DBOS is a process-wide singleton, and so is the engine that launched it: the one way a
-# run DBOS recovers reaches the runtime it is handed (durable/_engine.py says so).
+# The ONE exception. DBOS is a process-wide singleton (one DBOS instance, one system
+# database per process: DBOS's own global), so the engine that launched it is one per
+# process too: a run DBOS recovers after a crash is started by DBOS, not by a caller
+# that could hand it the runtime, and reaches it only through Engine.current()
+# (durable/_engine.py and docs/architecture.md say so).
 _ALLOWED_HOLDERS = {"cfnops/durable/_engine.py:Engine._current"}
+
+# A container that starts empty at module or class level is filled while the process
+# runs: a holder. Its annotation must say what it holds, so that the runtime-type check
+# above can judge it; one that holds ``Any`` or ``object``, or has no annotation, could
+# hold clients, settings or engines unseen (the sandbox's Lambda backend sat in
+# ``_backend: list[Any] = []``). Containers written out with their contents (tables,
+# ``__all__``) are constants, not holders.
+_CONTAINERS = {
+    "list",
+    "dict",
+    "set",
+    "defaultdict",
+    "OrderedDict",
+    "deque",
+    "Counter",
+    "ChainMap",
+    "WeakValueDictionary",
+    "WeakKeyDictionary",
+    "WeakSet",
+}
+_OPAQUE = {"Any", "object"}
+
+
+def _starts_empty(value: ast.expr | None) -> bool:
+    if isinstance(value, ast.List | ast.Set):
+        return not value.elts
+    if isinstance(value, ast.Dict):
+        return not value.keys
+    if isinstance(value, ast.Call):
+        func = value.func
+        return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in (
+            _CONTAINERS
+        )
+    return False
+
+
+def _opaque(annotation: ast.expr | None, opaque: set[str], entry: bool = False) -> bool:
+    """The annotation does not say what the holder holds: none at all, a bare ``list`` or
+    ``dict``, or an entry type (a mapping's value, a sequence's or set's item) that is
+    ``Any``, ``object`` or a bare container, alone or in a union. A named entry type (a
+    class, a ``Mapping[str, Any]`` JSON document, a callable) is what the runtime-type
+    check judges. ``opaque``: ``Any``, ``object`` and the module's aliases of them."""
+    if annotation is None:
+        return True
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        annotation = ast.parse(annotation.value, mode="eval").body  # a quoted annotation
+    if isinstance(annotation, ast.BinOp):  # X | Y
+        return _opaque(annotation.left, opaque, entry) or _opaque(annotation.right, opaque, entry)
+    if isinstance(annotation, ast.Subscript):
+        head = ast.unparse(annotation.value).rpartition(".")[2]
+        args = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+        if head in ("Optional", "Union", "ClassVar", "Final"):
+            return any(_opaque(a, opaque, entry) for a in args or [annotation.slice])
+        if entry:
+            return False  # a named, parametrised entry type
+        return _opaque(args[-1] if args else annotation.slice, opaque, entry=True)
+    name = ast.unparse(annotation).rpartition(".")[2]
+    return name in opaque or name in _CONTAINERS
+
+
+def _opaque_names(tree: ast.Module) -> set[str]:
+    """``Any``, ``object`` and the module-level aliases of them (``Backend = Any``)."""
+    names = set(_OPAQUE)
+    for node in tree.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if value is not None and ast.unparse(value).rpartition(".")[2] in _OPAQUE:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 # Classes whose body declares fields (each instance gets its own value): an annotated
@@ -287,6 +359,7 @@ def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
     rel = path.relative_to(SRC)
     found: list[str] = []
     module_level: dict[str, str] = {}
+    opaque = _opaque_names(tree)
 
     def check(body: list[ast.stmt], owner: str, fields: bool = False) -> None:
         for node in body:
@@ -300,18 +373,22 @@ def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
                 # (with a value, outside a dataclass or model, it is the class's own)
                 text = annotation + " " + (ast.unparse(node.value) if node.value else "")
                 names = [node.target.id]
+                unseen = _opaque(node.annotation, opaque)
+                open_holder = _starts_empty(node.value) and unseen
             elif isinstance(node, ast.Assign):
                 text = ast.unparse(node.value)
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-                if _is_constant(node.value):  # constants, type aliases, re-exports
+                unseen = open_holder = _starts_empty(node.value)  # an unannotated holder
+                if _is_constant(node.value) and not open_holder:  # constants, aliases
                     if not owner:
                         module_level.update(dict.fromkeys(names, ""))
                     continue
             else:
                 continue
             if not owner:
-                module_level.update(dict.fromkeys(names, text))
-            if holds.search(text):
+                # a name a function rebinds with `global` is judged by what it may hold
+                module_level.update(dict.fromkeys(names, "Any" if unseen else text))
+            if holds.search(text) or open_holder:
                 found.extend(f"{rel}:{owner}{n}" for n in names if n != "__all__")
 
     check(tree.body, "")
@@ -320,7 +397,7 @@ def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
             found.extend(
                 f"{rel}:global {n}"
                 for n in node.names
-                if holds.search(module_level.get(n, "Runtime"))
+                if holds.search(module_level.get(n, "Runtime")) or module_level.get(n) == "Any"
             )
     return sorted(set(found) - _ALLOWED_HOLDERS)
 
@@ -345,8 +422,17 @@ def test_no_process_global_holds_clients_settings_or_engines() -> None:
     assert not found, "pass the runtime down instead of holding it:\n  " + "\n  ".join(found)
 
 
-def test_the_holder_check_sees_module_and_class_globals(tmp_path: Path) -> None:
+def _planted(source: str) -> list[str]:
+    """The holder check applied to ``source`` as if it were a module of heal."""
     probe = PACKAGE / "heal" / "_probe_for_test.py"
+    probe.write_text(source)
+    try:
+        return [h.partition(":")[2] for h in _holders(probe, holder_types([probe]))]
+    finally:
+        probe.unlink()
+
+
+def test_the_holder_check_sees_module_and_class_globals() -> None:
     source = (
         "from cfnops.aws import AwsClients\n"
         "_cache: dict[str, AwsClients] = {}\n"
@@ -363,14 +449,49 @@ def test_the_holder_check_sees_module_and_class_globals(tmp_path: Path) -> None:
         "    settings: Settings | None = None  # a field's default: each instance's own\n"
         "    names: list[str] = []\n"
     )
-    probe.write_text(source)
-    try:
-        found = _holders(probe, holder_types([probe]))
-    finally:
-        probe.unlink()
-    assert found == [
-        "cfnops/heal/_probe_for_test.py:Backend._by_url",
-        "cfnops/heal/_probe_for_test.py:Service.default_clients",
-        "cfnops/heal/_probe_for_test.py:_cache",
-        "cfnops/heal/_probe_for_test.py:global _settings",
+    assert _planted(source) == [
+        "Backend._by_url",
+        "Service.default_clients",
+        "_cache",
+        "global _settings",
+    ]
+
+
+def test_the_holder_check_sees_holders_typed_any() -> None:
+    """The shape the sandbox's Lambda backend had: a holder whose type hides what it holds."""
+    assert _planted("from typing import Any\n_backend: list[Any] = []  # served backend\n") == [
+        "_backend"
+    ]
+    source = (
+        "import collections, typing\n"
+        "Backend = typing.Any\n"
+        "_a: dict[str, Any] = {}\n"
+        "_b: 'list[object]' = []\n"
+        "_c: list[Backend | None] = []\n"
+        "_d = []\n"
+        "_e = collections.defaultdict(list)\n"
+        "_f: dict = {}\n"
+        "_g: Any = None\n"
+        "def serve(backend):\n"
+        "    global _g\n"
+        "class Server:\n"
+        "    served: ClassVar[list[Any]] = []\n"
+        "# not holders of unseen things:\n"
+        "_names: list[str] = []  # plain data\n"
+        "_specs: dict[str, Mapping[str, Any]] = {}  # named entries: JSON documents\n"
+        "_TABLE: dict[str, Any] = {'Ref': 'AWS::Region'}  # written out: a constant\n"
+        "__all__: list[str] = []\n"
+        "@dataclass\n"
+        "class Options:\n"
+        "    extra: dict[str, Any] = {}  # a field's default: each instance's own\n"
+    )
+    assert _planted(source) == [
+        "Server.served",
+        "_a",
+        "_b",
+        "_c",
+        "_d",
+        "_e",
+        "_f",
+        "global _g",
     ]

@@ -17,8 +17,9 @@ import pytest
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 from aws_durable_execution_sdk_python.config import CallbackConfig, Duration
 
-from cfnops.durable import Engine, lambda_function
-from cfnops.sandbox.extensions import lambda_durable
+from cfnops.config import load_settings
+from cfnops.durable import Engine, LocalLambda, lambda_function
+from cfnops.sandbox import Sandbox
 from cfnops.sandbox.shapecheck import RawShapeChecker
 
 
@@ -35,11 +36,11 @@ def approval(event: Any, context: DurableContext) -> Any:
 
 @pytest.fixture
 def lam(engine: Engine, cfnops_sandbox: Any) -> Iterator[Any]:
-    lambda_durable.attach(engine.local_lambda())
+    cfnops_sandbox.serve_lambda(engine.local_lambda())
     try:
         yield cfnops_sandbox.client("lambda")
     finally:
-        lambda_durable.detach()
+        cfnops_sandbox.serve_lambda(None)
 
 
 def _history(lam: Any, arn: str) -> list[dict[str, Any]]:
@@ -134,3 +135,42 @@ def test_callback_failure_stop_and_unknown_ids(lam: Any) -> None:
     missing = arn.rsplit("/", 1)[0] + "/00000000-0000-0000-0000-000000000000"
     with pytest.raises(lam.exceptions.ResourceNotFoundException):
         lam.get_durable_execution(DurableExecutionArn=missing)
+
+
+def test_two_sandboxes_in_one_process_serve_their_own_backends(
+    engine: Engine, tmp_path: Any
+) -> None:
+    """Each sandbox answers from the backend it was given, none from another's."""
+    other = LocalLambda(load_settings(database_url=f"sqlite:///{tmp_path / 'other.sqlite'}"))
+    with Sandbox(delays=0) as first, Sandbox(delays=0) as second, Sandbox(delays=0) as third:
+        first.serve_lambda(engine.local_lambda())
+        second.serve_lambda(other)  # served later: a shared holder would hand it to both
+        a, b, c = (s.client("lambda") for s in (first, second, third))
+        arn = a.invoke(
+            FunctionName="api-approval",
+            InvocationType="Event",
+            DurableExecutionName="per-sandbox",
+            Payload=b'{"amounts": [5]}',
+        )["DurableExecutionArn"]
+        try:
+            assert a.get_durable_execution(DurableExecutionArn=arn)["DurableExecutionArn"] == arn
+            listed = a.list_durable_executions_by_function(FunctionName="api-approval")
+            assert arn in [e["DurableExecutionArn"] for e in listed["DurableExecutions"]]
+            # The second serves its own (empty) run database.
+            with pytest.raises(b.exceptions.ResourceNotFoundException):
+                b.get_durable_execution(DurableExecutionArn=arn)
+            empty = b.list_durable_executions_by_function(FunctionName="api-approval")
+            assert empty["DurableExecutions"] == []
+            # The third serves none: Invoke goes on to moto, which has no such function.
+            with pytest.raises(c.exceptions.ResourceNotFoundException):
+                c.invoke(FunctionName="api-approval", Payload=b'{"amounts": [1]}')
+        finally:
+            a.stop_durable_execution(DurableExecutionArn=arn)
+        assert a.get_durable_execution(DurableExecutionArn=arn)["Status"] == "STOPPED"
+        first.serve_lambda(None)  # the first stops serving: moto answers it too
+        with pytest.raises(a.exceptions.ResourceNotFoundException):
+            a.invoke(FunctionName="api-approval", Payload=b'{"amounts": [1]}')
+        assert (
+            b.list_durable_executions_by_function(FunctionName="api-approval")["DurableExecutions"]
+            == []
+        )

@@ -7,6 +7,7 @@ See https://docs.aws.amazon.com/step-functions/latest/dg/transforming-data.html
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -97,18 +98,15 @@ _SFN_FUNCTIONS = {
 }
 
 _local = threading.local()
-_loaded: dict[str, Any] = {}
 
 
+@functools.cache
 def _utils() -> Any:
     """jsonata-python's ``Utils``: the library loads with the first JSONata expression
     (~10 ms of every job run otherwise, JSONPath job-nets included)."""
-    found = _loaded.get("Utils")
-    if found is None:
-        from jsonata.utils import Utils
+    from jsonata.utils import Utils
 
-        found = _loaded["Utils"] = Utils
-    return found
+    return Utils
 
 
 def _compile(expr: str) -> Any:

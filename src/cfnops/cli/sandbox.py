@@ -79,7 +79,7 @@ def up(
     previous = signal.signal(signal.SIGTERM, _on_signal)
     allow_remote_control(allow_remote)
     sandbox = Sandbox(host=host, port=port, delays=delay, region=region, log_requests=log_requests)
-    engine = _serve_durable_functions(cli, functions or [])
+    engine = _serve_durable_functions(cli, sandbox, functions or [])
     try:
         # Listening comes first: moto loads behind it and requests wait for it.
         sandbox.start(wait=False)
@@ -102,14 +102,14 @@ def up(
     typer.echo("# cfnops sandbox stopped", err=True)
 
 
-def _serve_durable_functions(cli: Any, modules: list[str]) -> Any:
-    """Import the function modules and serve their durable executions (None: none asked)."""
+def _serve_durable_functions(cli: Any, sandbox: Sandbox, modules: list[str]) -> Any:
+    """Import the function modules and let ``sandbox`` serve their durable executions;
+    the engine that runs them (None: none asked)."""
     if not modules:
         return None
     import importlib
 
     from cfnops.errors import UsageError
-    from cfnops.sandbox.extensions import lambda_durable
 
     for module in modules:
         try:
@@ -120,7 +120,7 @@ def _serve_durable_functions(cli: Any, modules: list[str]) -> Any:
                 hint="give an importable module (on PYTHONPATH) that registers functions",
             ) from exc
     engine = cli.engine()
-    lambda_durable.attach(engine.local_lambda())
+    sandbox.serve_lambda(engine.local_lambda())
     return engine
 
 

@@ -23,6 +23,7 @@ from cfnops.sandbox.errors import SandboxError, SandboxNotInstalled
 
 if TYPE_CHECKING:
     from cfnops.aws import AwsClients
+    from cfnops.durable import LocalLambda
     from cfnops.sandbox._server import SandboxServer
 
 __all__ = ["DUMMY_ACCESS_KEY_ID", "DUMMY_SECRET_ACCESS_KEY", "Sandbox", "reset_all"]
@@ -80,7 +81,8 @@ class Sandbox:
     ``port=0`` picks a free port; ``log_requests`` prints one line per request.
     ``delays`` sets every emulated delay to that many seconds (``0`` for tests);
     ``None`` keeps the current (default 1-3 s) delays.
-    Backends are process-global: two sandboxes in one process share resources.
+    moto's backends are process-global: two sandboxes in one process share resources.
+    The Lambda durable-execution backend (:meth:`serve_lambda`) is each sandbox's own.
     """
 
     def __init__(
@@ -100,6 +102,7 @@ class Sandbox:
         self._clients: AwsClients | None = None
         self._ticking = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._lambda: LocalLambda | None = None
 
     # lifecycle --------------------------------------------------------------
     def start(self, wait: bool = True) -> Sandbox:
@@ -127,6 +130,7 @@ class Sandbox:
             self.state.set_delays(Delays.uniform(float(self._delays)))
         port = self.port or _free_port(self.host)
         server = SandboxServer(ip_address=self.host, port=port, verbose=self._log_requests)
+        self._hand_lambda_to(server)
         try:
             _check_bindable(self.host, port)
             server.start()
@@ -150,6 +154,26 @@ class Sandbox:
                 self.stop()
                 raise
         return self
+
+    def serve_lambda(self, backend: LocalLambda | None) -> None:
+        """Answer the Lambda durable-execution API from ``backend`` (``None``: stop).
+
+        ``backend`` is a :class:`cfnops.durable.LocalLambda` (``engine.local_lambda()``);
+        ``Invoke`` of its registered functions, ``GetDurableExecution`` and the rest are
+        answered from its run database (see the ``lambda_durable`` extension). Only this
+        sandbox serves it: another sandbox in the same process serves its own or none.
+        """
+        self._lambda = backend
+        if self._server is not None:
+            self._hand_lambda_to(self._server)
+
+    def _hand_lambda_to(self, server: SandboxServer) -> None:
+        from cfnops.sandbox.extensions.lambda_durable import ENVIRON_KEY
+
+        if self._lambda is None:
+            server.environ.pop(ENVIRON_KEY, None)
+        else:
+            server.environ[ENVIRON_KEY] = self._lambda
 
     def wait_loaded(self, timeout: float | None = None) -> float:
         """Block until moto and the extensions are loaded; the seconds loading took.

@@ -87,8 +87,13 @@ def _json(start_response: Callable[..., Any], status: str, body: dict[str, Any])
     return [data]
 
 
-def _front_app(loader: _Loader) -> WsgiApp:
-    """Health at once; everything else once the load is done (HTTP 503 if it failed)."""
+def _front_app(loader: _Loader, extras: dict[str, Any]) -> WsgiApp:
+    """Health at once; everything else once the load is done (HTTP 503 if it failed).
+
+    ``extras`` (the server's own, e.g. the Lambda backend it serves) are added to every
+    request's WSGI environ: the middleware registered process-wide reads them there, so
+    two sandboxes in one process each serve their own.
+    """
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == HEALTH_PATH:
@@ -110,6 +115,7 @@ def _front_app(loader: _Loader) -> WsgiApp:
                 "503 Service Unavailable",
                 {"error": f"the sandbox could not load moto ({reason})"},
             )
+        environ.update(extras)
         return loader.app(environ, start_response)
 
     return app
@@ -144,9 +150,14 @@ def _early_handler(loader: _Loader, verbose: bool) -> type[WSGIRequestHandler]:
 
 
 class SandboxServer:
-    """A threaded werkzeug server in front of moto, started in the caller's thread."""
+    """A threaded werkzeug server in front of moto, started in the caller's thread.
+
+    :attr:`environ` is added to the WSGI environ of every request this server passes on
+    (set or pop a key at any time: each request sees one whole dict update).
+    """
 
     def __init__(self, ip_address: str, port: int, verbose: bool = False) -> None:
+        self.environ: dict[str, Any] = {}
         self._ip_address = ip_address
         self._port = port
         self._verbose = verbose
@@ -157,7 +168,7 @@ class SandboxServer:
     def start(self) -> None:
         """Bind (errors raise here), serve, and start loading moto in the background."""
         handler = _early_handler(self._loader, self._verbose)
-        app = _front_app(self._loader)
+        app = _front_app(self._loader, self.environ)
         self._server = server = make_server(
             self._ip_address, self._port, app, True, request_handler=handler
         )

@@ -2,8 +2,9 @@
 
 moto's Lambda has no durable functions. This extension answers the operations a client
 of durable functions uses, for the functions registered with
-:func:`cfnops.durable.register_function`, executed by :class:`cfnops.durable.LocalLambda`
-(the run database of the process that attached it):
+:func:`cfnops.durable.register_function`, executed by the :class:`cfnops.durable.LocalLambda`
+a sandbox serves (``Sandbox.serve_lambda``; each sandbox its own, handed to this middleware
+in the request's WSGI environ under :data:`ENVIRON_KEY`):
 
 - ``Invoke`` of a registered durable function starts an execution (its name from
   ``X-Amz-Durable-Execution-Name``); ``Event`` answers 202 at once, ``RequestResponse``
@@ -12,24 +13,28 @@ of durable functions uses, for the functions registered with
   ``ListDurableExecutionsByFunction``, ``StopDurableExecution``;
 - ``SendDurableExecutionCallbackSuccess`` / ``Failure`` / ``Heartbeat``.
 
-Other Lambda requests (and Invoke of functions not registered here) go on to moto.
+Other Lambda requests (Invoke of functions not registered here, and every request to a
+sandbox that serves no backend) go on to moto.
 See https://docs.aws.amazon.com/lambda/latest/api/API_GetDurableExecutionHistory.html
 """
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote
 
 from cfnops.sandbox._control import register_middleware
 
-__all__ = ["attach", "attached", "detach", "install"]
+if TYPE_CHECKING:
+    from cfnops.durable import LocalLambda
 
-_lock = threading.Lock()
-_backend: list[Any] = []  # the LocalLambda serving the API (at most one)
+__all__ = ["ENVIRON_KEY", "install"]
+
+# The WSGI environ key under which a sandbox's server hands its LocalLambda to this
+# middleware (PEP 3333: extension keys are prefixed with the server's name).
+ENVIRON_KEY = "cfnops.lambda_backend"
 _DURABLE = "/2025-12-01/"
 _INVOKE = "/2015-03-31/functions/"
 _SYNC_INVOKE_SECONDS = 60.0
@@ -42,22 +47,6 @@ class _ApiError(Exception):
         self.code = code
 
 
-def attach(backend: Any) -> None:
-    """Serve the durable-execution API from ``backend`` (a :class:`cfnops.durable.LocalLambda`)."""
-    with _lock:
-        _backend[:] = [backend]
-
-
-def detach() -> None:
-    with _lock:
-        _backend.clear()
-
-
-def attached() -> Any | None:
-    with _lock:
-        return _backend[0] if _backend else None
-
-
 def install() -> None:
     register_middleware(_middleware)
 
@@ -65,7 +54,7 @@ def install() -> None:
 def _middleware(
     environ: dict[str, Any], start_response: Callable[..., Any], next_app: Any
 ) -> Iterable[bytes]:
-    backend = attached()
+    backend: LocalLambda | None = environ.get(ENVIRON_KEY)
     raw = str(environ.get("RAW_URI") or environ.get("REQUEST_URI") or environ.get("PATH_INFO"))
     path, _, query = raw.partition("?")
     if backend is None or not (path.startswith(_DURABLE) or path.startswith(_INVOKE)):
@@ -106,7 +95,7 @@ class _Replay:
 
 
 def _invoke(
-    backend: Any, environ: dict[str, Any], path: str, query: str, body: bytes
+    backend: LocalLambda, environ: dict[str, Any], path: str, query: str, body: bytes
 ) -> tuple[int, dict[str, str], bytes] | None:
     from cfnops.durable import UnknownFunction, functions
 
@@ -135,7 +124,7 @@ def _invoke(
 
 
 def _durable(
-    backend: Any, method: str, path: str, query: str, body: bytes
+    backend: LocalLambda, method: str, path: str, query: str, body: bytes
 ) -> tuple[int, dict[str, str], bytes]:
     from cfnops.durable import CallbackClosed, UnknownExecution
 
@@ -165,7 +154,7 @@ def _durable(
     raise _ApiError(400, "InvalidParameterValueException", f"unsupported {method} {path}")
 
 
-def _callback(backend: Any, callback_id: str, verb: str, body: bytes) -> bytes:
+def _callback(backend: LocalLambda, callback_id: str, verb: str, body: bytes) -> bytes:
     if verb == "succeed":
         backend.send_callback(callback_id, "success", result=body.decode() if body else None)
     elif verb == "fail":
@@ -231,7 +220,7 @@ def _history(record: dict[str, Any], params: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _list(backend: Any, function: str, params: dict[str, str]) -> dict[str, Any]:
+def _list(backend: LocalLambda, function: str, params: dict[str, str]) -> dict[str, Any]:
     short = function.split(":")[6] if function.startswith("arn:") else function.split(":")[0]
     statuses = [s for s in params.get("Statuses", "").split(",") if s] or None
     start = int(params.get("Marker") or 0)
