@@ -60,7 +60,9 @@ def test_sigkill_a_worker_mid_run_and_another_resumes_without_repeating(
         with RunStore(settings) as store:
             deadline = time.monotonic() + 120
             while not all(store.get(f"pg-crash-{n}").status == "SUCCEEDED" for n in range(RUNS)):
-                assert time.monotonic() < deadline, "the second worker did not finish the runs"
+                assert time.monotonic() < deadline, "the second worker did not finish: " + str(
+                    [store.get(f"pg-crash-{n}") for n in range(RUNS)]
+                )
                 time.sleep(0.5)
             outputs = [store.get(f"pg-crash-{n}").output for n in range(RUNS)]
     finally:

@@ -109,7 +109,7 @@ def _call(workflow: str, event: Any) -> Any:
     ):
         fn = get_workflow(workflow)
         engine = Engine.current()
-        if engine is None:  # pragma: no cover - DBOS runs workflows only once launched
+        if engine is None:  # pragma: no cover - the engine is current before DBOS launches
             raise RuntimeError(f"{RUN_WORKFLOW} runs only in a launched cfnops.durable.Engine")
         run_id = DBOS.workflow_id or ""
         if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
@@ -194,8 +194,14 @@ class Engine:
         with cls._class_lock:
             if cls._current is None:
                 engine = cls(runtime, worker=worker)
-                engine._launch()
+                # DBOS starts executing (recovered and queued runs) inside launch: those
+                # runs must find their engine, or they fail for want of a runtime
                 cls._current = engine
+                try:
+                    engine._launch()
+                except BaseException:
+                    cls._current = None
+                    raise
             elif isinstance(runtime, Runtime):
                 cls._current.use(runtime)
             elif cls._current.runtime.database.url != runtime.database_url:
