@@ -9,6 +9,7 @@ dependency of the types, and the layering should hold for them as well).
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -423,8 +424,10 @@ def test_no_process_global_holds_clients_settings_or_engines() -> None:
 
 
 def _planted(source: str) -> list[str]:
-    """The holder check applied to ``source`` as if it were a module of heal."""
-    probe = PACKAGE / "heal" / "_probe_for_test.py"
+    """The holder check applied to ``source`` as if it were a module of heal (one file
+    name per source: parsed trees are cached by path)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    probe = PACKAGE / "heal" / f"_probe_for_test_{digest}.py"
     probe.write_text(source)
     try:
         return [h.partition(":")[2] for h in _holders(probe, holder_types([probe]))]
