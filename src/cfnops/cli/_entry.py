@@ -25,6 +25,9 @@ def main() -> None:
             from cfnops.cli._exit import exit_process
 
             exit_process(0)
+    from cfnops.cli._heap import collect_after_startup
+
+    collect_after_startup()  # before the command's imports: they are most of start-up
     from cfnops.cli.main import run
 
     run()
