@@ -26,6 +26,7 @@ except ImportError:  # pragma: no cover - older Typer on real Click
 from cfnops.cli._exit import LeaveThreads
 from cfnops.cli._globals import hoist
 from cfnops.cli._logging import configure_logging
+from cfnops.cli._on_demand import build_group
 from cfnops.cli._root_help import ROOT_HELP, SUMMARIES
 from cfnops.cli._state import CliState
 from cfnops.errors import CfnopsError, ExitCode
@@ -84,7 +85,7 @@ class _LazyGroup(TyperGroup):
             holder = typer.Typer()
             for module in modules:
                 importlib.import_module(module).register(holder)
-            self._loaded[key] = typer.main.get_group(holder)
+            self._loaded[key] = build_group(holder)
         return self._loaded[key]
 
     def list_commands(self, ctx: Any) -> list[str]:
