@@ -28,15 +28,16 @@ from cfnops.database import (
     retry_while_unreachable,
     storage_error,
 )
-from cfnops.durable._dbos_port import active_workflows, hand_over, park, reenqueue
+from cfnops.durable._dbos_port import active_workflows, park, reenqueue
 from cfnops.durable._dbos_setup import (
     COMMAND_LISTENER_POLL_SECONDS,
     LISTENER_POLL_SECONDS,
     check_schema,
     dbos_config,
 )
+from cfnops.durable._executors import HandedOver, Recovery
 from cfnops.durable._handoff import PlainRun
-from cfnops.durable._inputs import check_json, run_args
+from cfnops.durable._inputs import check_json
 from cfnops.durable._leases import LeaseTable, new_executor_id
 from cfnops.durable._registry import (
     check_input,
@@ -51,7 +52,6 @@ from cfnops.durable.errors import (
     NotRunnableHere,
     RunCancelled,
     RunFailed,
-    RunNeedsWorker,
     UnknownRun,
 )
 from cfnops.errors import CfnopsError
@@ -153,7 +153,7 @@ class Engine:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._leases: LeaseTable | None = None
-        self._warned: set[str] = set()
+        self._recovery: Recovery | None = None  # both once launched
         self._queues: dict[str, Any] = {}
         # runs this process executes: their completion, waited on instead of polled
         self._running: dict[str, Future[Any]] = {}
@@ -163,7 +163,7 @@ class Engine:
         # runs stopped here by a storage fault, handed back once the database works
         self.stalls = Stalls()
         # runs handed over here to the workers that have what they need: when, and why
-        self._handed: dict[str, tuple[float, NotRunnableHere]] = {}
+        self._handed_over = HandedOver(self.executor_id, needs_queue)
         # the SQLite file this process opened (device, inode), checked every heartbeat
         database = self.runtime.database
         self._file = database if isinstance(database, SqliteDatabase) else None
@@ -254,6 +254,7 @@ class Engine:
             check_schema(lease_engine)
             self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
             self._leases.register(self.executor_id, __version__)
+            self._recovery = Recovery(self._leases, self.executor_id)
             poll = LISTENER_POLL_SECONDS if self.worker else COMMAND_LISTENER_POLL_SECONDS
             DBOS(config=dbos_config(url, self.executor_id, sys_engine, listener_poll_seconds=poll))
             # Plain commands execute their own runs and recovered ones, but leave queued
@@ -362,23 +363,12 @@ class Engine:
     def hand_over(self, run_id: str, missing: NotRunnableHere) -> bool:
         """Move ``run_id`` (executed here) to the queue of the processes that have what it
         needs; ``False`` when it was not this process's to move."""
-        if not hand_over(run_id, self.executor_id, needs_queue(missing.needs)):
-            return False
-        self._handed[run_id] = (time.monotonic(), missing)
-        _log.warning(
-            "run %s needs %s, which this process lacks: left QUEUED for a process that has it (%s)",
-            run_id,
-            missing.needs,
-            missing.hint,
-        )
-        return True
+        return self._handed_over.hand_over(run_id, missing)
 
     def awaits_worker(self, run_id: str, needs: str, hint: str) -> None:
         """Note that ``run_id``, which this process waits for, is already on the queue of
         the workers with ``needs``: :meth:`check_stranded` says so if none takes it."""
-        if run_id not in self._handed:
-            missing = NotRunnableHere(needs, f"this process cannot run {needs}", hint=hint)
-            self._handed[run_id] = (time.monotonic(), missing)
+        self._handed_over.awaits_worker(run_id, needs, hint)
 
     def _hand_back(self) -> None:
         """Re-enqueue the runs stopped here by a storage fault (a write just worked)."""
@@ -486,14 +476,7 @@ class Engine:
             raise self.fatal
         grace = self.settings.worker.stranded_after_seconds
         self.stalls.check(run_id, grace)
-        handed = self._handed.get(run_id)
-        if handed is not None and time.monotonic() - handed[0] >= grace:
-            # still on the queue it was handed to: no worker with what it needs took it
-            found = DBOS.get_workflow_status(run_id)
-            needs = needs_queue(handed[1].needs)
-            if found is not None and found.status == "ENQUEUED" and found.queue_name == needs:
-                raise RunNeedsWorker(run_id, handed[1], time.monotonic() - handed[0])
-            del self._handed[run_id]
+        self._handed_over.check(run_id, grace)
 
     def result(self, run_id: str, timeout: float | None = None) -> Any:
         """Wait for the run to end; its output, or :class:`RunFailed`.
@@ -553,55 +536,5 @@ class Engine:
 
     def recover(self) -> list[str]:
         """Re-enqueue every pending run whose executor is dead; return their ids."""
-        assert self._leases is not None
-        live = self._leases.live_ids() | {self.executor_id}
-        pending = DBOS.list_workflows(status="PENDING", load_input=True, load_output=False)
-        known = set(registered())
-        recovered: list[str] = []
-        dead: set[str] = set()
-        for wf in pending:
-            owner = wf.executor_id or "local"
-            if owner in live:
-                continue
-            if wf.app_version != __version__:
-                self._warn_incompatible(wf.workflow_id, str(wf.app_version))
-                continue
-            args = run_args(wf.input)
-            name = args[0] if args else None
-            if name not in known:
-                self._warn_unregistered(wf.workflow_id, str(name))
-                continue
-            # DBOS recovers per executor only; one run at a time goes through the port.
-            if reenqueue(wf.workflow_id, owner):
-                recovered.append(wf.workflow_id)
-                dead.add(owner)
-        if recovered:
-            _log.info("recovered %d run(s) from dead executors: %s", len(recovered), recovered)
-        # A pending run whose executor has no row counts as dead too, so dead rows
-        # can go once their runs are re-enqueued.
-        self._leases.forget(
-            [r.executor_id for r in self._leases.rows() if r.executor_id not in live]
-        )
-        return recovered
-
-    def _warn_incompatible(self, run_id: str, version: str) -> None:
-        if run_id not in self._warned:
-            self._warned.add(run_id)
-            _log.warning(
-                "run %s was recorded by cfnops %s; this is cfnops %s and will not resume it "
-                "(finish it with cfnops %s, or cancel it and start again)",
-                run_id,
-                version,
-                __version__,
-                version,
-            )
-
-    def _warn_unregistered(self, run_id: str, name: str) -> None:
-        if run_id not in self._warned:
-            self._warned.add(run_id)
-            _log.warning(
-                "run %s needs workflow %r, which this process has not registered; "
-                "add its module to worker.workflow_modules",
-                run_id,
-                name,
-            )
+        assert self._recovery is not None
+        return self._recovery.recover()
