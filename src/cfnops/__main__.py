@@ -1,6 +1,6 @@
 """``python -m cfnops`` is the ``cfnops`` command."""
 
-from cfnops.cli._entry import main
+from cfnops.cli import entry
 
 if __name__ == "__main__":
-    main()
+    entry()
