@@ -43,6 +43,7 @@ FOUNDATION = (
     "config",
     "_config_file",
     "_config_env",
+    "_config_check",
     "aws",
     "_version",
     "database",
@@ -312,12 +313,14 @@ def _opaque_names(tree: ast.Module) -> set[str]:
 
 # Classes whose body declares fields (each instance gets its own value): an annotated
 # name with a value there is an instance default, not a class attribute.
-_FIELD_CLASSES = re.compile(r"\b(dataclass|BaseModel|BaseSettings|NamedTuple|TypedDict)\b")
+_FIELD_CLASSES = re.compile(r"\b(dataclass|BaseModel|BaseSettings|NamedTuple|TypedDict|Struct)\b")
 
 
 def _declares_fields(cls: ast.ClassDef) -> bool:
     heads = [*cls.decorator_list, *cls.bases]
-    return any(_FIELD_CLASSES.search(ast.unparse(h)) for h in heads)
+    # a msgspec.Struct subclass repeats its options: class Settings(_Section, frozen=True)
+    frozen = any(k.arg == "frozen" for k in cls.keywords)
+    return frozen or any(_FIELD_CLASSES.search(ast.unparse(h)) for h in heads)
 
 
 def _what_it_holds(cls: ast.ClassDef) -> str:

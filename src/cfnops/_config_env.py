@@ -1,6 +1,6 @@
-"""``CFNOPS_*`` environment variables as settings values (no pydantic-settings import).
+"""``CFNOPS_*`` environment variables as settings values.
 
-The rules (the ones ``pydantic-settings`` applies with ``env_prefix="CFNOPS_"`` and
+The rules (the ones ``pydantic-settings`` applied with ``env_prefix="CFNOPS_"`` and
 ``env_nested_delimiter="__"``, which cfnops used before; its import cost ~15 % of a
 ``job run``'s start-up):
 
@@ -8,7 +8,8 @@ The rules (the ones ``pydantic-settings`` applies with ``env_prefix="CFNOPS_"`` 
   ``heal.drift_poll_seconds``; ``__`` separates nested keys at any depth;
 * a value for a list, mapping or section setting is JSON
   (``CFNOPS_WORKER__WORKFLOW_MODULES='["my_module"]'``, ``CFNOPS_AWS='{"region": ...}'``),
-  anything else is the text as given (pydantic converts it);
+  anything else is the text as given (msgspec converts it); a true/false setting also
+  takes ``yes``/``no``, ``on``/``off``, ``y``/``n``, ``t``/``f`` (as pydantic did);
 * a section given as JSON and some of its keys given one by one are merged (the keys win);
 * variables that name no setting are ignored, keys below a known section that name no
   setting of it are passed on (and refused as unknown settings).
@@ -22,7 +23,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
+import msgspec
 
 from cfnops._config_file import ConfigError
 
@@ -31,10 +32,14 @@ DELIMITER = "__"
 _COMPLEX = (list, dict, set, tuple, frozenset)
 
 
-def _section(annotation: Any) -> type[BaseModel] | None:
+_BOOLS = {"yes": "true", "on": "true", "y": "true", "t": "true"}
+_BOOLS |= {"no": "false", "off": "false", "n": "false", "f": "false"}
+
+
+def _section(annotation: Any) -> type[msgspec.Struct] | None:
     """The model of a section setting (``aws: AwsSettings``), else ``None``."""
     for option in _options(annotation):
-        if isinstance(option, type) and issubclass(option, BaseModel):
+        if isinstance(option, type) and issubclass(option, msgspec.Struct):
             return option
     return None
 
@@ -52,7 +57,7 @@ def _is_complex(annotation: Any) -> bool:
             option = typing.get_args(option)[0]
         origin = typing.get_origin(option) or option
         if isinstance(origin, type) and (
-            issubclass(origin, _COMPLEX) or issubclass(origin, BaseModel)
+            issubclass(origin, _COMPLEX) or issubclass(origin, msgspec.Struct)
         ):
             return True
     return False
@@ -60,6 +65,8 @@ def _is_complex(annotation: Any) -> bool:
 
 def _decode(annotation: Any, text: str, name: str) -> Any:
     if not _is_complex(annotation):
+        if bool in _options(annotation):
+            return _BOOLS.get(text.strip().lower(), text)
         return text
     try:
         return json.loads(text)
@@ -82,16 +89,16 @@ def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _values(model: type[BaseModel], found: Mapping[str, str], head: str) -> dict[str, Any]:
+def _values(model: type[msgspec.Struct], found: Mapping[str, str], head: str) -> dict[str, Any]:
     """Settings of ``model`` from ``found`` (lower-cased names below ``head``)."""
     out: dict[str, Any] = {}
-    fields = model.model_fields
-    for name, field in fields.items():
+    fields = {f.name: f.type for f in msgspec.structs.fields(model)}
+    for name, annotation in fields.items():
         key = head + name
         value: Any = None
         if key in found:
-            value = _decode(field.annotation, found[key], key)
-        section = _section(field.annotation)
+            value = _decode(annotation, found[key], key)
+        section = _section(annotation)
         if section is not None:
             below = _values(section, found, key + DELIMITER)
             if below:
@@ -107,7 +114,7 @@ def _values(model: type[BaseModel], found: Mapping[str, str], head: str) -> dict
     return out
 
 
-def env_settings(model: type[BaseModel], environ: Mapping[str, str]) -> dict[str, Any]:
+def env_settings(model: type[msgspec.Struct], environ: Mapping[str, str]) -> dict[str, Any]:
     """The settings ``environ`` gives for ``model`` (a nested dict ready to validate)."""
     found = {k.lower(): v for k, v in environ.items() if k.lower().startswith(PREFIX)}
     return _values(model, found, PREFIX) if found else {}

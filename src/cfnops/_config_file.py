@@ -1,7 +1,7 @@
 """The settings file (``cfnops.toml``) and one setting read without the settings model.
 
-:mod:`cfnops.config` builds the whole validated settings object with pydantic
-(~0.1 s of imports). A command that needs one value (``cfnops diff`` needs only the
+:mod:`cfnops.config` builds the whole checked settings object (msgspec; pydantic
+cost ~0.1 s of imports before). A command that needs one value (``cfnops diff`` needs only the
 region) reads it here with the same precedence — ``CFNOPS_*`` environment variable,
 then the file — and falls back to the full model when the value is not a plain string.
 """
@@ -58,12 +58,12 @@ class Unsure(Exception):
 def peek_setting(config_file: Path | None, section: str, key: str) -> str | None:
     """``[section] key`` as :func:`cfnops.config.load_settings` resolves it (env > file).
 
-    Raises :class:`Unsure` where pydantic-settings would do more than read a string (a
+    Raises :class:`Unsure` where the settings model would do more than read a string (a
     JSON ``CFNOPS_<SECTION>`` variable, a non-string value): the caller loads the model.
     """
     wanted = f"CFNOPS_{section}__{key}".upper()
     whole = f"CFNOPS_{section}".upper()
-    for name, value in os.environ.items():  # pydantic-settings is case-insensitive here
+    for name, value in os.environ.items():  # names match case-insensitively (_config_env)
         upper = name.upper()
         if upper == wanted:
             return value

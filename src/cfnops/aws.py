@@ -427,7 +427,7 @@ class AwsClients:
         with self._lock:
             found = self._regions.get(region)
             if found is None:
-                aws = self.settings.model_copy(update={"region": region})
+                aws = self.settings.replace(region=region)
                 found = AwsClients(aws, session=self.session)
                 found._regions = self._regions
                 found._roles = self._roles
@@ -456,7 +456,7 @@ class AwsClients:
             if found is None:
                 # The same credentials unless another profile is named.
                 session = None if "profile" in wanted else self._session
-                found = AwsClients(self.settings.model_copy(update=wanted), session=session)
+                found = AwsClients(self.settings.replace(**wanted), session=session)
                 found._variants = self._variants
                 self._variants[key] = found
             return found
@@ -492,7 +492,7 @@ class AwsClients:
         """Clients with STS ``Credentials`` (AssumeRole's answer), same settings otherwise."""
         import boto3
 
-        aws = self.settings.model_copy(update={"region": region or self.settings.region})
+        aws = self.settings.replace(region=region or self.settings.region)
         session = boto3.session.Session(
             aws_access_key_id=credentials["AccessKeyId"],
             aws_secret_access_key=credentials["SecretAccessKey"],

@@ -188,9 +188,7 @@ def test_run_on_the_sandbox_queues_the_job_net_for_a_worker(settings: Any) -> No
     from cfnops.console import Auth, create_app
     from cfnops.jobs import JobService
 
-    sandboxed = settings.model_copy(
-        update={"aws": settings.aws.model_copy(update={"endpoint_url": "http://127.0.0.1:9"})}
-    )
+    sandboxed = settings.replace(aws=settings.aws.replace(endpoint_url="http://127.0.0.1:9"))
     definition = {"StartAt": "A", "States": {"A": {"Type": "Pass", "End": True}}}
     with TestClient(
         create_app(sandboxed, Auth({"alice": TOKEN})), headers={"Accept": "text/html"}

@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfnops.config import HealSettings, Settings
+from cfnops.config import HealSettings, Settings, to_data, validated
 from cfnops.durable import Engine
 from cfnops.notify import Notification
 from cfnops.sandbox import Sandbox
@@ -38,9 +38,7 @@ class Heal:
         return self.sandbox.client("ssm")
 
     def event(self, stack: str, only: bool = False, **heal: Any) -> dict[str, Any]:
-        merged = HealSettings.model_validate(
-            {**self.settings.heal.model_dump(mode="json"), **heal}
-        ).model_dump(mode="json")
+        merged = to_data(validated(HealSettings, {**to_data(self.settings.heal), **heal}))
         return {"StackName": stack, "CreateChangeSetOnly": only, "Settings": merged}
 
     def start(self, stack: str, only: bool = False, run_id: str | None = None, **heal: Any) -> str:

@@ -29,9 +29,7 @@ def test_fifty_stacks_with_twenty_percent_throttling_all_heal(heal_env: Heal) ->
     assert sorted(t.stack for t in targets) == names
     # botocore's standard retry mode: adaptive mode's client-side rate limiter would
     # (rightly) slow the whole fleet down for minutes under constant throttling.
-    aws = heal_env.sandbox.clients.settings.model_copy(
-        update={"retry_mode": "standard", "max_attempts": 4}
-    )
+    aws = heal_env.sandbox.clients.settings.replace(retry_mode="standard", max_attempts=4)
     clients = AwsClients(aws, session=heal_env.sandbox.clients.session)
     heal_env.engine.use(
         Runtime.from_settings(

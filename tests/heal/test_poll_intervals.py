@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from aws_durable_execution_sdk_python.config import Duration
-from pydantic import ValidationError
 
-from cfnops.config import MIN_POLL_SECONDS, HealSettings, load_settings
+from cfnops.config import MIN_POLL_SECONDS, HealSettings, InvalidSettings, load_settings, validated
 from cfnops.heal._event import parse_event
 from cfnops.heal._steps import poll_delay, poll_until
+from cfnops.heal.errors import InvalidHealEvent
 
 
 def test_sub_second_intervals_are_accepted_from_arguments_and_the_event() -> None:
@@ -28,8 +30,24 @@ def test_sub_second_intervals_are_accepted_from_arguments_and_the_event() -> Non
     ],
 )
 def test_out_of_range_intervals_are_refused(value: float, reason: str) -> None:
-    with pytest.raises(ValidationError, match=reason):
-        HealSettings(execute_poll_seconds=value)
+    with pytest.raises(InvalidSettings, match=f"execute_poll_seconds: .*{reason}"):
+        validated(HealSettings, {"execute_poll_seconds": value})
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"execute_poll_seconds": 2.5}, "Settings.execute_poll_seconds: 2.5 s: from 1 s up"),
+        ({"drift_max_attempts": 0}, "Settings.drift_max_attempts: must be a whole number"),
+        ({"ignore": [{"resource_type": "AWS::S3::Bucket"}]}, "Settings.ignore.0.property_path"),
+        ({"bogus": 1}, "Settings.bogus: unknown setting"),
+    ],
+)
+def test_bad_settings_in_a_heal_event_name_the_setting(
+    settings: dict[str, object], message: str
+) -> None:
+    with pytest.raises(InvalidHealEvent, match=re.escape(message)):
+        parse_event({"StackName": "web", "Settings": settings})
 
 
 def test_the_default_intervals_are_unchanged() -> None:

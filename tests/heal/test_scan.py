@@ -36,7 +36,7 @@ def _accounts(sandbox: Sandbox) -> list[str]:
 
 def _clients(sandbox: Sandbox, account: str, region: str) -> AwsClients:
     base = sandbox.clients
-    aws = base.settings.model_copy(update={"region": region})
+    aws = base.settings.replace(region=region)
     regional = AwsClients(aws, session=base.session)
     if account == "123456789012":
         return regional

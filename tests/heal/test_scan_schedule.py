@@ -62,7 +62,7 @@ def _settings(engine: Engine, sandbox: Sandbox, hook: str, name: str, out: Path)
 
 def _clients(sandbox: Sandbox) -> Any:
     base = sandbox.clients
-    return AwsClients(base.settings.model_copy(update={"region": REGION}), session=base.session)
+    return AwsClients(base.settings.replace(region=REGION), session=base.session)
 
 
 def test_appear_notifies_unchanged_does_not_clear_notifies(
@@ -173,12 +173,8 @@ def test_a_failing_scan_fails_the_run_and_is_notified_once_until_it_works(
 ) -> None:
     name = f"broken-{uuid.uuid4().hex[:6]}"
     base = _settings(engine, cfnops_sandbox, receiver.url, name, tmp_path)
-    entry = base.drift_scan.schedules[name].model_copy(
-        update={"accounts": ("999999999999",), "role_name": "Nope"}
-    )
-    settings = base.model_copy(
-        update={"drift_scan": base.drift_scan.model_copy(update={"schedules": {name: entry}})}
-    )
+    entry = base.drift_scan.schedules[name].replace(accounts=("999999999999",), role_name="Nope")
+    settings = base.replace(drift_scan=base.drift_scan.replace(schedules={name: entry}))
     engine.use(Runtime.from_settings(settings, aws=cfnops_sandbox.clients))
     (plan,) = plan_drift_schedules(settings)
     scheduler = DriftScheduler(engine, [plan], queue=None)

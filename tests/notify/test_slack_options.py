@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import ValidationError
 
-from cfnops.config import SlackSettings, load_settings
+from cfnops.config import InvalidSettings, SlackSettings, load_settings, validated
 from cfnops.notify import (
     Notification,
     RecordingTransport,
@@ -87,10 +86,10 @@ def test_mentions_follow_the_outcome(
 
 
 def test_mention_ids_are_checked() -> None:
-    with pytest.raises(ValidationError, match="not a Slack member id"):
-        SlackSettings(mention=("@alice",))
-    with pytest.raises(ValidationError):
-        SlackSettings(max_chars=10)
+    with pytest.raises(InvalidSettings, match="mention: '@alice' is not a Slack member id"):
+        validated(SlackSettings, {"mention": ["@alice"]})
+    with pytest.raises(InvalidSettings, match="max_chars: must be a whole number greater than"):
+        validated(SlackSettings, {"max_chars": 10})
 
 
 def test_settings_from_the_environment_reach_the_webhook(

@@ -78,6 +78,28 @@ def test_explicit_config_file(tmp_path: Path) -> None:
         ('database_url = "mysql://x"\n', "database_url", "sqlite:///PATH"),
         ('[notify]\nslack_webhook_ref = "vault:x"\n', "notify.slack_webhook_ref", "ssm:"),
         ("[heal\n", "(syntax)", ""),
+        (
+            'poll_profile = "slow"\n',
+            "poll_profile",
+            "'slow' is not allowed: give one of auto, aws, fast",
+        ),
+        ("[worker]\nconcurrency = 0\n", "worker.concurrency", "greater than or equal to 1 (got 0)"),
+        ("[worker]\nconcurrency = 2.5\n", "worker.concurrency", "must be a whole number (got 2.5)"),
+        (
+            "[drift_scan.schedules.nightly]\nschedule = 'rate(1 day)'\nconcurrency = 300\n",
+            "drift_scan.schedules.nightly.concurrency",
+            "less than or equal to 256 (got 300)",
+        ),
+        (
+            "[drift_scan.schedules.nightly]\nschedule = 'rate(1 day)'\nnotify = ['pager']\n",
+            "drift_scan.schedules.nightly.notify.0",
+            "'pager' is not allowed: give one of console, sns, slack",
+        ),
+        (
+            "[drift_scan.schedules.nightly]\nenabled = true\n",
+            "drift_scan.schedules.nightly.schedule",
+            "required",
+        ),
     ],
     ids=[
         "too-small",
@@ -86,6 +108,12 @@ def test_explicit_config_file(tmp_path: Path) -> None:
         "bad-url",
         "bad-secret-ref",
         "toml-syntax",
+        "not-a-choice",
+        "below-minimum",
+        "fraction-for-whole-number",
+        "table-entry-named-by-key",
+        "list-item-named-by-position",
+        "missing-required",
     ],
 )
 def test_invalid_file_names_file_key_and_reason(
@@ -105,6 +133,34 @@ def test_invalid_environment_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ConfigError) as info:
         load_settings()
     assert info.value.key == "worker.concurrency" and "environment" in info.value.source
+
+
+def test_environment_text_converts_and_a_bad_flag_names_the_arguments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CFNOPS_HEAL__ATTRIBUTION", "no")
+    monkeypatch.setenv("CFNOPS_WORKER__QUEUE_POLL_SECONDS", "0.5")
+    s = load_settings()
+    assert s.heal.attribution is False and s.worker.queue_poll_seconds == 0.5
+    monkeypatch.setenv("CFNOPS_HEAL__ATTRIBUTION", "maybe")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert info.value.source == "the environment (CFNOPS_HEAL__ATTRIBUTION)"
+    assert info.value.reason == "must be true or false (got 'maybe')"
+    monkeypatch.delenv("CFNOPS_HEAL__ATTRIBUTION")
+    with pytest.raises(ConfigError) as info:
+        load_settings(aws={"max_attempts": 500})
+    assert info.value.source == "command-line arguments" and info.value.key == "aws.max_attempts"
+    assert info.value.reason == "must be a whole number less than or equal to 100 (got 500)"
+
+
+def test_settings_are_frozen_hashable_and_copied_with_replace() -> None:
+    s = load_settings(aws={"region": "eu-west-1"})
+    with pytest.raises(AttributeError):
+        s.aws.region = "us-east-1"  # type: ignore[misc]
+    assert hash(s.aws) == hash(load_settings(aws={"region": "eu-west-1"}).aws)
+    moved = s.replace(aws=s.aws.replace(region="us-east-1"))
+    assert (moved.aws.region, s.aws.region, moved.heal) == ("us-east-1", "eu-west-1", s.heal)
 
 
 def test_missing_explicit_file(tmp_path: Path) -> None:
@@ -131,6 +187,14 @@ def test_webhook_url_must_be_https(url: str) -> None:
         load_settings(notify={"slack_webhook_url": url})
     assert "notify.slack_webhook_url" in bad.value.message
     assert url not in bad.value.message  # the secret is not echoed
+
+
+def test_a_secret_of_the_wrong_type_is_not_echoed(tmp_path: Path) -> None:
+    (tmp_path / "cfnops.toml").write_text("[notify]\npagerduty_routing_key = 12345678\n")
+    with pytest.raises(ConfigError) as bad:
+        load_settings()
+    assert bad.value.key == "notify.pagerduty_routing_key" and "12345678" not in str(bad.value)
+    assert bad.value.reason == "must be text"
 
 
 def test_loopback_http_webhook_is_accepted_for_local_receivers() -> None:

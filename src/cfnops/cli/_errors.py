@@ -8,9 +8,10 @@ that says what was wrong, where, and what to do:
 - database drivers (SQLAlchemy, ``sqlite3``, ``psycopg``): :func:`cfnops.database.storage_error`
   (unreachable, read-only, full, corrupted, not a database…, naming the file or URL) → exit 2;
 - ``UnicodeDecodeError``: a file that is not UTF-8 text (a binary file) → exit 2;
-- ``OSError`` with a file name: cannot read or write that file → exit 2;
-- pydantic-settings' ``SettingsError`` (a ``CFNOPS_*`` value that is not valid JSON
-  for a list or table setting) → exit 2.
+- ``OSError`` with a file name: cannot read or write that file → exit 2.
+
+(Settings errors are :class:`cfnops.config.ConfigError` already, naming the file,
+variable or flag.)
 
 Anything else is a defect of cfnops: one line naming the exception, exit 1, and the
 traceback only with ``-vv`` (or ``CFNOPS_TRACEBACK=1``).
@@ -50,14 +51,6 @@ def as_cfnops(exc: BaseException) -> CfnopsError | None:
         return UsageError(
             f"cannot use {exc.filename}: {exc.strerror or exc}",
             hint="check the path and its permissions",
-        )
-    if type(exc).__name__ == "SettingsError" and type(exc).__module__.startswith(
-        "pydantic_settings"
-    ):
-        return UsageError(
-            f"invalid configuration in the environment: {exc}",
-            hint="list and table settings take JSON, e.g. "
-            "CFNOPS_WORKER__WORKFLOW_MODULES='[\"my_module\"]'",
         )
     return None
 

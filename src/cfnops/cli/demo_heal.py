@@ -110,12 +110,10 @@ def _demo(ctx: typer.Context, delay: float | None, fast: bool, db: Path) -> tupl
     report_poll = FAST_POLL if quick else REPORT_POLL
     with Sandbox(delays=delay) as sandbox:
         clients = sandbox.clients
-        settings = st.settings.model_copy(
-            update={
-                "database_url": f"sqlite:///{db}",
-                "aws": clients.settings,
-                "heal": st.settings.heal.model_copy(update=_demo_polls(st.settings.heal, quick)),
-            }
+        settings = st.settings.replace(
+            database_url=f"sqlite:///{db}",
+            aws=clients.settings,
+            heal=st.settings.heal.replace(**_demo_polls(st.settings.heal, quick)),
         )
         demo = CliState(output=st.output_format, _settings=settings, _clients=clients)
         cfn = clients.client("cloudformation")

@@ -83,13 +83,11 @@ def worker(
             f"--id {executor_id!r}: a worker's name is 1-200 letters, digits and . _ : @ -",
             hint="e.g. --id worker-1 (one name per worker; its restart reuses it)",
         )
-    worker_cfg = base.worker.model_copy(
-        update={
-            "concurrency": _own_concurrency(concurrency, global_concurrency, base),
-            "global_concurrency": global_concurrency or base.worker.global_concurrency,
-            "workflow_modules": (*base.worker.workflow_modules, *(imports or [])),
-            "executor_id": executor_id or base.worker.executor_id,
-        }
+    worker_cfg = base.worker.replace(
+        concurrency=_own_concurrency(concurrency, global_concurrency, base),
+        global_concurrency=global_concurrency or base.worker.global_concurrency,
+        workflow_modules=(*base.worker.workflow_modules, *(imports or [])),
+        executor_id=executor_id or base.worker.executor_id,
     )
     if (
         worker_cfg.global_concurrency is not None
@@ -100,7 +98,7 @@ def worker(
             f"concurrency {worker_cfg.concurrency} (one worker would exceed the global limit)",
             hint=f"also pass --concurrency {worker_cfg.global_concurrency} (or less)",
         )
-    settings = base.model_copy(update={"worker": worker_cfg})
+    settings = base.replace(worker=worker_cfg)
     from cfnops.cli import drift_schedule
 
     drift_plans = drift_schedule.plans(st, settings)  # a bad schedule: exit 2 before starting

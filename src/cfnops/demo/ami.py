@@ -135,8 +135,8 @@ def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dic
     # the sandbox) are handed to the stack workflow too (Rotator(..., clients)).
     with Sandbox(delays=sandbox_delays) as sandbox:
         aws = AwsSettings(region=sandbox.region, endpoint_url=sandbox.endpoint_url, max_attempts=3)
-        ami = settings.ami.model_copy(update={"poll_seconds": 1.0})
-        demo_settings = settings.model_copy(update={"aws": aws, "ami": ami})
+        ami = settings.ami.replace(poll_seconds=1.0)
+        demo_settings = settings.replace(aws=aws, ami=ami)
         with Rotator(demo_settings, sandbox.clients) as rotator:
             rotator.engine()  # start the durable engine before events arrive
             subscription = subscribe_rotation(rotator)
@@ -150,9 +150,7 @@ def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dic
                 "results": [r.to_json() for r in subscription.results],
                 "errors": [str(e) for e in subscription.errors],
             }
-            roll_settings = demo_settings.model_copy(
-                update={"ami": ami.model_copy(update={"roll": True})}
-            )
+            roll_settings = demo_settings.replace(ami=ami.replace(roll=True))
             with Rotator(roll_settings, sandbox.clients) as roller:
                 roller.engine()
                 rolling = subscribe_rotation(roller)

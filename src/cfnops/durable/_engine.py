@@ -218,7 +218,7 @@ class Engine:
         if settings.database_url != self.runtime.database.url:
             # a runtime built on an open database handle: its settings name the engine's
             # database too, so whatever reads engine.settings opens the same one
-            settings = settings.model_copy(update={"database_url": self.runtime.database.url})
+            settings = settings.replace(database_url=self.runtime.database.url)
         self.runtime = replace(runtime, settings=settings, database=self.runtime.database)
 
     def _warn_other_database(self, url: str) -> None:

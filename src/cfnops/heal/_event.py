@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cfnops.config import HealSettings
+from cfnops.config import HealSettings, InvalidSettings, validated
 from cfnops.heal.errors import InvalidHealEvent
 
 # A stack name, or a stack ARN (arn:...:stack/NAME/ID).
@@ -43,9 +43,13 @@ def parse_event(event: Any) -> tuple[HealEvent, HealSettings | None]:
         raise InvalidHealEvent(f"the event must be a JSON object, got {type(event).__name__}")
     try:
         parsed = HealEvent.model_validate(event)
-        heal = None if parsed.Settings is None else HealSettings.model_validate(parsed.Settings)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(event)"
         raise InvalidHealEvent(f"{where}: {first['msg']}") from None
-    return parsed, heal
+    if parsed.Settings is None:
+        return parsed, None
+    try:
+        return parsed, validated(HealSettings, parsed.Settings)
+    except InvalidSettings as exc:
+        raise InvalidHealEvent(f"Settings.{exc.key}: {exc.reason}") from None

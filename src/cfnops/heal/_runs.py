@@ -7,7 +7,7 @@ import getpass
 from dataclasses import dataclass
 from typing import Any
 
-from cfnops.config import Settings
+from cfnops.config import Settings, to_data
 from cfnops.database import Database
 from cfnops.durable import Engine, RunRecord, RunStore, StepRecord
 from cfnops.heal._workflow import APPROVAL, HEAL_WORKFLOW
@@ -40,7 +40,7 @@ def heal_event(
     event: dict[str, Any] = {
         "StackName": stack,
         "CreateChangeSetOnly": only,
-        "Settings": settings.heal.model_dump(mode="json"),
+        "Settings": to_data(settings.heal),
     }
     if region:
         event["Region"] = region

@@ -31,7 +31,7 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 
-from cfnops.config import DriftSchedule, Settings
+from cfnops.config import DriftSchedule, Settings, to_data, validated
 from cfnops.database import Database
 from cfnops.durable import RunRecord, RunStore, runtime_of, workflow
 from cfnops.heal._scan_changes import (
@@ -76,7 +76,7 @@ def drift_scan_event(
         "schedule": schedule,
         "fireTime": fire_time.isoformat(),
         "manual": manual,
-        "config": config.model_dump(mode="json"),
+        "config": to_data(config),
     }
 
 
@@ -84,7 +84,7 @@ def _parse(event: Any) -> tuple[str, DriftSchedule, str]:
     try:
         return (
             str(event["schedule"]),
-            DriftSchedule.model_validate(event["config"]),
+            validated(DriftSchedule, event["config"]),
             str(event["fireTime"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
