@@ -37,7 +37,8 @@ CASES = [
     ),
     (
         GOOD + 'notify = ["pagerduty"]\n',
-        "drift_scan.schedules.nightly.notify.0: Input should be 'console', 'sns' or 'slack'",
+        "drift_scan.schedules.nightly.notify.0: 'pagerduty' is not allowed: "
+        "give one of console, sns, slack",
     ),
     (
         GOOD + 'notify = ["sns"]\n',
@@ -50,7 +51,7 @@ CASES = [
     ),
     (
         GOOD + 'accounts = ["1234"]\n',
-        "drift_scan.schedules.nightly.accounts: Value error, 1234: an account id is 12 digits",
+        "drift_scan.schedules.nightly.accounts: 1234: an account id is 12 digits",
     ),
     (
         GOOD + "organization = true\n",
