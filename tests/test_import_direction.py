@@ -41,6 +41,7 @@ FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workfl
 FOUNDATION = (
     "errors",
     "config",
+    "http",
     "_config_file",
     "_config_env",
     "_config_check",

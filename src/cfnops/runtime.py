@@ -1,9 +1,10 @@
 """The runtime value: what every workflow and capability needs besides its input.
 
 A :class:`Runtime` holds the resolved settings, the AWS clients (one cache for
-other regions and assumed accounts), the one run-database handle and how to
-notify. Each entry point builds it once and hands it down; nothing below the
-entry points reads the environment or a process global for any of these::
+other regions and assumed accounts), the one run-database handle, how to
+notify and the HTTP transport of job-net ``http:invoke`` tasks. Each entry
+point builds it once and hands it down; nothing below the entry points reads
+the environment or a process global for any of these::
 
     import boto3
     from cfnops.config import load_settings
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # notify loads botocore: only runs that notify need it
     import boto3
     from rich.console import Console
 
+    from cfnops.http import HttpTransport as TaskTransport
     from cfnops.notify import Delivery, HttpTransport, Notification
     from cfnops.telemetry import Metrics
 
@@ -52,7 +54,10 @@ class Runtime:
     # Called with every notification before it goes to the channels (tests, the console).
     notify_hook: Callable[[Notification], None] | None = None
     console: Console | None = None
+    # The notifiers' webhook POSTs (Slack, Teams, PagerDuty); None: HTTPS via urllib.
     transport: HttpTransport | None = field(default=None, repr=False)
+    # Job-net ``http:invoke`` tasks (any method, the answer's headers); None: urllib.
+    http: TaskTransport | None = field(default=None, repr=False)
     # Prometheus instruments of a process that serves /metrics (worker, console); else None.
     metrics: Metrics | None = field(default=None, repr=False)
 
@@ -67,6 +72,7 @@ class Runtime:
         notify_hook: Callable[[Notification], None] | None = None,
         console: Console | None = None,
         transport: HttpTransport | None = None,
+        http: TaskTransport | None = None,
         metrics: Metrics | None = None,
     ) -> Runtime:
         """A runtime for ``settings``: clients from ``aws`` or ``session`` (a boto3
@@ -79,6 +85,7 @@ class Runtime:
             notify_hook=notify_hook,
             console=console,
             transport=transport,
+            http=http,
             metrics=metrics,
         )
 

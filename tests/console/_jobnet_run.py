@@ -14,7 +14,7 @@ from pathlib import Path
 from cfnops.config import load_settings
 from cfnops.demo.websystem import build_web_system
 from cfnops.durable import Engine
-from cfnops.jobs import CapturingTransport, JobService, set_http_transport
+from cfnops.jobs import CapturingTransport, JobService
 from cfnops.jobs._definition import load_definition
 from cfnops.runtime import Runtime
 from cfnops.sandbox import Sandbox
@@ -24,13 +24,14 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "jobnets"
 
 
 def main(db: str, run_id: str, delay: float) -> int:
-    set_http_transport(CapturingTransport())  # the Slack report is captured, never sent
     with Sandbox(delays=delay) as sandbox:
         settings = load_settings(
             database_url=f"sqlite:///{db}",
             aws={"endpoint_url": sandbox.endpoint_url, "region": sandbox.region},
         )
-        engine = Engine.start_process(Runtime.from_settings(settings, aws=sandbox.clients))
+        # the Slack report is captured, never sent
+        runtime = Runtime.from_settings(settings, aws=sandbox.clients, http=CapturingTransport())
+        engine = Engine.start_process(runtime)
         try:
             jobs = JobService(engine.runtime)
             value = build_web_system(

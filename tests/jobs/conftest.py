@@ -13,7 +13,8 @@ if str(HERE) not in sys.path:
 
 from cfnops.config import load_settings  # noqa: E402
 from cfnops.durable import Engine  # noqa: E402
-from cfnops.jobs import CapturingTransport, JobService, set_http_transport  # noqa: E402
+from cfnops.jobs import CapturingTransport, JobService  # noqa: E402
+from cfnops.runtime import Runtime  # noqa: E402
 
 EXAMPLES = HERE.parents[1] / "examples" / "jobnets"
 
@@ -43,13 +44,17 @@ def sandbox_env(
 
 
 @pytest.fixture
-def jobs(job_engine: Engine) -> JobService:
-    return JobService(job_engine.settings)
+def jobs(job_engine: Engine, request: pytest.FixtureRequest) -> Iterator[JobService]:
+    """A service on the engine's settings; a test that also asks for ``slack`` gets runs
+    whose runtime sends ``http:invoke`` tasks to that transport (starting a run hands
+    the service's runtime to the engine, so the runs execute with it)."""
+    http = request.getfixturevalue("slack") if "slack" in request.fixturenames else None
+    original = job_engine.runtime
+    yield JobService(Runtime.from_settings(job_engine.settings, http=http))
+    job_engine.use(original)
 
 
 @pytest.fixture
-def slack() -> Iterator[CapturingTransport]:
-    transport = CapturingTransport()
-    previous = set_http_transport(transport)
-    yield transport
-    set_http_transport(previous)
+def slack() -> CapturingTransport:
+    """What the test's job-nets send with ``http:invoke`` (see ``jobs``): never sent."""
+    return CapturingTransport()

@@ -53,7 +53,6 @@ def test_jobs_exports() -> None:
         "register_function",
         "register_state_machine",
         "run_job",
-        "set_http_transport",
         "start_worker_services",
         "state_views",
         "strict_problems",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from cfnops.asl import TaskContext
 from cfnops.aws import AwsClients
+from cfnops.durable import Engine
 from cfnops.jobs import (
     CapturingTransport,
     JobService,
@@ -133,6 +135,25 @@ def test_http_invoke_posts_json_and_fails_on_error_status(
         60,
     )
     assert (failed.status, failed.error) == ("FAILED", "States.Http.StatusCode.500")
+
+
+def test_http_invoke_goes_through_the_runs_own_runtime(
+    jobs: JobService, job_engine: Engine
+) -> None:
+    """No process-wide transport: each service's runs send through its runtime's."""
+    first, second = CapturingTransport(status=201), CapturingTransport(status=202)
+    args = {"ApiEndpoint": "https://hooks.example.test/x", "Method": "PUT", "RequestBody": "b"}
+    statuses = []
+    for transport in (first, second):
+        service = JobService(replace(jobs.runtime, http=transport))
+        run_id = service.start(_task("arn:aws:states:::http:invoke", args), {}, machine_name="h")
+        result = service.wait(run_id, 60)
+        assert result.status == "SUCCEEDED", result
+        statuses.append(result.output["StatusCode"])
+    assert statuses == [201, 202]
+    assert [(r.method, r.body) for r in first.requests] == [("PUT", b"b")]
+    assert [(r.method, r.body) for r in second.requests] == [("PUT", b"b")]
+    assert job_engine.runtime.http is second  # handed over by the last start
 
 
 def test_start_execution_sync_runs_a_child_job_net(jobs: JobService) -> None:

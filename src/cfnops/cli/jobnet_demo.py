@@ -36,21 +36,20 @@ def jobnet(
     from cfnops.config import load_settings
     from cfnops.demo.websystem import build_web_system
     from cfnops.durable import Engine
-    from cfnops.jobs import CapturingTransport, JobService, set_http_transport
+    from cfnops.jobs import CapturingTransport, JobService
     from cfnops.runtime import Runtime
     from cfnops.sandbox import Sandbox
     from cfnops.sandbox.extensions import ssm_commands
 
     st = state(ctx)
     db = Path(tempfile.mkdtemp(prefix="cfnops-jobnet-")) / "demo.sqlite"
-    slack = CapturingTransport()
-    set_http_transport(slack)
+    slack = CapturingTransport()  # the job-nets' Slack reports, captured, never sent
     with Sandbox(delays=delay) as sandbox:
         settings = load_settings(
             database_url=f"sqlite:///{db}",
             aws={"endpoint_url": sandbox.endpoint_url, "region": sandbox.region},
         )
-        runtime = Runtime.from_settings(settings, aws=sandbox.clients)
+        runtime = Runtime.from_settings(settings, aws=sandbox.clients, http=slack)
         st.register_workflows()
         engine = Engine.start_process(runtime)
         try:
@@ -70,7 +69,6 @@ def jobnet(
             ]
         finally:
             engine.shutdown(grace_seconds=1)
-            set_http_transport(None)
     if st.output_format == "json":
         st.emit_json(results)
     if any(r["status"] != "SUCCEEDED" for r in results):

@@ -26,12 +26,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._deploy import deploy, strict_problems
     from cfnops.jobs._functions import import_modules
     from cfnops.jobs._graph import to_dot, to_mermaid
-    from cfnops.jobs._http import (
-        CapturingTransport,
-        HttpRequest,
-        HttpResponse,
-        set_http_transport,
-    )
+    from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse
     from cfnops.jobs._integrations import register_function, register_state_machine
     from cfnops.jobs._pools import Pool, PoolStore
     from cfnops.jobs._rerun import RerunRequest
@@ -91,7 +86,6 @@ _WHERE = {
     "check_dataflow": "_check_samples",
     "register_function": "_integrations",
     "register_state_machine": "_integrations",
-    "set_http_transport": "_http",
     "start_worker_services": "_worker",
 }
 
@@ -138,7 +132,6 @@ __all__ = [
     "register_function",
     "register_state_machine",
     "run_job",
-    "set_http_transport",
     "start_worker_services",
     "state_views",
     "strict_problems",

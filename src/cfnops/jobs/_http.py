@@ -1,10 +1,13 @@
-"""``arn:aws:states:::http:invoke``: HTTPS calls (Slack webhooks) with a pluggable transport.
+"""``arn:aws:states:::http:invoke``: HTTPS calls (Slack webhooks) through the runtime's transport.
 
 Fields as in "Call HTTPS APIs in Step Functions workflows"
 (https://docs.aws.amazon.com/step-functions/latest/dg/call-https-apis.html): ``ApiEndpoint``,
 ``Method``, ``Headers``, ``QueryParameters``, ``RequestBody``, ``Authentication``; the result
 is ``{"Headers", "ResponseBody", "StatusCode", "StatusText"}``; a non-2xx answer fails with
-``States.Http.StatusCode.<code>``.
+``States.Http.StatusCode.<code>``. Requests go through ``Runtime.http`` (a
+:class:`cfnops.http.HttpTransport`; none: :class:`UrllibTransport`), handed to the task's
+invoker by the run's runtime: a test or a demo builds its runtime with a
+:class:`CapturingTransport`.
 
 Secrets never go into definitions: ``ApiEndpoint`` may be ``cfnops:slack`` (the webhook in
 settings ``notify.slack_webhook_url``, or the secret ``notify.slack_webhook_ref`` names in
@@ -19,11 +22,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, Protocol
+from typing import Any
 
 from cfnops.asl.errors import TaskFailure
+from cfnops.http import HttpRequest, HttpResponse, HttpTransport
 
 __all__ = [
     "CapturingTransport",
@@ -32,29 +35,9 @@ __all__ = [
     "HttpTransport",
     "UrllibTransport",
     "call_http",
-    "set_http_transport",
 ]
 
 SLACK_ALIAS = "cfnops:slack"
-
-
-@dataclass(frozen=True)
-class HttpRequest:
-    method: str
-    url: str
-    headers: Mapping[str, str]
-    body: bytes | None
-
-
-@dataclass(frozen=True)
-class HttpResponse:
-    status: int
-    headers: Mapping[str, str] = field(default_factory=dict)
-    body: str = ""
-
-
-class HttpTransport(Protocol):
-    def send(self, request: HttpRequest) -> HttpResponse: ...
 
 
 class UrllibTransport:
@@ -94,17 +77,8 @@ class CapturingTransport:
         return [json.loads(r.body or b"null") for r in self.requests]
 
 
-_transport: list[HttpTransport] = [UrllibTransport()]
-
-
-def set_http_transport(transport: HttpTransport | None) -> HttpTransport:
-    """Replace the process-wide transport (None: back to urllib); returns the previous one."""
-    previous = _transport[0]
-    _transport[0] = transport or UrllibTransport()
-    return previous
-
-
-def call_http(payload: Any, resolve_alias: Callable[[str], str]) -> Any:
+def call_http(payload: Any, resolve_alias: Callable[[str], str], transport: HttpTransport) -> Any:
+    """Send the task's request through ``transport``; its result, or a TaskFailure."""
     if not isinstance(payload, Mapping) or "ApiEndpoint" not in payload:
         raise TaskFailure("States.Runtime", "http:invoke needs ApiEndpoint and Method")
     endpoint = str(payload["ApiEndpoint"])
@@ -127,7 +101,7 @@ def call_http(payload: Any, resolve_alias: Callable[[str], str]) -> Any:
         else:
             body = json.dumps(body_value, ensure_ascii=False).encode()
             headers.setdefault("Content-Type", "application/json; charset=UTF-8")
-    response = _transport[0].send(HttpRequest(method, endpoint, headers, body))
+    response = transport.send(HttpRequest(method, endpoint, headers, body))
     try:
         parsed: Any = json.loads(response.body) if response.body else None
     except ValueError:

@@ -27,8 +27,9 @@ from cfnops.asl.errors import TaskFailure
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.errors import is_host_fault
+from cfnops.http import HttpTransport
 from cfnops.jobs._functions import LocalFunction, call_local, functions
-from cfnops.jobs._http import SLACK_ALIAS, call_http
+from cfnops.jobs._http import SLACK_ALIAS, UrllibTransport, call_http
 from cfnops.jobs._runner import JobResult
 from cfnops.jobs._store import JobStore
 
@@ -71,8 +72,11 @@ class JobInvoker:
         parent_run_id: str,
         *,
         account: str,
+        http: HttpTransport | None = None,
     ) -> None:
         self.account = account
+        # http:invoke tasks: the runtime's transport, else plain HTTPS
+        self.http = http if http is not None else UrllibTransport()
         self.settings = settings
         self.clients = clients
         self.store = store
@@ -110,7 +114,7 @@ class JobInvoker:
         if rest == "sns:publish":
             return self._sns_publish(payload)
         if rest == "http:invoke":
-            return call_http(payload, self._alias)
+            return call_http(payload, self._alias, self.http)
         if rest.startswith("states:startExecution"):
             return self._start_execution(
                 rest.removeprefix("states:startExecution"), payload, context

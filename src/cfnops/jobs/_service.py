@@ -124,6 +124,7 @@ class JobService(RunOperations):
             functools.partial(self._run_child, row.run_id),
             row.run_id,
             account=self.account,
+            http=self.runtime.http,
         )
 
     def _run_child(
