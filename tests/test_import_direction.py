@@ -336,11 +336,12 @@ def _what_it_holds(cls: ast.ClassDef) -> str:
     return " ".join(parts)
 
 
-def holder_types(paths: list[Path]) -> re.Pattern[str]:
+def holder_types(paths: list[Path], seed: re.Pattern[str] = _RUNTIME_TYPES) -> re.Pattern[str]:
     """The runtime types and every class of ``paths`` whose instances hold one of them
     (an attribute or ``__init__`` parameter of such a type, a ``make_engine`` call),
     transitively: a process-wide dict of such objects holds their clients and engines
-    (``LocalLambda._by_url`` held one backend, settings and engine, per database URL)."""
+    (``LocalLambda._by_url`` held one backend, settings and engine, per database URL).
+    ``seed``: the types (and calls) to start from."""
     classes = [
         node
         for path in paths
@@ -348,16 +349,59 @@ def holder_types(paths: list[Path]) -> re.Pattern[str]:
         if isinstance(node, ast.ClassDef)
     ]
     names: set[str] = set()
-    pattern = _RUNTIME_TYPES
+    pattern = seed
     while True:
         grown = names | {c.name for c in classes if pattern.search(_what_it_holds(c))}
         if grown == names:
             return pattern
         names = grown
-        pattern = re.compile(rf"{_RUNTIME_TYPES.pattern}|\b({'|'.join(sorted(names))})\b")
+        pattern = re.compile(rf"{seed.pattern}|\b({'|'.join(sorted(names))})\b")
 
 
-def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
+# Clients of anything, not only AWS: by name (an HTTP transport, a connection or its pool,
+# a session, a notifier, a backend, an engine), or a class of cfnops whose code connects
+# (``urlopen``, a socket, a boto3 ``client``…) or holds a runtime type, transitively.
+_CLIENT_NAMES = (
+    r"\w*(Client|Clients|Transport|Connection|ConnectionPool|Session|Notifier|Backend|Engine)"
+)
+_CONNECTS = r"urlopen|build_opener|create_connection|socket|connect|client|resource"
+_CLIENT_SEED = re.compile(rf"{_RUNTIME_TYPES.pattern}|\b({_CLIENT_NAMES}|{_CONNECTS})\b")
+
+
+def client_types(paths: list[Path]) -> re.Pattern[str]:
+    """What an instance of is a client: a name of :data:`_CLIENT_SEED` or a class of
+    ``paths`` that uses or holds one."""
+    return holder_types(paths, _CLIENT_SEED)
+
+
+def _holds_a_client(value: ast.expr, clients: re.Pattern[str]) -> bool:
+    """``value`` builds a client-like object, alone or inside a container written out
+    (``[UrllibTransport()]``, ``{"x": SomeClient()}``, ``defaultdict(SomeClient)``): a
+    process-wide client, whatever the container's annotation says."""
+    if isinstance(value, ast.List | ast.Set | ast.Tuple):
+        return any(_holds_a_client(e, clients) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return any(_holds_a_client(v, clients) for v in [*value.keys, *value.values] if v)
+    if isinstance(value, ast.Call):
+        name = ast.unparse(value.func).rpartition(".")[2]
+        if name in _CONTAINERS:  # list([...]), defaultdict(SomeClient)
+            parts = [*value.args, *(k.value for k in value.keywords)]
+            return any(
+                _holds_a_client(a, clients)
+                or (isinstance(a, ast.Name | ast.Attribute) and _is_client(a, clients))
+                for a in parts
+            )
+        return _is_client(value.func, clients)
+    return False
+
+
+def _is_client(func: ast.expr, clients: re.Pattern[str]) -> bool:
+    return clients.fullmatch(ast.unparse(func).rpartition(".")[2]) is not None
+
+
+def _holders(
+    path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES, clients: re.Pattern[str] = _CLIENT_SEED
+) -> list[str]:
     tree = parse_file(path)
     rel = path.relative_to(SRC)
     found: list[str] = []
@@ -377,7 +421,10 @@ def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
                 text = annotation + " " + (ast.unparse(node.value) if node.value else "")
                 names = [node.target.id]
                 unseen = _opaque(node.annotation, opaque)
-                open_holder = _starts_empty(node.value) and unseen
+                # filled later with what its annotation hides, or names a client
+                open_holder = _starts_empty(node.value) and (
+                    unseen or clients.search(annotation) is not None
+                )
             elif isinstance(node, ast.Assign):
                 text = ast.unparse(node.value)
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
@@ -391,7 +438,8 @@ def _holders(path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES) -> list[str]:
             if not owner:
                 # a name a function rebinds with `global` is judged by what it may hold
                 module_level.update(dict.fromkeys(names, "Any" if unseen else text))
-            if holds.search(text) or open_holder:
+            built = node.value is not None and _holds_a_client(node.value, clients)
+            if holds.search(text) or open_holder or built:
                 found.extend(f"{rel}:{owner}{n}" for n in names if n != "__all__")
 
     check(tree.body, "")
@@ -420,8 +468,8 @@ def _is_constant(value: ast.expr) -> bool:
 def test_no_process_global_holds_clients_settings_or_engines() -> None:
     """Only entry points keep process-wide state; libraries receive the runtime."""
     library = _library_modules()
-    holds = holder_types(library)
-    found = [h for path in library for h in _holders(path, holds)]
+    holds, clients = holder_types(library), client_types(library)
+    found = [h for path in library for h in _holders(path, holds, clients)]
     assert not found, "pass the runtime down instead of holding it:\n  " + "\n  ".join(found)
 
 
@@ -432,7 +480,10 @@ def _planted(source: str) -> list[str]:
     probe = PACKAGE / "heal" / f"_probe_for_test_{digest}.py"
     probe.write_text(source)
     try:
-        return [h.partition(":")[2] for h in _holders(probe, holder_types([probe]))]
+        paths = [probe]
+        return [
+            h.partition(":")[2] for h in _holders(probe, holder_types(paths), client_types(paths))
+        ]
     finally:
         probe.unlink()
 
@@ -499,4 +550,56 @@ def test_the_holder_check_sees_holders_typed_any() -> None:
         "_e",
         "_f",
         "global _g",
+    ]
+
+
+def test_the_holder_check_sees_containers_filled_with_clients() -> None:
+    """The shape job-nets' HTTP transport had: a list written out with a client in it,
+    swapped by a setter (``_transport: list[HttpTransport] = [UrllibTransport()]``)."""
+    old_shape = (
+        "import urllib.request\n"
+        "from cfnops.http import HttpTransport\n"
+        "class UrllibTransport:\n"
+        "    def send(self, request):\n"
+        "        return urllib.request.urlopen(request)\n"
+        "_transport: list[HttpTransport] = [UrllibTransport()]\n"
+        "def set_http_transport(transport):\n"
+        "    _transport[0] = transport\n"
+    )
+    assert _planted(old_shape) == ["_transport"]
+    source = (
+        "import collections, re, threading, urllib.request\n"
+        "class Hook:  # no client name: it connects\n"
+        "    def post(self, url):\n"
+        "        return urllib.request.urlopen(url)\n"
+        "class Relay:  # holds one that connects\n"
+        "    def __init__(self, hook: Hook) -> None: ...\n"
+        "_hooks = {'slack': Hook()}\n"
+        "_relays = (Relay(Hook()),)\n"
+        "_by_name: dict[str, Any] = {'x': SomeClient()}  # named a client\n"
+        "_sessions = collections.defaultdict(SomeSession)\n"
+        "_default = UrllibTransport()\n"
+        "_pending: list[HttpTransport] = []  # empty, entries named\n"
+        "class Service:\n"
+        "    default = [UrllibTransport(timeout=5)]\n"
+        "# not holders of clients:\n"
+        "_routes = [Route('/', page)]\n"
+        "RULES = (Rule('D001', 'ResourceReplaced'),)\n"
+        "_patterns = [re.compile('x')]\n"
+        "_names: list[str] = ['a']\n"
+        "_lock = threading.Lock()\n"
+        "functions = FunctionRegistry()\n"
+        "@dataclass\n"
+        "class Options:\n"
+        "    http: HttpTransport = field(default_factory=UrllibTransport)  # each one's own\n"
+        "    hooks: list[Hook] = field(default_factory=lambda: [Hook()])\n"
+    )
+    assert _planted(source) == [
+        "Service.default",
+        "_by_name",
+        "_default",
+        "_hooks",
+        "_pending",
+        "_relays",
+        "_sessions",
     ]
