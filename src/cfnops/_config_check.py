@@ -127,7 +127,8 @@ def _walk(model: type, data: Any, steps: list[str]) -> tuple[list[str | int], An
     for step in steps:
         origin = typing.get_origin(kind)
         if step == "...":  # a mapping's value: msgspec does not say which key
-            value_kind = typing.get_args(kind)[1]
+            args = typing.get_args(kind)
+            value_kind = args[1] if origin is dict and len(args) == 2 else Any
             bad = [
                 key
                 for key, item in (node.items() if isinstance(node, Mapping) else ())
