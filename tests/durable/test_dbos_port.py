@@ -70,11 +70,11 @@ status = jobs.store.get_run(run_id).status
 engine.shutdown()
 driver = sorted(m for m in sys.modules if m.split(".")[0] == "psycopg")
 sdk = "aws_durable_execution_sdk_python" in sys.modules
-print(json.dumps({"status": status, "driver": driver, "sdk": sdk}))
+print(json.dumps({"status": status, "driver": driver, "sdk": sdk, "yaml": "yaml" in sys.modules}))
 """
 
 
-def test_on_sqlite_a_job_run_loads_no_postgresql_driver_nor_the_sdk() -> None:
+def test_on_sqlite_a_job_run_loads_no_postgresql_driver_nor_the_sdk_nor_yaml() -> None:
     import json
     import subprocess
     import sys
@@ -87,7 +87,7 @@ def test_on_sqlite_a_job_run_loads_no_postgresql_driver_nor_the_sdk() -> None:
         check=True,
     )
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out == {"status": "SUCCEEDED", "driver": [], "sdk": False}
+    assert out == {"status": "SUCCEEDED", "driver": [], "sdk": False, "yaml": False}
 
 
 def test_dbos_reads_the_real_driver_classes_once_it_is_loaded() -> None:
@@ -105,6 +105,17 @@ def test_dbos_reads_the_real_driver_classes_once_it_is_loaded() -> None:
     )
     assert _utils.retriable_postgres_exception(lost) is True
     assert not [m for m in list(sys.modules.values()) if isinstance(m, _dbos_port._Deferred)]
+
+
+def test_dbos_reads_yaml_through_the_real_module_once_it_is_used() -> None:
+    import sys
+
+    import yaml
+    from dbos import _dbos_config
+
+    assert _dbos_config.yaml.safe_load("a: [1, 2]") == {"a": [1, 2]}
+    assert _dbos_config.yaml.safe_load is yaml.safe_load
+    assert sys.modules["yaml"] is yaml and not isinstance(yaml, _dbos_port._Deferred)
 
 
 def test_a_stand_in_answers_import_probes_without_loading_the_driver() -> None:

@@ -17,16 +17,24 @@ else. What it needs that has no public form in DBOS 3.4:
   a database written by a newer DBOS is refused by name (:class:`SchemaTooNew`).
 
 It also imports DBOS itself (:func:`import_dbos`, first thing ``cfnops.durable`` does)
-without its PostgreSQL driver: DBOS 3.4 imports ``psycopg`` at module level
-(``dbos/_utils.py``: ``import psycopg``; ``dbos/_sys_db.py``: ``from psycopg import
-errors``) although it only reads exception classes from it, and only when an error
-from PostgreSQL is classified. On SQLite that is ~60 ms of every command's start-up
-(``psycopg`` with its C extension) for a driver never used. While DBOS is imported, two
-stand-in modules answer those two imports; every attribute read on them imports the
-real ``psycopg`` and forwards to it, and they leave ``sys.modules`` as soon as DBOS is
-loaded, so any later ``import psycopg`` (SQLAlchemy's PostgreSQL dialect on a
-``postgresql://`` URL, user code) gets the real driver. ``tests/durable/test_dbos_port.py``
-checks both halves (no driver on SQLite; the same classes as the driver's once used).
+without modules it loads but a cfnops process does not use:
+
+- its PostgreSQL driver: DBOS 3.4 imports ``psycopg`` at module level
+  (``dbos/_utils.py``: ``import psycopg``; ``dbos/_sys_db.py``: ``from psycopg import
+  errors``) although it only reads exception classes from it, and only when an error
+  from PostgreSQL is classified. On SQLite that is ~60 ms of every command's start-up
+  (``psycopg`` with its C extension) for a driver never used;
+- PyYAML: ``dbos/_dbos_config.py`` imports ``yaml`` at module level to read a
+  ``dbos-config.yaml``, which cfnops never has DBOS read (it passes its configuration
+  in code): 18 modules, ~12 ms of a ``job run``.
+
+While DBOS is imported, stand-in modules answer those imports; every attribute read
+on one imports the real module and forwards to it, and they leave ``sys.modules`` as
+soon as DBOS is loaded, so any later ``import psycopg`` (SQLAlchemy's PostgreSQL
+dialect on a ``postgresql://`` URL, user code) or ``import yaml`` gets the real one.
+A module already imported is used as it is. ``tests/durable/test_dbos_port.py``
+checks both halves (not loaded on SQLite; the same objects as the real module's once
+used).
 
 A DBOS upgrade that moves or changes them must fail loudly, not silently stop
 recovering runs: :func:`check_dbos` says exactly what changed, and
@@ -68,8 +76,8 @@ class DbosIncompatible(RuntimeError):
     """The installed DBOS no longer offers what cfnops relies on (a programming error)."""
 
 
-# The modules DBOS imports at load time only to read exception classes from them.
-_DEFERRED = ("psycopg", "psycopg.errors")
+# The modules DBOS imports at load time and uses only later, if ever (see above).
+_DEFERRED = ("psycopg", "psycopg.errors", "yaml")
 _lock = threading.Lock()
 
 
@@ -90,15 +98,27 @@ def _release() -> None:
                 del sys.modules[name]
 
 
+def _stand_ins() -> dict[str, _Deferred]:
+    """Stand-ins for the deferred modules not imported yet (a package with its
+    submodule, as ``from psycopg import errors`` reads it)."""
+    stand_ins: dict[str, _Deferred] = {}
+    if "psycopg" not in sys.modules and "psycopg.errors" not in sys.modules:
+        package, errors = _Deferred("psycopg"), _Deferred("psycopg.errors")
+        package.errors = errors  # type: ignore[attr-defined]  # `from psycopg import errors`
+        stand_ins.update({"psycopg": package, "psycopg.errors": errors})
+    if "yaml" not in sys.modules:
+        stand_ins["yaml"] = _Deferred("yaml")
+    return stand_ins
+
+
 @contextmanager
-def _driver_deferred() -> Iterator[None]:
-    if any(name in sys.modules for name in _DEFERRED):  # already loaded: nothing to save
+def _deferred() -> Iterator[None]:
+    stand_ins = _stand_ins()
+    if not stand_ins:  # all already loaded: nothing to save
         yield
         return
-    package, errors = (_Deferred(name) for name in _DEFERRED)
-    package.errors = errors  # type: ignore[attr-defined]  # `from psycopg import errors`
     with _lock:
-        sys.modules.update({"psycopg": package, "psycopg.errors": errors})
+        sys.modules.update(stand_ins)
     try:
         yield
     finally:
@@ -106,10 +126,11 @@ def _driver_deferred() -> Iterator[None]:
 
 
 def import_dbos() -> None:
-    """Import DBOS without loading its PostgreSQL driver (see the module docstring)."""
+    """Import DBOS without loading its PostgreSQL driver nor PyYAML (see the module
+    docstring)."""
     if "dbos" in sys.modules:
         return
-    with _driver_deferred():
+    with _deferred():
         importlib.import_module("dbos")
 
 
