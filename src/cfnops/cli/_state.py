@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 
 if TYPE_CHECKING:  # imported when first used: keeps `cfnops --help` and `diff` fast
+    from rich.console import Console
+
     from cfnops.aws import AwsClients
     from cfnops.config import Settings
     from cfnops.durable import Engine

@@ -11,13 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.live import Live
-from rich.tree import Tree
 
 from cfnops.asl import HistoryEvent
 from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
-from cfnops.cli._table import Table
 from cfnops.cli.job_control import show_lineage
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs import (
@@ -32,7 +29,10 @@ from cfnops.jobs import (
     to_mermaid,
 )
 
-if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS
+if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS,
+    # and a `job run --output json` without Rich's tables and live views
+    from rich.tree import Tree
+
     from cfnops.durable import Engine
     from cfnops.jobs import JobResult, JobService, Progress
 
@@ -72,6 +72,8 @@ def _service(st: CliState) -> JobService:
 
 
 def _tree(definition: dict[str, Any], views: Mapping[str, StateView], title: str) -> Tree:
+    from rich.tree import Tree
+
     def add(node: Tree, defn: dict[str, Any]) -> None:
         for name, st in defn.get("States", {}).items():
             view = views.get(name)
@@ -151,6 +153,8 @@ def progress(st: CliState, defn: dict[str, Any]) -> Iterator[Progress | None]:
     if st.output_format == "json":
         yield note
         return
+    from rich.live import Live
+
     live = Live(console=st.console, refresh_per_second=4, transient=False)
 
     def show(run_id: str, views: Mapping[str, StateView], status: str) -> None:
@@ -266,6 +270,8 @@ def list_cmd(
     limit: Annotated[int, typer.Option(min=1)] = 50,
 ) -> None:
     """List job runs, newest first."""
+    from cfnops.cli._table import Table
+
     st = state(ctx)
     store = _service(st).store
     if status is not None and status.upper() not in _JOB_STATUSES:
@@ -293,6 +299,8 @@ def list_cmd(
 @job_app.command("show")
 def show(ctx: typer.Context, run_id: RunArg) -> None:
     """Status, current states, and the input and output of every state."""
+    from cfnops.cli._table import Table
+
     st = state(ctx)
     jobs = _service(st)
     row = jobs.store.get_run(run_id)
@@ -339,6 +347,8 @@ def _short(value: Any, width: int = 300) -> str:
 @job_app.command("history")
 def history(ctx: typer.Context, run_id: RunArg) -> None:
     """Every history event, in Step Functions' vocabulary."""
+    from cfnops.cli._table import Table
+
     st = state(ctx)
     service = _service(st)
     service.store.get_run(run_id)  # an unknown run is a usage error (exit 2), not empty history

@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo
 import typer
 
 from cfnops.cli._state import CliState, state
-from cfnops.cli._table import Table
 
 if TYPE_CHECKING:  # imported where used: every `cfnops job …` command loads this module
     from cfnops.jobs import Pool, PoolStore
@@ -33,6 +32,8 @@ def _show(st: CliState, rows: list[Pool]) -> None:
     if st.output_format == "json":
         st.emit_json([p.to_json() for p in rows])
         return
+    from cfnops.cli._table import Table  # Rich: not on every job command's path
+
     table = Table("POOL", "CAPACITY", "IN USE", "HELD BY")
     for p in rows:
         held = ", ".join(f"{r} ({h.rsplit(':', 1)[-1]})" for r, h in p.holders[:5])
@@ -81,6 +82,8 @@ def alerts_cmd(
     if st.output_format == "json":
         st.emit_json(rows)
         return
+    from cfnops.cli._table import Table  # Rich: not on every job command's path
+
     table = Table("RUN", "CONDITION", "AT (UTC)", "DETAILS")
     for r in rows:
         at = datetime.fromtimestamp(r["at"], UTC).isoformat(timespec="seconds")
@@ -121,6 +124,8 @@ def calendar_show(
     if st.output_format == "json":
         st.emit_json({"calendar": cal.to_json(), "days": days})
         return
+    from cfnops.cli._table import Table  # Rich: not on every job command's path
+
     table = Table("DATE", "DAY", "OPEN", title=f"{cal.name} {first:%Y-%m}")
     for d in days:
         table.add_row(d["date"], d["weekday"], "open" if d["open"] else "[red]closed[/]")

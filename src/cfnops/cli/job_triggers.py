@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cfnops.cli._state import CliState, state
-from cfnops.cli._table import Table
 from cfnops.jobs import load_definition, parse_input
 
 if TYPE_CHECKING:  # imported where used: the job group loads this module for every command
@@ -33,6 +32,8 @@ def _show(st: CliState, rows: list[dict[str, Any]]) -> None:
     if st.output_format == "json":
         st.emit_json(rows)
         return
+    from cfnops.cli._table import Table  # Rich: not on every job command's path
+
     table = Table("NAME", "KIND", "STATE MACHINE", "EXPRESSION", "TIME ZONE", "NEXT (UTC)")
     for r in rows:
         table.add_row(

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
 from cfnops._version import __version__
@@ -200,6 +198,9 @@ def _log_format(given: str | None) -> str:
 
 
 def _report(err: CfnopsError) -> int:
+    from rich.console import Console  # only to report an error: not on every command's path
+    from rich.markup import escape
+
     console = Console(stderr=True, highlight=False)
     # escaped: a message may name a settings table ("[notify]"), which is not markup
     console.print(f"[bold red]error:[/] {escape(err.message)}", markup=True, soft_wrap=True)
