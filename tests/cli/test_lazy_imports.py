@@ -149,3 +149,37 @@ def test_the_aws_type_stubs_never_load_when_cfnops_runs(
     assert proc.returncode == 0, proc.stderr
     assert '"stacks"' in proc.stdout
     assert proc.stdout.strip().splitlines()[-1] == "0 True []"
+
+
+def test_job_run_loads_no_cfnops_module_a_pass_does_not_need(tmp_path: Path) -> None:
+    """A one-Pass job run loads neither the data-flow check, nor reruns, audit entries,
+    the Lambda backend's registry and history, the old-key grammar (only for a database
+    that still has the old table) nor schedule expressions (docs/cli.md)."""
+    job = tmp_path / "j.asl.json"
+    job.write_text(json.dumps(JOB), encoding="utf-8")
+    watched = (
+        "cfnops.asl._flowcheck",
+        "cfnops.asl._flowcheck_model",
+        "cfnops.asl._flowcheck_results",
+        "cfnops.jobs._rerun",
+        "cfnops.jobs._legacy_keys",
+        "cfnops.durable._audit",
+        "cfnops.durable._lambda_functions",
+        "cfnops.durable._lambda_store",
+        "cfnops.durable._run_history",
+        "cfnops.schedules._expressions",
+    )
+    code = (
+        "import sys\n"
+        f"import os; os.environ['CFNOPS_DATABASE_URL'] = 'sqlite:///{tmp_path / 'db.sqlite'}'\n"
+        "from cfnops.cli.main import run\n"
+        f"code = run(['--output', 'json', 'job', 'run', {str(job)!r}])\n"
+        f"print(code, 'cfnops.jobs._runner' in sys.modules,\n"
+        f"      [m for m in {watched!r} if m in sys.modules])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert '"status": "SUCCEEDED"' in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == "0 True []"

@@ -6,19 +6,11 @@
 1
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
 from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
-from cfnops.asl._flowcheck_model import (
-    CheckFinding,
-    CheckReport,
-    NotChecked,
-    StateShape,
-    Unknown,
-    shape_text,
-)
-from cfnops.asl._flowcheck_results import DeclaredResults
 from cfnops.asl._history import HistoryEvent, HistoryRecorder
 from cfnops.asl._interpreter import ExecutionResult, Interpreter, StartPoint, run_branch
 from cfnops.asl._loader import load_definition
@@ -90,13 +82,34 @@ __all__ = [
 
 if TYPE_CHECKING:
     from cfnops.asl._flowcheck import check_dataflow
+    from cfnops.asl._flowcheck_model import (
+        CheckFinding,
+        CheckReport,
+        NotChecked,
+        StateShape,
+        Unknown,
+        shape_text,
+    )
+    from cfnops.asl._flowcheck_results import DeclaredResults
+
+# The data-flow check (`cfnops job check`: its model, declared results and the check
+# itself) is the largest part of the package: running a job-net loads none of it.
+_FLOWCHECK = {
+    "check_dataflow": "_flowcheck",
+    "CheckFinding": "_flowcheck_model",
+    "CheckReport": "_flowcheck_model",
+    "NotChecked": "_flowcheck_model",
+    "StateShape": "_flowcheck_model",
+    "Unknown": "_flowcheck_model",
+    "shape_text": "_flowcheck_model",
+    "DeclaredResults": "_flowcheck_results",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The data-flow check (`cfnops job check`) is the largest part of the package:
-    # running a job-net does not load it.
-    if name == "check_dataflow":
-        from cfnops.asl._flowcheck import check_dataflow
-
-        return check_dataflow
-    raise AttributeError(f"module 'cfnops.asl' has no attribute {name!r}")
+    module = _FLOWCHECK.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cfnops.asl' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cfnops.asl.{module}"), name)
+    globals()[name] = value
+    return value

@@ -22,25 +22,17 @@ The engine hands its :class:`~cfnops.runtime.Runtime` to every workflow it runs:
 SDK's own runner or on Lambda, pass the runtime to the workflow's body).
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 # First: DBOS, imported without its PostgreSQL driver (see _dbos_port), before the
 # modules below import it.
 from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
-from cfnops.durable._audit import AuditEntry, AuditLog
 from cfnops.durable._checkpoints import Checkpoint, CheckpointStore
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
 from cfnops.durable._handoff import PlainRun, runtime_of
-from cfnops.durable._lambda_functions import (
-    LambdaFunction,
-    functions,
-    get_function,
-    lambda_function,
-    register_function,
-    register_function_lazily,
-)
 from cfnops.durable._positions import (
     Attempt,
     BadPosition,
@@ -54,7 +46,6 @@ from cfnops.durable._positions import (
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord, redacted
 from cfnops.durable._registry import register_lazily, register_workflow, registered, workflow
-from cfnops.durable._run_history import run_history
 from cfnops.durable.errors import (
     BadAuditEntry,
     CallbackClosed,
@@ -138,11 +129,40 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from cfnops.durable._audit import AuditEntry, AuditLog
     from cfnops.durable._context import DbosDurableContext
     from cfnops.durable._lambda_backend import LAMBDA_WORKFLOW, LocalLambda
+    from cfnops.durable._lambda_functions import (
+        LambdaFunction,
+        functions,
+        get_function,
+        lambda_function,
+        register_function,
+        register_function_lazily,
+    )
+    from cfnops.durable._run_history import run_history
+
+# Loaded when first used: a job-net's run writes no audit entry, registers no Lambda
+# function and reads no Lambda execution history.
+_WHERE = {
+    "AuditEntry": "_audit",
+    "AuditLog": "_audit",
+    "LambdaFunction": "_lambda_functions",
+    "functions": "_lambda_functions",
+    "get_function": "_lambda_functions",
+    "lambda_function": "_lambda_functions",
+    "register_function": "_lambda_functions",
+    "register_function_lazily": "_lambda_functions",
+    "run_history": "_run_history",
+}
 
 
 def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"cfnops.durable.{module}"), name)
+        globals()[name] = value
+        return value
     # The SDK-compatible context loads the Durable Execution SDK (and boto3 with it):
     # only workflows written against it need it (job-nets do not).
     if name == "DbosDurableContext":

@@ -33,7 +33,6 @@ from cfnops.asl import BranchJob, TaskContext, TaskInvoker
 from cfnops.asl.errors import StatesFailure, TaskFailure
 from cfnops.database import retry_while_unreachable
 from cfnops.durable import Attempt, Branch, Mark, Position, Sleep, Visit
-from cfnops.jobs._legacy_keys import digest_text
 from cfnops.jobs._store import JobStore, dumps
 
 __all__ = [
@@ -52,6 +51,8 @@ TOKEN_PREFIX = "cfnops1"
 def make_token(run_id: str, entry: Position) -> str:
     """The task token of a state entry (the same on every replay, and across the
     upgrade that typed positions: see :func:`cfnops.jobs._legacy_keys.digest_text`)."""
+    from cfnops.jobs._legacy_keys import digest_text  # only a task token needs it
+
     digest = hashlib.sha256(f"{run_id}\n{digest_text(entry)}".encode()).hexdigest()[:24]
     raw = base64.urlsafe_b64encode(run_id.encode()).decode().rstrip("=")
     return f"{TOKEN_PREFIX}.{raw}.{digest}"

@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 
 from cfnops.durable import Attempt, Branch, Mark, Position, Segment, Sleep, Visit
+from cfnops.jobs._store_migrate import LEGACY_TABLE
 
 __all__ = ["LEGACY_TABLE", "digest_text", "parse"]
-
-LEGACY_TABLE = "cfnops_job_steps"
 
 # A state entry: a name (any characters, shortest match) and its visit, followed by what
 # can follow an entry in the old grammar.

@@ -8,17 +8,19 @@ why) and shown in the run's history (see :mod:`cfnops.jobs._controls`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops.asl import check_definition
 from cfnops.config import Settings
-from cfnops.durable import Attempt, AuditLog, Position
-from cfnops.jobs._rerun import RerunRequest, plan_rerun
+from cfnops.durable import Attempt, Position
 from cfnops.jobs._runner import iter_states
 from cfnops.jobs._store import JobStore, LineageRow, RunRow
 from cfnops.jobs._views import state_views
 from cfnops.jobs.errors import ActionRefused, JobInputError, UnknownState
 from cfnops.runtime import Runtime
+
+if TYPE_CHECKING:
+    from cfnops.jobs._rerun import RerunRequest
 
 __all__ = ["RunOperations"]
 
@@ -46,6 +48,7 @@ class RunOperations:
         queue: str | None = None,
     ) -> str:
         """Start a new run from ``run_id``'s record as ``request`` says; its run id."""
+        from cfnops.jobs._rerun import plan_rerun  # a rerun's planning: not loaded to run
         from cfnops.jobs._service import _NAME
 
         origin = self.store.get_run(run_id)
@@ -236,6 +239,8 @@ class RunOperations:
     def _audit(
         self, actor: str, action: str, target: str, reason: str | None, detail: Mapping[str, Any]
     ) -> None:
+        from cfnops.durable import AuditLog  # an operator's action only: not loaded to run
+
         with AuditLog(self.runtime.database) as audit:
             audit.record(
                 actor=actor, action=action, target=target, reason=reason, detail=dict(detail)

@@ -11,7 +11,6 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.durable import CheckpointStore, Position
-from cfnops.jobs._legacy_keys import parse
 from cfnops.jobs._tables import controls, dumps, lineage, runs
 
 __all__ = ["ControlRow", "ControlRows", "LineageRow"]
@@ -61,6 +60,8 @@ def _applied(text: str | None) -> str | None:
     typed) read as the position it named."""
     if text is None or not text.startswith("/"):
         return text
+    from cfnops.jobs._legacy_keys import parse  # old keys only: not loaded otherwise
+
     found = parse(text)
     return found.to_json() if found is not None else text
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from cfnops.durable import CheckpointStore, Mark, Position
-from cfnops.jobs._legacy_keys import LEGACY_TABLE, parse
 
-__all__ = ["move_legacy_steps"]
+__all__ = ["LEGACY_TABLE", "move_legacy_steps"]
+
+LEGACY_TABLE = "cfnops_job_steps"
 
 _FIELDS = ("run_id", "key", "kind", "ok", "result", "error", "cause", "created_at")
 
@@ -36,6 +37,9 @@ def move_legacy_steps(engine: sa.Engine, checkpoints: CheckpointStore) -> None:
 
 
 def _move(engine: sa.Engine, checkpoints: CheckpointStore) -> None:
+    # the old grammar is loaded only when an old table exists
+    from cfnops.jobs._legacy_keys import parse
+
     old = sa.Table(LEGACY_TABLE, sa.MetaData(), *(sa.Column(f) for f in _FIELDS))
     with engine.begin() as conn:
         if not sa.inspect(conn).has_table(LEGACY_TABLE):

@@ -8,7 +8,23 @@ Shared by job-net schedules (:mod:`cfnops.jobs`) and drift-scan schedules
     parse_schedule("cron(0 9 ? * MON-FRI *)", "Europe/Paris").next_after(now)
 """
 
-from cfnops.schedules._expressions import Schedule, parse_schedule
+from typing import TYPE_CHECKING, Any
+
 from cfnops.schedules.errors import InvalidSchedule, SchedulesError
 
+if TYPE_CHECKING:
+    from cfnops.schedules._expressions import Schedule, parse_schedule
+
 __all__ = ["InvalidSchedule", "Schedule", "SchedulesError", "parse_schedule"]
+
+
+def __getattr__(name: str) -> Any:
+    # The expressions are loaded when first used: cfnops.jobs.errors re-exports
+    # InvalidSchedule, and a job run that has no schedule does not parse one.
+    if name in ("Schedule", "parse_schedule"):
+        from cfnops.schedules import _expressions
+
+        value = getattr(_expressions, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cfnops.schedules' has no attribute {name!r}")
