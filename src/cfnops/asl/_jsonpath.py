@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 __all__ = [
@@ -155,11 +155,15 @@ def _descend(node: Any, name: str) -> list[Any]:
 
 # --- filters: [?(@.a op literal)] joined by && / || --------------------------------------
 
-_FILTER_TOKEN = re.compile(
-    r"\s*(?:(?P<op>==|!=|<=|>=|<|>|=~|&&|\|\|)|(?P<path>@(?:\.[A-Za-z0-9_\-]+|\[\d+\]|\['[^']*'\])*)"
-    r"|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
-    r"|(?P<kw>true|false|null)|(?P<re>/(?:[^/\\]|\\.)*/[a-z]*))"
-)
+
+@cache
+def _filter_token() -> re.Pattern[str]:
+    # compiled on the first filter (most definitions have none): not at import
+    return re.compile(
+        r"\s*(?:(?P<op>==|!=|<=|>=|<|>|=~|&&|\|\|)|(?P<path>@(?:\.[A-Za-z0-9_\-]+|\[\d+\]|\['[^']*'\])*)"
+        r"|(?P<str>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(?P<num>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+        r"|(?P<kw>true|false|null)|(?P<re>/(?:[^/\\]|\\.)*/[a-z]*))"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +223,7 @@ def _parse_filter(text: str) -> Any:
     while pos < len(text):
         if text[pos:].strip() == "":
             break
-        m = _FILTER_TOKEN.match(text, pos)
+        m = _filter_token().match(text, pos)
         if not m or m.end() == pos:
             raise JsonPathSyntaxError(text)
         kind = m.lastgroup or ""
@@ -280,7 +284,8 @@ def _literal(kind: str, val: str, text: str) -> Any:
 # --- the path grammar --------------------------------------------------------------------
 
 _NAME = re.compile(r"[^.\[\]\s]+")
-_SLICE = re.compile(r"^\s*(-?\d*)\s*:\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?$")
+# a slice [a:b:c], compiled on first use (re caches it)
+_SLICE = r"^\s*(-?\d*)\s*:\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?$"
 
 
 def _parse_steps(text: str, full: str) -> tuple[_Step, ...]:
@@ -390,7 +395,7 @@ def _parse_bracket(text: str, i: int, full: str, steps: list[_Step]) -> int:
         steps.append(_Step("index", index=-int(script.group(1))))
     elif re.fullmatch(r"-?\d+", inner):
         steps.append(_Step("index", index=int(inner)))
-    elif m := _SLICE.match(inner):
+    elif m := re.match(_SLICE, inner):
         a, b, c = m.group(1), m.group(2), m.group(3)
         steps.append(
             _Step(
