@@ -24,7 +24,7 @@ from cfnops.jobimport._days import calendar_toml
 from cfnops.jobimport._graph import find_cycle, layout
 from cfnops.jobimport._model import ImportModel, JobNet, ScheduleSpec
 from cfnops.jobimport._report import render_markdown, render_text
-from cfnops.jobimport._verify import dependency_problems
+from cfnops.jobimport._verify import added_order, dependency_problems
 from cfnops.jobimport.errors import ImportInputError, JobImportError
 
 __all__ = ["ImportPlan", "plan_import", "read_export", "write_plan"]
@@ -149,19 +149,11 @@ def plan_import(
                 "remove one of these dependencies in the source and export again",
             )
         shape = layout(nodes, net.edges)
-        for before, waiting in shape.extra_waits[:20]:
-            model.note(
-                "dependency",
-                net.jobs[waiting].source,
-                f"{waiting} also waits for {before} (the graph is not series-parallel; "
-                "ASL branches cannot wait for each other)",
-            )
-        if len(shape.extra_waits) > 20:
-            model.note("dependency", net.source, f"{len(shape.extra_waits) - 20} more extra waits")
         definition, notes = build_definition(net, shape.root, hosts, poll_seconds)
         for kind, where, reason in notes:
             model.note(kind, where, reason)
         _self_check(definition, net, source)
+        _note_added_waits(model, net, definition, nodes)
         for job in net.jobs.values():
             if job.host and job.host not in hosts and job.kind in ("command", "filewatch"):
                 unmapped_hosts.add(job.host)
@@ -258,6 +250,21 @@ def _check_cycles(model: ImportModel, source: str, names: Mapping[str, str]) -> 
             " -> ".join(cycle),
             "the job-nets wait for each other (a dependency cycle between folders/jobnets)",
             "remove one of these conditions in the source and export again",
+        )
+
+
+def _note_added_waits(
+    model: ImportModel, net: JobNet, definition: dict[str, Any], nodes: list[str]
+) -> None:
+    """Every pair the ASL orders that the source does not (read from the definition itself,
+    so no added wait goes unreported), one line per waiting job."""
+    for waiting, extra in added_order(definition, nodes, net.edges).items():
+        model.note(
+            "dependency",
+            net.jobs[waiting].source,
+            f"{waiting} also waits for {', '.join(extra)} (added: the source does not order "
+            "them; the graph is not series-parallel and ASL branches cannot wait for each "
+            "other)",
         )
 
 

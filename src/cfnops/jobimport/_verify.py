@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["dependency_problems", "ended_before", "job_of"]
+__all__ = ["added_order", "dependency_problems", "ended_before", "job_of"]
 
 _TAG = re.compile(r"cfnops:job=(\S+)")
 Set = frozenset[str]
@@ -150,3 +150,33 @@ def dependency_problems(
         if b in walk.record and not walk.record[b] & walk.bit(a):
             problems.append(f"{b} can start before {a} has ended")
     return problems
+
+
+def added_order(
+    definition: Mapping[str, Any], jobs: Iterable[str], edges: Iterable[tuple[str, str]]
+) -> dict[str, list[str]]:
+    """Job → the jobs it waits for in the definition that the source does not order before
+    it (directly or through other jobs): the waits the layout added, for the report."""
+    from cfnops.jobimport._graph import topological_order
+
+    walk = _Walk()
+    walk.scope(definition, 0)
+    edge_set = set(edges)
+    nodes = [j for j in jobs if j in walk.record]
+    preds: dict[str, list[str]] = {}
+    for a, b in edge_set:
+        preds.setdefault(b, []).append(a)
+    anc: dict[str, int] = {}
+    for job in topological_order(nodes, {(a, b) for a, b in edge_set if a in walk.record}):
+        mask = 0
+        for a in preds.get(job, ()):
+            mask |= walk.bit(a) | anc.get(a, 0)
+        anc[job] = mask
+    names = sorted(walk.index, key=walk.index.__getitem__)
+    out: dict[str, list[str]] = {}
+    for job in nodes:
+        extra = walk.record[job] & ~anc.get(job, 0) & ~walk.bit(job)
+        if extra:
+            text = bin(extra)[:1:-1]
+            out[job] = sorted(names[i] for i, c in enumerate(text) if c == "1")
+    return out
