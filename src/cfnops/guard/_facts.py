@@ -39,6 +39,7 @@ FROM_REQUEST_TYPE = "from_request_type"  # text built from RequestType ("on_" + 
 CLASS = "class"  # a class of the handler's module
 INSTANCE = "instance"  # an instance of one (self, Provider())
 MOD_PREFIX = "mod:"  # "mod:uuid.uuid4": a name imported from a module
+RESPONSE_URL = "response_url"  # event["ResponseURL"], or a request/URL built from it
 
 UNKNOWN_STATUS = "?"
 
@@ -49,7 +50,7 @@ VOLATILE_WHY = {
     TIME: "the current time",
     RANDOM: "a random value",
 }
-_DATA_KEEP = VOLATILE | {FROM_ID}
+_DATA_KEEP = VOLATILE | {FROM_ID, RESPONSE_URL}
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ def field_value(name: str, request_type: str) -> Val | None:
         return lab(NONE) if request_type == CREATE else lab(INCOMING_ID)
     if name == "RequestType":
         return lab(REQUEST_TYPE)
+    if name == "ResponseURL":
+        return lab(RESPONSE_URL)
     if name in ("RequestId", "aws_request_id", "awsRequestId"):
         return lab(REQUEST_ID)
     if name in ("log_stream_name", "logStreamName"):
@@ -178,6 +181,17 @@ def is_aws_action(method: str) -> bool:
     if lowered in ("client", "resource", "session", "get_waiter", "get_paginator"):
         return False
     return not lowered.startswith(_READ_PREFIXES)
+
+
+def to_response_url(*values: Val) -> bool:
+    """Whether a call involves the ResponseURL: the handler answering CloudFormation.
+
+    The response is a PUT to a pre-signed S3 URL (AWS docs, "Custom resource
+    responses": .../crpg-ref-responses.html), made with any HTTP client, botocore's
+    own (``AWSRequest`` + ``URLLib3Session().send(request.prepare())``) included.
+    It changes no AWS resource, so it is never an action of the Delete path.
+    """
+    return any(RESPONSE_URL in value.labels for value in values)
 
 
 def is_destructive_name(name: str) -> bool:

@@ -17,6 +17,7 @@ from cfnops.guard._facts import (
     RANDOM,
     REQUEST_TYPE,
     REQUEST_TYPES,
+    RESPONSE_URL,
     STR_PREFIX,
     TIME,
     HandlerFacts,
@@ -29,6 +30,7 @@ from cfnops.guard._facts import (
     lab,
     merge_runs,
     name_hint,
+    to_response_url,
     union,
 )
 from cfnops.guard._flow import (
@@ -344,7 +346,10 @@ class _Run:
         if base.has(CFN_RESPONSE):
             return lab(CFN_SEND) if name == "send" else lab(STR_PREFIX + name)
         if base.has(AWS):
-            return lab(AWS, _CMD_PREFIX + name) if name.endswith("Command") else lab(AWS)
+            url = {RESPONSE_URL} & base.labels
+            return (
+                lab(AWS, _CMD_PREFIX + name, *url) if name.endswith("Command") else lab(AWS, *url)
+            )
         mods = [x for x in base.labels if x.startswith(MOD_PREFIX)]
         local = {self.foreign_exports.get(f"{m[len(MOD_PREFIX) :]}#{name}") for m in mods}
         local.discard(None)
@@ -493,7 +498,8 @@ class _Run:
         if name == "Date" and not node.arguments:
             return lab(TIME)
         if callee.has(AWS) or name.endswith("Client"):
-            return Val(callee.labels | {AWS})
+            url = {RESPONSE_URL} if to_response_url(*args) else set()
+            return Val(callee.labels | {AWS} | url)
         return derived([callee, *args])
 
     def _callbacks(self, args: list[Val], callee: Val, env: dict[str, Val]) -> None:
@@ -547,6 +553,8 @@ class _Run:
         )
         if (receiver in ("Date", "performance") and method == "now") or name == "Date":
             return lab(TIME)
+        if to_response_url(callee, *args):  # answering CloudFormation, not an action
+            return lab(AWS, RESPONSE_URL) if callee.has(AWS) else derived([callee, *args])
         if callee.has(AWS):
             if method == "send":
                 commands = {x for a in args for x in a.labels if x.startswith(_CMD_PREFIX)}

@@ -12,6 +12,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from cfnops.guard._flow import HandlerSyntaxError
+from cfnops.guard._py_parse import parse_python
+
 _MAX_MODULES = 20
 _MAX_BYTES = 512 * 1024
 
@@ -37,8 +40,8 @@ def local_modules(source: str, file: Path | None) -> dict[str, str]:
     pending = [source]
     while pending and len(found) < _MAX_MODULES:
         try:
-            tree = ast.parse(pending.pop())
-        except SyntaxError:
+            tree = parse_python(pending.pop())
+        except HandlerSyntaxError:
             continue
         for name in _imported(tree):
             if name in found:
@@ -63,8 +66,8 @@ def local_functions(modules: dict[str, str]) -> dict[str, ast.FunctionDef | ast.
     out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for module, text in modules.items():
         try:
-            tree = ast.parse(text)
-        except SyntaxError:
+            tree = parse_python(text)
+        except HandlerSyntaxError:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -23,6 +23,7 @@ from cfnops.guard._facts import (
     NONE,
     REQUEST_TYPE,
     REQUEST_TYPES,
+    RESPONSE_URL,
     STR_PREFIX,
     HandlerFacts,
     Recorder,
@@ -34,11 +35,11 @@ from cfnops.guard._facts import (
     lab,
     merge_runs,
     name_hint,
+    to_response_url,
     union,
 )
 from cfnops.guard._flow import (
     LOGGING_CALLS,
-    HandlerSyntaxError,
     any_true,
     compare_request_type,
     has_incoming_id,
@@ -47,6 +48,7 @@ from cfnops.guard._flow import (
     truth_value,
 )
 from cfnops.guard._py_local import local_functions
+from cfnops.guard._py_parse import parse_python
 from cfnops.guard._py_values import (
     const_str,
     is_namespace,
@@ -68,10 +70,7 @@ def analyze_python(source: str, entry: str, local: Mapping[str, str] | None = No
     :func:`cfnops.guard._py_local.local_modules`); calls into them are followed,
     and what happens there is reported at the handler's call site.
     """
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as exc:
-        raise HandlerSyntaxError(exc.lineno or 0, exc.msg) from exc
+    tree = parse_python(source)
     foreign = local_functions(dict(local or {}))
     runs = []
     found = False
@@ -497,7 +496,7 @@ class _Run:
         if mods:
             return union(module_val(f"{m[len(MOD_PREFIX) :]}.{attr}") for m in mods)
         if base.has(AWS):
-            return lab(AWS)
+            return lab(AWS, RESPONSE_URL) if base.has(RESPONSE_URL) else lab(AWS)
         if base.has(REQUEST_TYPE) and attr in ("lower", "upper", "strip", "title"):
             return base
         return derived([base])
@@ -579,6 +578,9 @@ class _Run:
                 volatile = volatile_call(label[len(MOD_PREFIX) :])
                 if volatile is not None:
                     return lab(volatile) | derived(args)
+        answer = to_response_url(callee, *args, *kwargs.values())
+        if answer:
+            return lab(AWS, RESPONSE_URL) if callee.has(AWS) else derived([callee, *args])
         if callee.has(AWS):
             if (
                 method

@@ -4,6 +4,8 @@ The log stream name, the request id, the time and random values differ on every
 invocation. A PhysicalResourceId that differs on Update is a replacement, and
 CloudFormation sends Delete for the old id (AWS docs, "Update request":
 https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/crpg-ref-requesttypes-update.html).
+A call that only ever answers FAILED is a warning, not an error: a failed update
+replaces nothing, but the id it reports is what rollback and Delete work with.
 """
 
 from __future__ import annotations
@@ -37,6 +39,13 @@ def check(facts: HandlerFacts, ctx: RuleContext) -> list[Finding]:
             "update that touches this custom resource."
         )
         message += ctx.delete_consequence(facts)
+        # A FAILED answer replaces nothing (the update fails and rolls back), as for CR001.
+        failed_only = sink.status == {"FAILED"}
+        if failed_only:
+            message += (
+                " This call reports FAILED; answer with the incoming id anyway so rollback "
+                "and later Delete requests keep the real id."
+            )
         fallback = (
             "event.get('PhysicalResourceId') or new_id"
             if ctx.source.language == "python"
@@ -46,5 +55,6 @@ def check(facts: HandlerFacts, ctx: RuleContext) -> list[Finding]:
             f"On Update and Delete respond with the incoming {ctx.incoming_id}; generate an id "
             f"only on Create (or when the update really created a new resource), e.g. {fallback}."
         )
-        findings.append(ctx.finding(RULE, sink.line, message, fix, Severity.ERROR))
+        severity = Severity.WARNING if failed_only else Severity.ERROR
+        findings.append(ctx.finding(RULE, sink.line, message, fix, severity))
     return findings
