@@ -83,7 +83,7 @@ def apply_plan(plan: ImportPlan, out: str | Path, jobs: JobService) -> dict[str,
                 definition,
                 s["cron"],
                 s["timezone"],
-                {},
+                {"cfnopsSchedule": s["name"]},  # which jobs a run orders (_controlm_order)
                 notify=s["notify"],
                 calendar=cal,
                 day_rule=s["dayRule"],

@@ -83,6 +83,7 @@ class _Ctx:
     hosts: Mapping[str, HostTarget]
     parallel_count: int = 0
     needs_confirm: bool = False
+    needs_order: bool = False
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, source, reason)
 
 
@@ -103,6 +104,10 @@ def build_definition(
     if ctx.needs_confirm:
         assign["confirmTopicArn"] = (
             "{% $exists($states.input.confirmTopicArn) ? $states.input.confirmTopicArn : '' %}"
+        )
+    if ctx.needs_order:
+        assign["orderedBy"] = (
+            "{% $exists($states.input.cfnopsSchedule) ? $states.input.cfnopsSchedule : '' %}"
         )
     init: dict[str, Any] = {"Type": "Pass", "Assign": assign}
     if entry is None:
@@ -218,7 +223,31 @@ def _job(ctx: _Ctx, job: Job, nxt: str | None, states: dict[str, Any]) -> str:
             "Next": entry,
         }
         entry = f"{base}.Confirm"
+    if job.ordered_by is not None:
+        entry = _ordered(ctx, job, base, entry, nxt, states)
     return entry
+
+
+def _ordered(
+    ctx: _Ctx, job: Job, base: str, entry: str, nxt: str | None, states: dict[str, Any]
+) -> str:
+    """Run the job only in the runs one of its own schedules started (``cfnopsSchedule`` in
+    the run input, set by ``--apply``); a run started by hand runs every job."""
+    assert job.ordered_by is not None
+    ctx.needs_order = True
+    names = ", ".join("'" + _jsonata_text(n) + "'" for n in job.ordered_by)
+    states[f"{base}.Skipped"] = _link(
+        {"Type": "Pass", "Comment": f"{_tag(job)} (not ordered in this run)"}, nxt
+    )
+    states[f"{base}.Ordered"] = {
+        "Type": "Choice",
+        "Comment": _tag(job),
+        "Choices": [
+            {"Condition": f"{{% $orderedBy = '' or $orderedBy in [{names}] %}}", "Next": entry}
+        ],
+        "Default": f"{base}.Skipped",
+    }
+    return f"{base}.Ordered"
 
 
 def _jsonata_text(text: str) -> str:

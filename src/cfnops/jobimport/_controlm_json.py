@@ -17,7 +17,8 @@ from typing import Any
 
 from cfnops.jobimport._controlm_common import EventBook, substitute, timezone_of
 from cfnops.jobimport._controlm_json_when import json_when, rule_calendars
-from cfnops.jobimport._controlm_when import CtmWhen, translate_when
+from cfnops.jobimport._controlm_order import Entry, order_jobs
+from cfnops.jobimport._controlm_when import CtmWhen
 from cfnops.jobimport._model import CalendarSpec, ImportModel, Job, JobNet, NotifyRule, Rerun
 from cfnops.jobimport.errors import ImportInputError
 
@@ -99,7 +100,7 @@ class _Reader:
         self.defaults: dict[str, Any] = {}
         self.job_defaults: dict[str, Any] = {}
         self.rules: dict[str, CtmWhen] = {}
-        self.pending: list[tuple[JobNet, list[CtmWhen]]] = []
+        self.pending: list[tuple[JobNet, list[Entry]]] = []
 
     def read(self, data: dict[str, Any]) -> ImportModel:
         if isinstance(data.get("Defaults"), dict):
@@ -126,20 +127,8 @@ class _Reader:
             if isinstance(obj, dict) and obj.get("Type") in _FOLDERS:
                 self._folder(name, obj, f"$.{name}")
         self.events.resolve(self.model)
-        for net, whens in self.pending:
-            seen: set[str] = set()
-            for i, when in enumerate(whens):
-                key = repr({**when.__dict__, "source": ""})
-                if key in seen:
-                    continue
-                seen.add(key)
-                name = net.name if i == 0 else f"{net.name}-{i + 1}"
-                if any(s.after for s in net.schedules):
-                    self.model.note("schedule", when.source, "replaced by the after dependency")
-                    continue
-                net.schedules.extend(
-                    translate_when(name, when, self.model, self.rules, net.timezone, self.today)
-                )
+        for net, entries in self.pending:
+            order_jobs(net, entries, self.model, self.rules, self.today)
         return self.model
 
     # -- calendars ---------------------------------------------------------------------
@@ -179,15 +168,15 @@ class _Reader:
         if isinstance(obj.get("TimeZone"), str):
             net.timezone = timezone_of(obj["TimeZone"], self.model, f"{path}.TimeZone") or self.tz
         self.model.jobnets.append(net)
-        whens: list[CtmWhen] = []
+        whens: list[Entry] = []
         if isinstance(obj.get("When"), dict):
-            whens.append(self._when(obj["When"], f"{path}.When"))
+            whens.append((self._when(obj["When"], f"{path}.When"), None))
         self._contents(net, obj, path, name, dict(_vars(obj)), whens, obj)
         if not whens:
             self.model.note(
                 "schedule", path, "no scheduling criteria (ordered by hand): no schedule made"
             )
-        self.pending.append((net, whens if obj.get("When") is None else whens[:1]))
+        self.pending.append((net, whens))
 
     def _contents(
         self,
@@ -196,7 +185,7 @@ class _Reader:
         path: str,
         prefix: str,
         variables: dict[str, str],
-        whens: list[CtmWhen],
+        whens: list[Entry],
         folder: dict[str, Any],
     ) -> None:
         first_jobs: dict[str, list[str]] = {}
@@ -231,12 +220,8 @@ class _Reader:
                 value = {**self.job_defaults, **value}  # Defaults.Job: When, If, Host …
                 jpath = net.path_for(prefix, key)  # names may repeat (allowDuplicateJobNames)
                 job = self._job(net, key, value, where, jpath, variables, folder)
-                if (
-                    job is not None
-                    and isinstance(value.get("When"), dict)
-                    and not folder.get("When")
-                ):
-                    whens.append(self._when(value["When"], f"{where}.When"))
+                if job is not None and isinstance(value.get("When"), dict):
+                    whens.append((self._when(value["When"], f"{where}.When"), jpath))
                 first_jobs.setdefault(key, []).append(jpath)
             elif kind == "SubFolder":
                 before = set(net.jobs)

@@ -16,7 +16,8 @@ import xml.etree.ElementTree as ET
 from datetime import date, timedelta
 
 from cfnops.jobimport._controlm_common import EventBook, substitute, timezone_of
-from cfnops.jobimport._controlm_when import CtmWhen, month_numbers, policy_of, translate_when
+from cfnops.jobimport._controlm_order import Entry, order_jobs
+from cfnops.jobimport._controlm_when import CtmWhen, month_numbers, policy_of
 from cfnops.jobimport._days import ALL_WEEKDAYS
 from cfnops.jobimport._model import CalendarSpec, ImportModel, Job, JobNet, NotifyRule, Rerun
 from cfnops.jobimport.errors import ImportInputError
@@ -196,7 +197,7 @@ class _XmlReader:
         self.events = EventBook()
         self.rules: dict[str, CtmWhen] = {}
         self.unknown: dict[str, tuple[int, str]] = {}
-        self.pending: list[tuple[JobNet, list[CtmWhen]]] = []
+        self.pending: list[tuple[JobNet, list[Entry]]] = []
         self.platform = ""
 
     def read(self, root: ET.Element, calendars: str | bytes | None) -> ImportModel:
@@ -213,26 +214,8 @@ class _XmlReader:
         for folder in folders:
             self._folder(folder)
         self.events.resolve(self.model)
-        for net, whens in self.pending:
-            if any(s.after for s in net.schedules):
-                continue
-            seen: set[str] = set()
-            for when in whens:
-                key = repr({**when.__dict__, "source": ""})
-                if key in seen:
-                    continue
-                seen.add(key)
-                name = net.name if len(seen) == 1 else f"{net.name}-{len(seen)}"
-                if len(seen) == 2:
-                    self.model.note(
-                        "schedule",
-                        when.source,
-                        f"jobs of {net.name} have different "
-                        "criteria: each becomes a schedule of the whole job-net",
-                    )
-                net.schedules.extend(
-                    translate_when(name, when, self.model, self.rules, net.timezone, self.today)
-                )
+        for net, entries in self.pending:
+            order_jobs(net, entries, self.model, self.rules, self.today)
         for attr, (count, first) in sorted(self.unknown.items()):
             self.model.note("keyword", first, f"attribute {attr} ({count}x): not mapped")
         return self.model
@@ -262,9 +245,9 @@ class _XmlReader:
             net.timezone = timezone_of(el.get("TIMEZONE", ""), self.model, where) or self.tz
         self.model.jobnets.append(net)
         self._attrs(el, where, _USED)
-        whens: list[CtmWhen] = []
+        whens: list[Entry] = []
         if el.tag == "SMART_FOLDER" and _has_schedule(el):
-            whens.append(self._when(el, where))
+            whens.append((self._when(el, where), None))
         for rbc in el.findall("RULE_BASED_CALENDAR"):
             rname = rbc.get("NAME", "")
             self.rules[rname] = self._when(rbc, f"{where}/RULE_BASED_CALENDAR[@NAME='{rname}']")
@@ -279,16 +262,15 @@ class _XmlReader:
         el: ET.Element,
         where: str,
         prefix: str,
-        whens: list[CtmWhen],
+        whens: list[Entry],
         folder_level: bool,
     ) -> None:
-        smart = el.tag == "SMART_FOLDER" and _has_schedule(el)
         before = set(net.jobs)
         conds: list[ET.Element] = []
         for child in el:
             tag = child.tag
             if tag == "JOB":
-                self._job(net, child, where, prefix, whens, collect=not smart)
+                self._job(net, child, where, prefix, whens)
             elif tag == "SUB_FOLDER":
                 sub = child.get("JOBNAME") or child.get("FOLDER_NAME") or "sub"
                 swhere = f"{where}/SUB_FOLDER[@JOBNAME='{sub}']"
@@ -350,8 +332,7 @@ class _XmlReader:
         el: ET.Element,
         parent: str,
         prefix: str,
-        whens: list[CtmWhen],
-        collect: bool,
+        whens: list[Entry],
     ) -> None:
         name = el.get("JOBNAME") or el.get("MEMNAME") or "job"
         where = f"{parent}/JOB[@JOBNAME='{name}']"
@@ -411,8 +392,8 @@ class _XmlReader:
         if el.get("PRIORITY", "AA") not in ("", "AA", "00") or el.get("CRITICAL") in ("1", "Y"):
             self.model.note("keyword", where, "PRIORITY/CRITICAL: no priorities in cfnops")
         net.add_job(job)
-        if collect and _has_schedule(el):
-            whens.append(self._when(el, where))
+        if _has_schedule(el):
+            whens.append((self._when(el, where), path))
         for child in el:
             cwhere = f"{where}/{child.tag}[@NAME='{child.get('NAME', '')}']"
             if child.tag in ("INCOND", "OUTCOND"):

@@ -65,6 +65,8 @@ class Job:
     wait_seconds: int = 0
     watch_path: str | None = None
     source: str = ""  # where it was defined (for the report)
+    # the schedules whose runs order this job (None: every run); see _controlm_order
+    ordered_by: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,9 @@ def plan_import(
                 "remove one of these dependencies in the source and export again",
             )
         shape = layout(nodes, net.edges)
+        for job in net.jobs.values():  # the names the schedules are registered under
+            if job.ordered_by is not None:
+                job.ordered_by = tuple(safe_name(n) for n in job.ordered_by)
         definition, notes = build_definition(net, shape.root, hosts, poll_seconds)
         for kind, where, reason in notes:
             model.note(kind, where, reason)
