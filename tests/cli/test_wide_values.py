@@ -106,3 +106,19 @@ def test_audit_list_at_80_columns_keeps_the_arn_and_command_whole(
     assert done.returncode == 0, done.stderr
     entry = json.loads(done.stdout)
     assert ARN in json.dumps(entry) and FIX in json.dumps(entry)
+
+
+def test_records_layout_applies_markup_instead_of_printing_it() -> None:
+    """A narrow terminal's records layout renders ``[green]HEALED[/]`` as the table
+    does: the word in colour, never the tags as text."""
+    console = Console(width=80, record=True, color_system="truecolor")
+    table = Table("RUN ID", "WORKFLOW", "STATUS", "CREATED (UTC)", "NOTE", title="[bold]runs[/]")
+    table.add_row(FIX, "cfnops.heal", "[green]HEALED[/]", "2026-11-26 05:00:00", "[dim]a note[/]")
+    console.print(table, crop=False)
+    styled = console.export_text(styles=True, clear=False)
+    text = console.export_text()
+    lines = text.splitlines()
+    assert lines[:2] == ["runs", FIX], text
+    assert "  STATUS         HEALED" in lines and "  NOTE           a note" in lines
+    assert "[" not in text and "]" not in text
+    assert "\x1b[32mHEALED" in styled  # green, as in the table

@@ -242,3 +242,55 @@ def test_demo_heal_clean_and_interrupted_leave_no_folder_behind(tmp_path: Path) 
     _out, err = running.communicate(timeout=30)
     assert running.returncode == 130, err
     assert not list(tmp_path.glob("cfnops-demo-*")), err
+
+
+_MARKUP = re.compile(r"\[/?[a-z][a-z #]*\]|\[/\]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def test_demo_heal_at_80_columns_through_a_pipe_prints_no_markup(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path), COLUMNS="80", TMPDIR=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-m", "cfnops", "demo", "heal", "--fast", "--clean"],
+        env=env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert _MARKUP.findall(proc.stdout + proc.stderr) == [], proc.stdout
+    lines = proc.stdout.splitlines()
+    assert "  STATUS  HEALED" in lines, proc.stdout
+    # The HEALED notification: each ARN and the console URL whole on one line.
+    (stack,) = [line for line in lines if line.startswith("  stack       arn:")]
+    assert re.fullmatch(r"  stack       arn:aws:cloudformation:\S+/drift-test/[0-9a-f-]{36}", stack)
+    (url,) = [line for line in lines if line.startswith("  console     https://")]
+    assert url.endswith("%2F" + url.rsplit("%2F", 1)[1]) and len(url) > 200
+
+
+def test_demo_heal_on_a_100_column_terminal_prints_no_markup(tmp_path: Path) -> None:
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env.update(XDG_STATE_HOME=str(tmp_path), TMPDIR=str(tmp_path), TERM="xterm-256color")
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cfnops", "demo", "heal", "--fast", "--clean"],
+        env=env, stdin=follower, stdout=follower, stderr=follower, close_fds=True,
+    )  # fmt: skip
+    os.close(follower)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(timeout=180) == 0
+    screen = _ANSI.sub("", b"".join(chunks).decode("utf-8", "replace"))
+    assert "HEALED" in screen and "IN_SYNC" in screen, screen
+    assert _MARKUP.findall(screen) == [], screen

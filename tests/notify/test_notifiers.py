@@ -169,3 +169,28 @@ def test_unresolvable_reference_disables_slack_without_failing(cfnops_sandbox) -
         notify={"slack_webhook_ref": "ssm:/nope", "console": False},
     )
     assert notify_all(_note(), settings, cfnops_sandbox.clients) == []
+
+
+def test_console_notifier_at_80_columns_keeps_arns_and_the_url_whole() -> None:
+    arn = (
+        "arn:aws:cloudformation:us-east-1:123456789012:changeSet/healing-changeset-"
+        "drift-test-2705580d8139/9944eddf-ca35-4995-b191-cd4d40e0c7a6"
+    )
+    url = "https://us-east-1.console.aws.amazon.com/cloudformation/home?region=us-east-1#/x" * 2
+    note = _note(change_set_id=arn, console_url=url, message=f"Healed. Change set {arn}, see")
+    console = Console(record=True, width=80, color_system=None)
+    ConsoleNotifier(console).send(note)
+    lines = console.export_text().splitlines()
+    assert lines[0] == "── HEALED ──"
+    assert f"  change set  {arn}" in lines and f"  console     {url}" in lines
+    # prose wraps at spaces within the width, under its label
+    assert lines[1:4] == [
+        "  message     Healed. Change set",
+        f"              {arn},",
+        "              see",
+    ]
+    # wide enough: the framed panel as before
+    console = Console(record=True, width=200, color_system=None)
+    ConsoleNotifier(console).send(note)
+    framed = console.export_text()
+    assert "╭" in framed and arn in framed

@@ -14,6 +14,7 @@ from rich import table as _rich_table
 from rich.align import VerticalAlignMethod
 from rich.console import JustifyMethod, OverflowMethod, RenderableType
 from rich.style import StyleType
+from rich.text import Text
 
 
 class WholeConsole(_console.Console):
@@ -74,8 +75,19 @@ class Table(_rich_table.Table):
 
 
 def _cells(column: _rich_table.Column) -> list[str] | None:
+    """The column's cells as plain text (Rich markup such as ``[green]HEALED[/]``
+    rendered away, as Rich does for a table's ``str`` cells), or None when a cell is
+    a renderable."""
     cells = [c for c in column._cells if isinstance(c, str)]
-    return cells if len(cells) == len(column._cells) else None
+    if len(cells) != len(column._cells):
+        return None
+    return [_plain(c) for c in cells]
+
+
+def _plain(cell: str) -> str:
+    from rich.text import Text
+
+    return Text.from_markup(cell).plain
 
 
 def _keep_tokens_whole(table: _rich_table.Table, width: int) -> bool:
@@ -106,20 +118,25 @@ def _keep_tokens_whole(table: _rich_table.Table, width: int) -> bool:
 
 def _as_records(table: _rich_table.Table) -> _console.RenderResult:
     """Each row as its first value on a line of its own, then ``HEADER value`` lines."""
-    from rich.text import Text
-
-    columns = [(str(c.header), _cells(c) or []) for c in table.columns]
+    columns = [(_plain(str(c.header)), _markup_cells(c)) for c in table.columns]
     title = str(table.title) if table.title else None
     if title:
-        yield Text(title, style="bold")
+        yield Text.from_markup(title, style="bold")
     width = max(len(h) for h, _ in columns[1:]) if len(columns) > 1 else 0
     for row in range(len(table.rows)):
-        yield Text(columns[0][1][row], style="bold", no_wrap=True, overflow="ignore")
+        first = columns[0][1][row]
+        yield Text.assemble(first, style="bold", no_wrap=True, overflow="ignore")
         for header, cells in columns[1:]:
-            value = cells[row] if row < len(cells) else ""
-            if not value:
+            value = cells[row] if row < len(cells) else Text()
+            if not value.plain:
                 continue
-            if any(ch.isspace() for ch in value):
-                yield Text(f"  {header.ljust(width)}  {value}")
-            else:  # an id, ARN, path or URL: one line, never broken (the terminal may wrap it)
-                yield Text(f"  {header.ljust(width)}  {value}", no_wrap=True, overflow="ignore")
+            line = Text.assemble(f"  {header.ljust(width)}  ", value)
+            if not any(ch.isspace() for ch in value.plain):
+                # an id, ARN, path or URL: one line, never broken (the terminal may wrap it)
+                line.no_wrap, line.overflow = True, "ignore"
+            yield line
+
+
+def _markup_cells(column: _rich_table.Column) -> list[Text]:
+    """The column's ``str`` cells with their markup applied (colours kept, tags gone)."""
+    return [Text.from_markup(c) for c in column._cells if isinstance(c, str)]
