@@ -84,6 +84,7 @@ class _Ctx:
     parallel_count: int = 0
     needs_confirm: bool = False
     needs_order: bool = False
+    filled: dict[str, list[str]] = field(default_factory=dict)  # default -> job paths
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, source, reason)
 
 
@@ -97,6 +98,7 @@ def build_definition(
     ctx = _Ctx(net, state_names(net), hosts or {})
     states: dict[str, Any] = {}
     entry = _build(ctx, root, None, states) if root is not None else None
+    _filled_notes(ctx)
     assign: dict[str, Any] = {
         "pollSeconds": "{% $exists($states.input.pollSeconds) ? $states.input.pollSeconds : "
         + f"{int(poll_seconds)} %}}"
@@ -298,6 +300,66 @@ def shell_command(job: Job) -> str:
     return command
 
 
+_WINDOWS_COMMAND = re.compile(r"^\s*(?:[A-Za-z]:\\|\\\\|\S+\.(?:bat|cmd|ps1|exe)\b)", re.I)
+
+
+def _filled_in(ctx: _Ctx, job: Job, target: HostTarget | None) -> None:
+    """Report every value the source did not give and the importer chose (command, host,
+    shell, user), and send Windows command lines to PowerShell."""
+    note = ctx.notes.append
+    if job.kind == "command" and not (job.command or "").strip():
+        note(
+            (
+                "value",
+                job.source,
+                f"job {job.path} has no command: 'true' is run (it always "
+                "succeeds); write the command in the definition",
+            )
+        )
+    if not job.host and target is None:
+        ctx.filled.setdefault(_NO_HOST, []).append(job.path)
+    if not job.windows and job.command and _WINDOWS_COMMAND.match(job.command):
+        job.windows = True
+        note(
+            (
+                "value",
+                job.source,
+                f"job {job.path}: {job.command.split()[0]!r} is a Windows "
+                "command line: sent with AWS-RunPowerShellScript (check the host is Windows)",
+            )
+        )
+    if job.windows and job.run_as:
+        note(
+            (
+                "value",
+                job.source,
+                f"job {job.path}: run-as user {job.run_as!r} not applied "
+                "(AWS-RunPowerShellScript runs as the SSM agent's account, LocalSystem); use a "
+                "scheduled task or credentials in the script",
+            )
+        )
+    elif not job.windows and job.run_as and job.run_as != "root":
+        ctx.filled.setdefault(_SU, []).append(job.path)
+    elif not job.windows:
+        ctx.filled.setdefault(_ROOT, []).append(job.path)
+
+
+_NO_HOST = (
+    "name no host: their commands go to instances tagged Name=localhost; map them with --hosts"
+)
+_SU = "run as their run-as user through su - USER -c (a login shell, from AWS-RunShellScript)"
+_ROOT = (
+    "name no run-as user: they run as root under /bin/sh (AWS-RunShellScript); set the user "
+    "in the definition"
+)
+
+
+def _filled_notes(ctx: _Ctx) -> None:
+    """One report line per default the importer filled in, naming every job it applies to."""
+    for what, paths in ctx.filled.items():
+        ctx.notes.append(("value", ctx.net.source, f"jobs {', '.join(sorted(paths))}: {what}"))
+
+
 def _runcommand(
     ctx: _Ctx,
     job: Job,
@@ -308,6 +370,7 @@ def _runcommand(
     states: dict[str, Any],
     catch: str | None = None,
 ) -> str:
+    _filled_in(ctx, job, target)
     args: dict[str, Any] = {
         "DocumentName": "AWS-RunPowerShellScript" if job.windows else "AWS-RunShellScript",
         "Comment": f"cfnops job {job.path}"[:100],
