@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -126,18 +128,25 @@ def test_parse_reports_the_line_and_render_keeps_yaml_comments(client: TestClien
     assert yaml.safe_load(out) == data
 
 
-def test_save_writes_under_the_roots_only_and_audits(client: TestClient, tmp_path: Path) -> None:
-    tmp_path = tmp_path / "defs"  # the settings fixture's definition root: relative paths land here
+def test_save_writes_under_the_roots_only_and_audits(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # relative paths start in the console's folder (both pages)
+    tmp_path = tmp_path / "defs"  # the settings fixture's definition root
+    boot = _boot(client.get("/designer").text)
+    assert boot["placeholder"] == "defs/my-jobnet.asl.json"
     definition = json.loads((TEMPLATES_DIR / "websystem-stop.asl.json").read_text())
-    body = {"path": "stop.asl.yaml", "definition": definition, "format": "yaml"}
+    body = {"path": "defs/stop.asl.yaml", "definition": definition, "format": "yaml"}
     saved = _post(client, "/designer/api/save", body)
     assert saved.status_code == 200, saved.text
     assert yaml.safe_load((tmp_path / "stop.asl.yaml").read_text()) == definition
     outside = _post(client, "/designer/api/save", {**body, "path": str(tmp_path.parent / "x.yaml")})
     assert outside.status_code == 403 and "outside" in outside.json()["error"]
-    wrong = _post(client, "/designer/api/save", {**body, "path": "stop.asl.json"})
+    wrong = _post(client, "/designer/api/save", {**body, "path": "defs/stop.asl.json"})
     assert wrong.status_code == 400
     assert not (tmp_path / "stop.asl.json").exists()
+    bare = _post(client, "/designer/api/save", {**body, "path": "stop.asl.yaml"})
+    assert bare.status_code == 403 and "defs/my-jobnet.asl.json" in bare.json()["hint"]
     audit = client.get("/audit").text
     assert "designer.save" in audit and "stop.asl.yaml" in audit
 
@@ -203,3 +212,24 @@ def test_run_on_the_sandbox_queues_the_job_net_for_a_worker(settings: Any) -> No
         row = JobService(sandboxed).store.get_run(run_id)
         assert (row.definition, row.input, row.machine_name) == (definition, {"n": 1}, "small")
         assert "designer.run" in c.get("/audit").text
+
+
+def test_save_keeps_the_files_mode_and_new_files_get_the_umasks(
+    client: TestClient, tmp_path: Path
+) -> None:
+    target = tmp_path / "defs" / "kept.asl.json"
+    target.write_text('{"StartAt": "A", "States": {"A": {"Type": "Succeed"}}}\n')
+    target.chmod(0o640)
+    definition = {"StartAt": "A", "States": {"A": {"Type": "Succeed", "Comment": "x"}}}
+    base = {"format": "json", "text": target.read_text()}
+    body = {"path": str(target), "definition": definition, "format": "json", "base": base}
+    assert _post(client, "/designer/api/save", body).status_code == 200
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert json.loads(target.read_text()) == definition
+    mask = os.umask(0o027)
+    try:
+        fresh = tmp_path / "defs" / "new.asl.json"
+        assert _post(client, "/designer/api/save", {**body, "path": str(fresh)}).status_code == 200
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o640  # 0666 less the umask 027

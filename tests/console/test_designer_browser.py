@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -437,3 +438,69 @@ def test_code_view_undo_redo_connect_delete_and_yaml(
     assert yaml.safe_load(text)["States"]["Wait"]["Seconds"] == 42
     assert not text.lstrip().startswith("{")
     shot(page, "designer-code")
+
+
+COMMENTED_YAML = """\
+# Stop the web tier (hand-written; owner: ops)
+Comment: 'cfnops:pool=web'
+StartAt: Stop
+States:
+  Stop:  # RunCommand on the web tier
+    Type: Task
+    Comment: "stop httpd"
+    Resource: arn:aws:states:::aws-sdk:ssm:sendCommand
+    Parameters:
+      DocumentName: AWS-RunShellScript
+      InstanceIds.$: $.instanceIds
+      Parameters: {commands: ['systemctl stop httpd']}
+    Next: Done
+  Done: {Type: Succeed}   # nothing after this
+"""
+
+
+def _git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=folder, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "state", "removed"),
+    [("webapp-stop.asl.json", "PutMaintenancePage", "0"), ("stop-web.asl.yaml", "Stop", "1")],
+    ids=["json", "commented-yaml"],
+)
+def test_one_comment_edited_in_the_form_is_a_one_line_git_diff(
+    page: Any, console: ConsoleProcess, tmp_path: Path, name: str, state: str, removed: str
+) -> None:
+    """The JSON state had no Comment (one line added, after ``Type``); the YAML one had one
+    (one line changed). Everything else, comments and quoting included, stays."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    target = repo / name
+    if name.endswith(".json"):
+        target.write_bytes((ROOT / "examples" / "jobnets" / name).read_bytes())
+    else:
+        target.write_text(COMMENTED_YAML)
+    target.chmod(0o640)
+    _git(repo, "init", "-q")
+    _git(repo, "add", name)
+    _git(repo, "commit", "-q", "-m", "as written by hand")
+    ui = Mouse(page)
+    page.goto(f"{console.url}/designer?path={target}")
+    wait_until(page, "() => document.getElementById('d-graph').dataset.shown")
+    ui.press(_state(page, state))
+    comment = _form(page).get_by_label("Comment", exact=True)
+    ui.fill(comment, "stop the web tier for maintenance")
+    ui.commit(comment)
+    assert page.locator("#d-path").input_value() == str(target)
+    ui.press(page.get_by_role("button", name="Save"))
+    wait_until(page, "() => document.getElementById('d-status').dataset.saved")
+    assert _git(repo, "diff", "--numstat").split() == ["1", removed, name]
+    diff = _git(repo, "diff", "-U1")
+    added = [line for line in diff.splitlines() if line.startswith("+") and "+++" not in line]
+    assert "stop the web tier for maintenance" in added[0]
+    if removed == "0":
+        assert ' "Type": "Task",\n+' in diff  # placed after Type, as Workflow Studio does
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640

@@ -7,10 +7,13 @@ text into that data and back:
 - :func:`open_text` parses JSON or YAML, reporting a syntax error at its line and
   column (the page shows it beside the code and keeps the drawing);
 - :func:`save_text` writes the data in the document's own format. Saved without an
-  edit, the text is returned unchanged, byte for byte. After edits, JSON keeps the
-  original indentation and the data's key order; YAML is written by merging the
+  edit, the text is returned unchanged, byte for byte. After edits, JSON is the
+  original text patched (:func:`._designer_json.patch_json`): only changed values are
+  rewritten, in the file's indentation and key order; YAML is written by merging the
   data into the original round-trip tree (ruamel.yaml), so comments, quoting and
-  key order of everything untouched stay as they were.
+  key order of everything untouched stay as they were. Keys keep the file's order
+  (the page may send them in any order); new keys go where Workflow Studio puts them
+  (:mod:`._designer_json`).
 
 >>> doc = open_text('{"StartAt": "A", "States": {"A": {"Type": "Succeed"}}}')
 >>> doc.format, doc.data["StartAt"]
@@ -23,7 +26,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -33,6 +35,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from cfnops.console._designer_json import key_order, patch_json
 from cfnops.console.errors import ConsoleError
 
 __all__ = ["DesignDoc", "DesignSyntaxError", "format_for", "open_text", "save_text"]
@@ -130,11 +133,6 @@ def open_text(text: str, fmt: str | None = None) -> DesignDoc:
     return DesignDoc(fmt, text, data)
 
 
-def _json_indent(text: str) -> int:
-    found = re.search(r"\n( +)\S", text)
-    return len(found.group(1)) if found else 2
-
-
 def save_text(doc: DesignDoc | None, data: Mapping[str, Any], fmt: str | None = None) -> str:
     """The text of ``data`` in ``fmt`` (default: the document's format), lossless to ``doc``."""
     fmt = fmt or (doc.format if doc else "json")
@@ -144,10 +142,9 @@ def save_text(doc: DesignDoc | None, data: Mapping[str, Any], fmt: str | None = 
     if same_format and doc is not None and doc.data == data:
         return doc.text  # opened and saved without an edit: the very same bytes
     if fmt == "json":
-        indent = _json_indent(doc.text) if same_format and doc is not None else 2
-        out = json.dumps(data, indent=indent, ensure_ascii=False)
-        newline = doc.text.endswith("\n") if same_format and doc is not None else True
-        return out + ("\n" if newline else "")
+        if same_format and doc is not None:
+            return patch_json(doc.text, data)
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     y = _yaml()
     tree: Any = None
     if same_format and doc is not None:
@@ -164,12 +161,10 @@ def _merge(old: Any, new: Any) -> Any:
         target = old if isinstance(old, CommentedMap) else CommentedMap()
         for key in [k for k in target if k not in new]:
             del target[key]
+        order = key_order(list(target), list(new))
         for key, value in new.items():
-            if key in target:
-                target[key] = _merge(target[key], value)
-            else:
-                target[key] = _merge(None, value)
-        _reorder(target, list(new))
+            target[key] = _merge(target.get(key), value)
+        _reorder(target, order)
         return target
     if isinstance(new, list):
         seq = old if isinstance(old, CommentedSeq) else CommentedSeq()

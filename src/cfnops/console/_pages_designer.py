@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -132,6 +133,7 @@ async def designer_page(request: Request) -> Response:
         "doc": doc,
         "templates": [{"name": k, "title": v} for k, v in TEMPLATES.items()],
         "roots": [str(r) for r in definition_roots(request)],
+        "placeholder": placeholder(definition_roots(request)),
         "sandbox": bool(settings.aws.endpoint_url),
     }
     return render(request, "designer.html", boot=boot)
@@ -217,13 +219,29 @@ async def api_sdk(request: Request) -> Response:
     return JSONResponse(await anyio.to_thread.run_sync(sdk_operation, service, action))
 
 
+def placeholder(roots: list[Path], cwd: Path | None = None) -> str:
+    """A save path that works: a file in the first root, relative to the console's folder
+    (the one convention of both pages) when the root lies under it."""
+    if not roots:
+        return "my-jobnet.asl.json"
+    base = (cwd or Path.cwd()).resolve()
+    root = roots[0]
+    shown = root.relative_to(base) if root.is_relative_to(base) else root
+    return str(shown / "my-jobnet.asl.json")
+
+
 def _target(roots: list[Path], path_text: str, fmt: str) -> Path:
+    """The file to write: like the Definitions page, a relative path is taken from the
+    console's working folder, and the result must lie under a definition root."""
+    if not path_text.strip():
+        raise BadFilter("path", path_text, "a file name, e.g. " + placeholder(roots))
     raw = Path(path_text).expanduser()
-    path = (raw if raw.is_absolute() else roots[0] / raw).resolve()
+    path = (raw if raw.is_absolute() else Path.cwd() / raw).resolve()
     if not any(path.is_relative_to(root) for root in roots):
         raise Forbidden(
-            f"{path} is outside the console's definition roots",
-            hint="save under " + ", ".join(map(str, roots)) + " ([console] definition_roots)",
+            f"{path_text!r} is outside the console's definition roots",
+            hint=f"save under a root, e.g. {placeholder(roots)} (relative paths start in the"
+            " console's folder; roots are set by [console] definition_roots)",
         )
     wanted = (".yaml", ".yml") if fmt == "yaml" else (".json",)
     if not path.name.endswith(wanted):
@@ -233,12 +251,31 @@ def _target(roots: list[Path], path_text: str, fmt: str) -> Path:
     return path
 
 
+def _new_file_mode() -> int:
+    """The mode ``open()`` would give a new file: 0666 less the process's umask."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)  # no /proc: read it by setting it back at once
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _write(path: Path, text: str) -> None:
-    """Write whole or not at all: a temporary file in the same folder, then a rename."""
+    """Write whole or not at all: a temporary file in the same folder, then a rename.
+    A file saved over keeps its mode; a new file gets the mode the umask gives."""
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = _new_file_mode()
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
