@@ -168,6 +168,28 @@ def test_rerun_from_a_new_process_finds_the_local_functions(tmp_path: Path) -> N
     assert count(str(log), "log-end") == 1  # rerun from Gate: Log did not run again
 
 
+def test_rerun_refuses_at_once_when_a_recorded_module_cannot_be_imported(tmp_path: Path) -> None:
+    db, gate, log = tmp_path / "db.sqlite", tmp_path / "gate", tmp_path / "log"
+    definition = tmp_path / "gated.asl.json"
+    definition.write_text(json.dumps(_gated_definition(gate, log)))
+    first = _run(
+        db, "-o", "json", "job", "run", str(definition), "--name", "gated-4",
+        "--import", "jobs_test_functions",
+    )  # fmt: skip
+    assert first.returncode == 1, first.stderr
+
+    # a process where the module is not importable (no PYTHONPATH to it)
+    proc = cfnops(worker_env(db), "job", "rerun", "gated-4", "--from", "Gate", "--name", "r4")
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2, err
+    assert "cannot rerun 'gated-4': it needs module 'jobs_test_functions'" in err, err
+    assert "--import" not in err  # job rerun has no such option
+    assert "Traceback" not in out + err and "cancelled" not in out + err
+    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    assert store.find_run("r4") is None and store.reruns_of("gated-4") == []  # nothing created
+    assert store.get_run("gated-4").status == "FAILED"
+
+
 def test_a_worker_given_a_missing_module_says_so_in_one_line(tmp_path: Path) -> None:
     proc = _run(tmp_path / "db.sqlite", "worker", "--import", "no.such.module", timeout=60)
     assert proc.returncode == 2, proc.stderr

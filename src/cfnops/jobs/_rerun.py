@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnops.durable import Branch, Checkpoint, Position, Visit
+from cfnops.jobs._functions import import_modules
 from cfnops.jobs._runner import iter_states, only_program, top_level_path
 from cfnops.jobs._store import MODULES_OPTION, RunRow
-from cfnops.jobs.errors import RerunRefused, UnknownState
+from cfnops.jobs.errors import ModuleImportFailed, RerunRefused, UnknownState
 
 __all__ = ["MODES", "RerunPlan", "RerunRequest", "only_program", "plan_rerun"]
 
@@ -75,7 +76,8 @@ def plan_rerun(
 ) -> RerunPlan:
     """Check ``request`` against the origin's record and say what the rerun starts with.
 
-    Raises :class:`RerunRefused` or :class:`UnknownState` (nothing is created then).
+    Raises :class:`RerunRefused` (also when a module the origin recorded cannot be
+    imported here) or :class:`UnknownState`; nothing is created then.
     """
     run_id = origin.run_id
     if origin.status == "RUNNING":
@@ -91,6 +93,9 @@ def plan_rerun(
     info: dict[str, Any] = {"of": run_id, "mode": request.mode}
     base: dict[str, Any] = {"rerun": info, "notify": origin.options.get("notify")}
     if origin.modules:  # the local functions of `job run --import`: the rerun needs them too
+        # refused here, before anything is created, as `job redrive` refuses (a rerun
+        # created anyway would wait for some worker that can import them)
+        _import_recorded(run_id, origin.modules)
         base[MODULES_OPTION] = list(origin.modules)
     if request.mode == "from-start":
         if request.iterations is not None:
@@ -130,6 +135,18 @@ def plan_rerun(
 
 
 # -- helpers ------------------------------------------------------------------------------
+def _import_recorded(run_id: str, modules: Sequence[str]) -> None:
+    try:
+        import_modules(modules)
+    except ModuleImportFailed as exc:
+        raise RerunRefused(
+            run_id,
+            f"it needs module {exc.module!r} (its local functions), which cannot be "
+            f"imported here: {exc.reason}",
+            "make it importable here (PYTHONPATH, or run from its directory), then rerun",
+        ) from exc
+
+
 def _check_top_level(
     state: str, definition: Mapping[str, Any], where: str, top: frozenset[str]
 ) -> None:
