@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 from cfnops.jobimport import plan_import, read_export
@@ -56,3 +57,86 @@ def test_every_default_the_importer_fills_in_is_reported() -> None:
     win = _task_args(plan, "F", "Win")
     assert win["DocumentName"] == "AWS-RunPowerShellScript"
     assert win["Parameters"]["commands"] == ["c:\\test1.bat"]  # no su, no Linux shell
+
+
+_JP1 = """unit=NET,,jp1admin,;
+{
+	ty=n;
+	sd=1,en;
+	st=1,02:00;
+	unit=.CONDITION,,jp1admin,;
+	{
+		ty=rc;
+		unit=WAIT_FILE,,jp1admin,;
+		{
+			ty=flwj;
+			flwf="/data/in.csv";
+		}
+	}
+	unit=UX,,jp1admin,;
+	{
+		ty=j;
+		te="echo start";
+		sc="/opt/bin/run.sh";
+		prm="--all";
+		wkp="/var/work";
+		env="MODE=full";
+		env="LANG=C";
+		ev="/etc/batch.env";
+		si="/data/in.txt";
+		so="/log/ux.out";
+		soa=add;
+		se="/log/ux.err";
+		jd=cod;
+		tho=4;
+		wth=2;
+		etm=30;
+		fd=20;
+		pr=3;
+		un="batch";
+		ex="host1";
+	}
+	unit=WIN,,jp1admin,;
+	{
+		ty=pj;
+		sc="c:\\jobs\\run.bat";
+		env="MODE=full";
+		si="c:\\in.txt";
+		jd=nm;
+		ex="win1";
+	}
+	unit=HTTP,,jp1admin,;
+	{
+		ty=htpj;
+	}
+}
+"""
+
+
+def test_jp1_job_settings_become_run_command_parameters_or_are_reported() -> None:
+    plan = plan_import(read_export(_JP1.encode(), "n.txt", "jp1"), "n.txt")
+    reasons = _reasons(plan)
+    ux = _task_args(plan, "NET", "UX")
+    # each setting, by hand from Command Reference 5.2.6: variables, then the command text,
+    # then the script with its parameters, stdin/stdout(append)/stderr, then rc <= tho
+    assert ux["Parameters"]["workingDirectory"] == ["/var/work"]
+    assert ux["Parameters"]["executionTimeout"] == ["1800"]
+    expected = (
+        "export MODE=full\nexport LANG=C\n. /etc/batch.env\n"
+        "{ echo start\n/opt/bin/run.sh --all\n} < /data/in.txt >> /log/ux.out 2> /log/ux.err\n"
+        'rc=$?; [ "$rc" -le 4 ] || exit "$rc"'
+    )
+    assert ux["Parameters"]["commands"] == [f"su - batch -c {shlex.quote(expected)}"]
+    assert any("job NET/UX: te and sc both given" in r for r in reasons)
+    assert any("job NET/UX: warning threshold wth=2" in r for r in reasons)
+    assert any("job NET/UX: fd=20" in r for r in reasons)
+    assert any("job NET/UX: pr=3" in r for r in reasons)
+    win = _task_args(plan, "NET", "WIN")
+    assert win["DocumentName"] == "AWS-RunPowerShellScript"
+    assert win["Parameters"]["commands"] == ["$env:MODE = 'full'\nc:\\jobs\\run.bat\nexit 0"]
+    assert any("job NET/WIN: si=c:\\in.txt (standard input) not mapped" in r for r in reasons)
+    start = [u for u in plan.report["unmapped"] if "start condition NET/.CONDITION" in u["reason"]]
+    assert len(start) == 1 and "WAIT_FILE (flwj)" in start[0]["reason"]
+    assert "recovery" not in start[0]["reason"]
+    assert "NET/.CONDITION/WAIT_FILE" not in plan.model.jobnets[0].jobs
+    assert any("unit type 'htpj' not mapped (HTTP connection job" in r for r in reasons)

@@ -376,6 +376,10 @@ def _runcommand(
         "Comment": f"cfnops job {job.path}"[:100],
         "Parameters": {"commands": [shell_command(job)]},
     }
+    if job.working_dir:  # AWS-RunShellScript / AWS-RunPowerShellScript parameters
+        args["Parameters"]["workingDirectory"] = [job.working_dir]
+    if job.timeout_seconds:
+        args["Parameters"]["executionTimeout"] = [str(job.timeout_seconds)]
     if target is not None and target.instances:
         args["InstanceIds"] = list(target.instances)
     elif target is not None and target.tag_key:

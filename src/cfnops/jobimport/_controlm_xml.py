@@ -196,7 +196,7 @@ class _XmlReader:
         self.source, self.tz, self.today = source, tz, today
         self.events = EventBook()
         self.rules: dict[str, CtmWhen] = {}
-        self.unknown: dict[str, tuple[int, str]] = {}
+        self.unknown: dict[str, list[str]] = {}  # attribute -> where each use is
         self.pending: list[tuple[JobNet, list[Entry]]] = []
         self.platform = ""
 
@@ -216,16 +216,20 @@ class _XmlReader:
         self.events.resolve(self.model)
         for net, entries in self.pending:
             order_jobs(net, entries, self.model, self.rules, self.today)
-        for attr, (count, first) in sorted(self.unknown.items()):
-            self.model.note("keyword", first, f"attribute {attr} ({count}x): not mapped")
+        for attr, places in sorted(self.unknown.items()):
+            self.model.note(
+                "keyword",
+                places[0],
+                f"attribute {attr} ({len(places)}x): not mapped"
+                + (f" (also {'; '.join(places[1:])})" if len(places) > 1 else ""),
+            )
         return self.model
 
     def _attrs(self, el: ET.Element, where: str, known: set[str]) -> None:
         for attr in el.attrib:
             if attr in known or attr in _QUIET:
                 continue
-            count, first = self.unknown.get(attr, (0, f"{where}/@{attr}"))
-            self.unknown[attr] = (count + 1, first)
+            self.unknown.setdefault(attr, []).append(f"{where}/@{attr}")
 
     def _folder(self, el: ET.Element) -> None:
         key = _FOLDERS[el.tag]

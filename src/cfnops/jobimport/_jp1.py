@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
+from cfnops.jobimport._jp1_job import JOB_KEYS, UNIT_TYPES, job_command
 from cfnops.jobimport._jp1_lexer import Unit, parse_units, unquote
 from cfnops.jobimport._jp1_schedule import ScheduleRules
 from cfnops.jobimport._model import (
@@ -92,30 +93,16 @@ _USED = {
     "eun",
 }
 _QUIET = {
-    "so",
-    "se",
-    "si",
-    "wkp",
-    "env",
-    "ev",
-    "jd",
-    "wth",
-    "tho",
     "jty",
-    "etm",
-    "fd",
     "ets",
     "top1",
     "top2",
     "top3",
     "top4",
-    "pr",
     "rg",
     "ni",
     "mm",
     "nmg",
-    "sy",
-    "ey",
     "ncs",
     "ncex",
     "ncn_",
@@ -147,7 +134,7 @@ class _Jp1(ScheduleRules):
     def __init__(self, source: str, tz: str, today: date) -> None:
         self.model = ImportModel("jp1")
         self.source, self.tz, self.today = source, tz, today
-        self.unknown: dict[str, tuple[int, str]] = {}
+        self.unknown: dict[str, list[str]] = {}  # parameter -> where each use is
         self.exclusive: list[tuple[JobNet, str, str]] = []
         self.waits: list[tuple[JobNet, str, str]] = []  # (net, jobnet waited for, where)
         self.nets: dict[str, JobNet] = {}
@@ -220,10 +207,9 @@ class _Jp1(ScheduleRules):
 
     def _attrs(self, unit: Unit) -> None:
         for key, _, line in unit.params:
-            if key in _USED or key in _QUIET:
+            if key in _USED or key in _QUIET or key in JOB_KEYS:
                 continue
-            count, first = self.unknown.get(key, (0, self.where(unit, line)))
-            self.unknown[key] = (count + 1, first)
+            self.unknown.setdefault(key, []).append(self.where(unit, line))
 
     def _flatten(self, net: JobNet, unit: Unit, prefix: str, agent: str | None = None) -> list[str]:
         """Add the unit's jobs and edges; return the job paths it holds.
@@ -238,6 +224,9 @@ class _Jp1(ScheduleRules):
         for child in unit.children:
             path = f"{prefix}/{child.name}"
             ty = child.type
+            if ty == "rc":  # start condition (.CONDITION), not a recovery unit
+                self._start_condition(child)
+                continue
             if ty.startswith("r") and ty not in ("rm",):
                 if ty[1:] in _JOBS or ty[1:] in _EVENTS or ty[1:] in _DUMMY:
                     recovery[child.name] = path
@@ -314,6 +303,21 @@ class _Jp1(ScheduleRules):
             net.edges.update((x, y) for x in ends for y in starts)
         return [p for paths in members.values() for p in paths]
 
+    def _start_condition(self, unit: Unit) -> None:
+        """A start condition: the jobnet starts each time its event jobs are satisfied
+        (Command Reference 5.2.1, ``ty=rc``); cfnops starts job-nets by triggers."""
+        self._attrs(unit)
+        events = ", ".join(f"{c.name} ({c.type})" for c in unit.children) or "none"
+        self.model.note(
+            "schedule",
+            self.where(unit),
+            f"start condition {unit.path} (events: {events}): not mapped; the job-net starts "
+            "on its schedule only: add a cfnops job trigger (EventBridge, file arrival) for "
+            "these events",
+        )
+        for child in unit.children:
+            self._attrs(child)
+
     def _recovery_edge(
         self,
         net: JobNet,
@@ -350,12 +354,7 @@ class _Jp1(ScheduleRules):
         job.run_as = unquote(unit.get("un") or "") or None
         if ty in _JOBS:
             job.windows = _JOBS[ty] == "pc"
-            script = unquote(unit.get("sc") or "")
-            text = unquote(unit.get("te") or "")
-            params = unquote(unit.get("prm") or "")
-            job.command = " ".join(x for x in (text or script, params) if x) or "true"
-            if job.windows and job.run_as:
-                self.model.note("job", job.source, "PC job: runs as the SSM agent's user")
+            job_command(unit, job, self.model, job.source)
         elif ty == "flwj":
             job.kind, job.watch_path = "filewatch", unquote(unit.get("flwf") or "")
             job.wait_seconds = int(unit.get("flwi") or 60)
@@ -385,10 +384,11 @@ class _Jp1(ScheduleRules):
             self.model.note("job", job.source, _DUMMY[ty] + " (mapped as a Pass state)")
         else:
             job.command = f"echo 'JP1 unit type {ty} was not imported' >&2; exit 1"
+            what = UNIT_TYPES.get(ty, "no equivalent known to the importer")
             self.model.note(
                 "job",
                 job.source,
-                f"unit type {ty!r} not mapped: its Task fails until you replace the command",
+                f"unit type {ty!r} not mapped ({what}): its Task fails until you replace it",
             )
         if unit.get("ha") == "y":
             job.confirm = True
@@ -405,8 +405,13 @@ class _Jp1(ScheduleRules):
 
     # -- after the whole file ------------------------------------------------------------
     def finish(self) -> None:
-        for key, (count, first) in sorted(self.unknown.items()):
-            self.model.note("keyword", first, f"parameter {key} ({count}x): not mapped")
+        for key, places in sorted(self.unknown.items()):
+            self.model.note(
+                "keyword",
+                places[0],
+                f"parameter {key} ({len(places)}x): not mapped"
+                + (f" (also {'; '.join(places[1:])})" if len(places) > 1 else ""),
+            )
         preds: dict[str, set[str]] = {}
         for net, other, where in self.waits:  # connectors and wait conditions
             if other in self.nets and other != net.name:

@@ -67,6 +67,8 @@ class Job:
     source: str = ""  # where it was defined (for the report)
     # the schedules whose runs order this job (None: every run); see _controlm_order
     ordered_by: tuple[str, ...] | None = None
+    working_dir: str | None = None  # Run Command workingDirectory
+    timeout_seconds: int | None = None  # Run Command executionTimeout
 
 
 @dataclass(frozen=True)
