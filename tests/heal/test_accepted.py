@@ -167,8 +167,14 @@ def test_accept_through_the_cli_reported_listed_exported_and_audited(
     assert json.loads(capsys.readouterr().out) == []  # nothing was written
     accept = ["drift", "accept", stack, "SampleParameter", "/Value", "--until", "2099-12-31"]
     reason = ["--reason", "vendor hotfix until the next release"]
+    monkeypatch.setenv("COLUMNS", "200")
     assert _cli(cfnops_sandbox, monkeypatch, db, *accept, *reason) == 0
-    assert "accepted drift of " in capsys.readouterr().out
+    echo = capsys.readouterr().out
+    assert f"accepted drift of {stack} SampleParameter/Value through 2099-12-31 (UTC) by " in echo
+    assert echo.count("accepted") == 1, echo
+    assert _cli(cfnops_sandbox, monkeypatch, db, "drift", "accepted") == 0
+    listed_text = capsys.readouterr().out
+    assert "through 2099-12-31 (UTC)" in listed_text and "2100" not in listed_text
     assert _cli(cfnops_sandbox, monkeypatch, db, "-o", "json", "drift", stack) == 0
     (report,) = json.loads(capsys.readouterr().out)["stacks"]
     (res,) = report["resources"]
@@ -181,6 +187,7 @@ def test_accept_through_the_cli_reported_listed_exported_and_audited(
     (listed,) = json.loads(capsys.readouterr().out)
     assert listed["stack"] == stack and listed["path"] == "/Value" and listed["active"] is True
     assert listed["until"] == "2100-01-01T00:00:00+00:00"
+    assert listed["untilText"] == "through 2099-12-31 (UTC)"
     exported = json.loads(out_file.read_text())["acceptedDrift"]
     assert [e["logicalId"] for e in exported] == ["SampleParameter"]
     monkeypatch.setenv("CFNOPS_DATABASE_URL", f"sqlite:///{db}")
@@ -190,6 +197,10 @@ def test_accept_through_the_cli_reported_listed_exported_and_audited(
         (entry,) = audit.list(action="drift-accept")
     assert entry.target == f"us-east-1/{stack}/SampleParameter/Value"
     assert entry.reason == "vendor hotfix until the next release"
+    assert entry.detail == {
+        "until": "through 2099-12-31 (UTC)",
+        "expiresAt": "2100-01-01T00:00:00+00:00",
+    }
 
 
 def test_a_fleet_scan_reports_accepted_drift_as_accepted(

@@ -67,7 +67,9 @@ def accept(
         st.emit_json(entry.to_json())
     else:
         target = f"{name} {resource}{where}"
-        st.console.print(f"accepted drift of {target} {entry.text()}")
+        st.console.print(
+            f"accepted drift of {target} {entry.until_text()} by {entry.by}: {entry.reason}"
+        )
 
 
 def _actor() -> str:
@@ -85,7 +87,8 @@ def _audit(st: CliState, entry: AcceptedDrift) -> None:
             action="drift-accept",
             target=f"{entry.region}/{entry.stack}/{entry.logical_id}{entry.path}",
             reason=entry.reason,
-            detail={"until": entry.until.isoformat()},
+            # as the operator wrote it ("through 2026-12-31 (UTC)"), and the instant it ends
+            detail={"until": entry.until_text(), "expiresAt": entry.until.isoformat()},
         )
 
 
@@ -111,11 +114,13 @@ def accepted(
     if export_to is not None:
         export(entries, export_to)
     if st.output_format == "json":
-        st.emit_json([{**e.to_json(), "active": e.active(now)} for e in entries])
+        st.emit_json(
+            [{**e.to_json(), "untilText": e.until_text(), "active": e.active(now)} for e in entries]
+        )
         return
     table = Table("stack", "resource", "path", "until", "by", "reason", "state", title="accepted")
     for e in entries:
-        row: list[Any] = [e.stack, e.logical_id, e.path or "(all)", e.until.isoformat(), e.by]
+        row: list[Any] = [e.stack, e.logical_id, e.path or "(all)", e.until_text(), e.by]
         table.add_row(*row, e.reason, "active" if e.active(now) else "expired")
     st.console.print(table)
 
