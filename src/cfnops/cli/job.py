@@ -502,9 +502,11 @@ def deploy_cmd(
 def register(app: typer.Typer) -> None:
     from cfnops.cli.job_control import register_control
     from cfnops.cli.job_import import register_import
+    from cfnops.cli.job_test import register_test
     from cfnops.cli.job_triggers import register_triggers
 
     register_triggers(job_app)
     register_control(job_app)
     register_import(job_app)
+    register_test(job_app)
     app.add_typer(job_app, name="job")

@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from cfnops.jobs._graph import to_dot, to_mermaid
     from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse
     from cfnops.jobs._integrations import register_function, register_state_machine
+    from cfnops.jobs._jobtest import CaseResult, JobNetTest, load_job_test
+    from cfnops.jobs._jobtest_report import exit_status, junit_xml, summary_json
+    from cfnops.jobs._mockconfig import MockConfig, parse_mock_config
     from cfnops.jobs._pools import Pool, PoolStore
     from cfnops.jobs._rerun import RerunRequest
     from cfnops.jobs._run_job import Progress, follow_job, run_job
@@ -42,6 +45,14 @@ if TYPE_CHECKING:
     from cfnops.schedules import Schedule, parse_schedule
 
 _WHERE = {
+    "CaseResult": "_jobtest",
+    "JobNetTest": "_jobtest",
+    "load_job_test": "_jobtest",
+    "exit_status": "_jobtest_report",
+    "junit_xml": "_jobtest_report",
+    "summary_json": "_jobtest_report",
+    "MockConfig": "_mockconfig",
+    "parse_mock_config": "_mockconfig",
     "CalendarSchedule": "_calendar",
     "load_calendar": "_calendar",
     "parse_day_rule": "_calendar",
@@ -94,14 +105,17 @@ __all__ = [
     "Calendar",
     "CalendarSchedule",
     "CapturingTransport",
+    "CaseResult",
     "CheckFinding",
     "CheckReport",
     "HttpRequest",
     "HttpResponse",
     "IterationRun",
+    "JobNetTest",
     "JobResult",
     "JobService",
     "JobStore",
+    "MockConfig",
     "Pool",
     "PoolStore",
     "Progress",
@@ -117,16 +131,20 @@ __all__ = [
     "deploy",
     "derive_status",
     "duration_seconds",
+    "exit_status",
     "follow_job",
     "import_modules",
     "iter_states",
+    "junit_xml",
     "list_alerts",
     "load_calendar",
     "load_definition",
+    "load_job_test",
     "machine_name",
     "monitor_options",
     "parse_day_rule",
     "parse_input",
+    "parse_mock_config",
     "parse_schedule",
     "read_task_results",
     "register_function",
@@ -135,6 +153,7 @@ __all__ = [
     "start_worker_services",
     "state_views",
     "strict_problems",
+    "summary_json",
     "to_dot",
     "to_mermaid",
 ]

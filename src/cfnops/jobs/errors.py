@@ -18,6 +18,9 @@ Exception tree::
     │   ├── RerunRefused         a rerun that cannot be made as asked (running origin, …)
     │   ├── ActionRefused        hold/release/skip/force that does not apply to the run now
     │   ├── InvalidOption        a schedule option (--exclusive, --deadline …) out of range
+    │   ├── MockConfigError      a mock configuration / expectations file that cannot be used
+    │   ├── UnknownTestCase      `job test --case` names a case the mock file lacks
+    │   ├── UnmockedTask         a test case reached a Task (or attempt) with no mocked answer
     │   └── StrictValidationFailed  a definition that would not run the same on AWS
     └── OperationFailed
         └── RunNotRedrivable     redrive asked of a run that did not fail
@@ -41,6 +44,7 @@ __all__ = [
     "InvalidSchedule",
     "JobInputError",
     "JobsError",
+    "MockConfigError",
     "ModuleImportFailed",
     "RerunRefused",
     "RunNotRedrivable",
@@ -50,6 +54,8 @@ __all__ = [
     "UnknownPool",
     "UnknownState",
     "UnknownTaskToken",
+    "UnknownTestCase",
+    "UnmockedTask",
 ]
 
 
@@ -190,3 +196,39 @@ class ActionRefused(JobsError, UsageError):
         self.action = action
         self.run_id = run_id
         super().__init__(f"cannot {action} run {run_id!r}: {reason}", hint=hint)
+
+
+class MockConfigError(JobsError, UsageError):
+    """A mock configuration (Step Functions Local's format) or expectations file is wrong."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        super().__init__(
+            f"mock configuration: {where} {problem}",
+            hint="see docs/jobs.md, 'Testing job-nets', for the file's format",
+        )
+
+
+class UnknownTestCase(JobsError, UsageError):
+    """``--case`` (or ``--state-machine``) names something the mock configuration lacks."""
+
+    def __init__(self, what: str, name: str, known: Sequence[str]) -> None:
+        self.name = name
+        super().__init__(
+            f"no {what} {name!r} in the mock configuration",
+            hint=f"use one of: {', '.join(known) or '(none)'}",
+        )
+
+
+class UnmockedTask(JobsError, UsageError):
+    """A test case ran a Task state (or an attempt of it) that has no mocked answer."""
+
+    def __init__(self, case: str, state: str, attempt: int, defined: str | None) -> None:
+        self.case, self.state, self.attempt = case, state, attempt
+        if defined is None:
+            problem = f"Task state {state!r} has no mocked response"
+            hint = f"map {state!r} to a response under TestCases.{case}"
+        else:
+            problem = f"Task state {state!r} ran attempt {attempt}, its response defines {defined}"
+            hint = f'add an attempt key "{attempt}" (or a range) to its mocked response'
+        super().__init__(f"test case {case!r}: {problem}", hint=hint)

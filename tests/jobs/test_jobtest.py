@@ -1,0 +1,219 @@
+"""``cfnops job test``: Step Functions Local mock files run unchanged on the ASL interpreter."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cfnops.cli.main import run
+from cfnops.jobs import JobNetTest, MockConfig, parse_mock_config
+from cfnops.jobs.errors import MockConfigError, UnknownTestCase
+
+AWS_EXAMPLES = Path(__file__).resolve().parent / "data" / "aws_examples"
+
+
+def _example(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((AWS_EXAMPLES / name).read_text())
+    return data
+
+
+def _files(tmp_path: Path, definition: Any, mocks: Any, name: str = "machine") -> tuple[str, str]:
+    d, m = tmp_path / f"{name}.asl.json", tmp_path / "MockConfigFile.json"
+    d.write_text(json.dumps(definition))
+    m.write_text(json.dumps(mocks))
+    return str(d), str(m)
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = run(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_aws_documented_mock_file_runs_unchanged() -> None:
+    example = _example("sfn_local_lambda_sqs.json")
+    test = JobNetTest(example["definition"], example["mocks"])
+    assert test.state_machine == "LambdaSQSIntegration"
+    for case, want in example["expected"].items():
+        result = test.run(case)
+        if "unmocked" in want:
+            assert result.setup_error is not None and repr(want["unmocked"]) in result.setup_error
+            continue
+        assert (result.status, result.output) == (want["status"], want["output"]), case
+        attempts: dict[str, int] = {}
+        for call in result.calls:
+            attempts[call.state] = attempts.get(call.state, 0) + 1
+        assert attempts == want["attempts"], case
+
+
+def test_retries_consume_attempts_in_order() -> None:
+    example = _example("sfn_local_lambda_sqs.json")
+    result = JobNetTest(example["definition"], example["mocks"]).run("RetryPath")
+    assert [(c.state, c.attempt, c.returned, c.error) for c in result.calls] == [
+        ("LambdaState", 0, False, "Lambda.ResourceNotReadyException"),
+        ("LambdaState", 1, False, "Lambda.TimeoutException"),
+        ("LambdaState", 2, False, "Lambda.TimeoutException"),
+        ("LambdaState", 3, True, None),
+        ("SQSState", 0, True, None),
+    ]
+    types = [e.type for e in result.events]
+    assert types.count("TaskFailed") == 3 and types.count("TaskSucceeded") == 2
+
+
+CATCHING = {
+    "StartAt": "Stop",
+    "States": {
+        "Stop": {
+            "Type": "Task",
+            "Resource": "arn:aws:states:::aws-sdk:rds:stopDBCluster",
+            "Retry": [{"ErrorEquals": ["Rds.ThrottlingException"], "MaxAttempts": 2}],
+            "Catch": [{"ErrorEquals": ["States.ALL"], "Next": "Notify", "ResultPath": "$.error"}],
+            "Next": "Done",
+        },
+        "Notify": {
+            "Type": "Pass",
+            "Result": "notified",
+            "ResultPath": "$.notice",
+            "Next": "Failed",
+        },
+        "Failed": {"Type": "Fail", "Error": "StopFailed"},
+        "Done": {"Type": "Succeed"},
+    },
+}
+
+
+def _mocks(**cases: dict[str, str]) -> dict[str, Any]:
+    return {
+        "StateMachines": {"stopper": {"TestCases": cases}},
+        "MockedResponses": {
+            "Ok": {"0": {"Return": {"DBCluster": {"Status": "stopping"}}}},
+            "Throttled": {
+                "0-1": {"Throw": {"Error": "Rds.ThrottlingException", "Cause": "slow down"}},
+                "2": {"Return": {"DBCluster": {"Status": "stopping"}}},
+            },
+            "Broken": {"0": {"Throw": {"Error": "Rds.InvalidDBClusterStateFault", "Cause": "no"}}},
+        },
+    }
+
+
+def test_wrong_path_fails_with_a_diff_of_visited_states(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mocks = _mocks(Happy={"Stop": "Ok"}, Broken={"Stop": "Broken"})
+    mocks["cfnops"] = {"StateMachines": {"stopper": {"TestCases": {
+        "Happy": {"status": "SUCCEEDED", "states": ["Stop", "Done"]},
+        "Broken": {"status": "SUCCEEDED", "states": ["Stop", "Done"]},
+    }}}}  # fmt: skip
+    definition, mock_file = _files(tmp_path, CATCHING, mocks, name="stopper")
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", mock_file)
+    assert code == 1, out
+    assert "✔ Happy" in out and "✘ Broken" in out
+    assert "status: expected SUCCEEDED, got FAILED (StopFailed: None)" in out
+    assert "-Done" in out and "+Notify" in out and "+Failed" in out
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", mock_file, "--case", "Happy")
+    assert code == 0 and "1 cases: 1 passed, 0 failed" in out
+
+
+def test_json_and_junit_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mocks = _mocks(Throttled={"Stop": "Throttled"}, Broken={"Stop": "Broken"})
+    expect = {"StateMachines": {"stopper": {"TestCases": {
+        "Throttled": {"status": "SUCCEEDED", "outputPaths": {"$.DBCluster.Status": "stopping"}},
+        "Broken": {"status": "FAILED", "error": "StopFailed",
+                   "states": ["Stop", "Notify", "Failed"]},
+    }}}}  # fmt: skip
+    definition, mock_file = _files(tmp_path, CATCHING, mocks, name="stopper")
+    side = tmp_path / "expect.json"
+    side.write_text(json.dumps(expect))
+    junit = tmp_path / "report.xml"
+    code, out = _cli(capsys, "-o", "json", "job", "test", definition, "--mocks", mock_file,
+                     "--expect", str(side), "--junit", str(junit))  # fmt: skip
+    assert code == 0, out
+    report = json.loads(out)
+    assert report["passed"] == 2 and report["failed"] == 0
+    throttled = report["cases"][0]
+    assert [c["attempt"] for c in throttled["taskCalls"]] == [0, 1, 2]
+    suite = ET.fromstring(junit.read_text())
+    assert suite.get("tests") == "2" and suite.get("failures") == "0"
+    assert [c.get("name") for c in suite.iter("testcase")] == ["Throttled", "Broken"]
+
+
+def test_junit_marks_failures_and_unmocked_tasks_as_errors(tmp_path: Path) -> None:
+    mocks = _mocks(Wrong={"Stop": "Ok"}, Missing={})
+    mocks["cfnops"] = {"StateMachines": {"stopper": {"TestCases": {
+        "Wrong": {"output": {"DBCluster": {"Status": "stopped"}}}}}}}  # fmt: skip
+    from cfnops.jobs import exit_status, junit_xml
+
+    results = JobNetTest(CATCHING, mocks).run_all()
+    suite = ET.fromstring(junit_xml(results))
+    wrong, missing = list(suite.iter("testcase"))
+    failure = wrong.find("failure")
+    assert failure is not None and "output: expected" in (failure.text or "")
+    error = missing.find("error")
+    assert error is not None and "'Stop' has no mocked response" in (error.get("message") or "")
+    assert exit_status(results) == 2
+
+
+def test_unmocked_task_is_not_caught_by_the_job_net() -> None:
+    result = JobNetTest(CATCHING, _mocks(Missing={})).run("Missing")
+    # the Catch on States.ALL would have gone to Notify: the run stops at the Task instead
+    assert result.states == ("Stop",) and not result.passed
+    assert result.setup_error is not None and "test case 'Missing'" in result.setup_error
+
+
+def test_attempts_beyond_the_mock_name_the_attempt() -> None:
+    mocks = _mocks(Short={"Stop": "Broken"})
+    mocks["MockedResponses"]["Broken"] = {
+        "0": {"Throw": {"Error": "Rds.ThrottlingException", "Cause": "x"}}
+    }
+    result = JobNetTest(CATCHING, mocks).run("Short")
+    assert result.setup_error is not None
+    assert "ran attempt 1, its response defines 0" in result.setup_error
+
+
+@pytest.mark.parametrize(
+    ("mocks", "message"),
+    [
+        ({"MockedResponses": {}}, "StateMachines is NoneType, not an object"),
+        ({"StateMachines": {"m": {"TestCases": {"c": {"A": "Nope"}}}}, "MockedResponses": {}},
+         "TestCases.c.A names the mocked response 'Nope'"),
+        ({"StateMachines": {}, "MockedResponses": {"R": {"first": {"Return": 1}}}},
+         'MockedResponses.R.first is not an attempt ("0") or a range ("1-2")'),
+        ({"StateMachines": {}, "MockedResponses": {"R": {"0-2": {"Return": 1}, "2": {"Return": 1}}}},
+         "MockedResponses.R.2 overlaps attempts 0-2"),
+        ({"StateMachines": {}, "MockedResponses": {"R": {"0": {"Return": 1, "Throw": {}}}}},
+         "give exactly one of Return or Throw"),
+    ],
+    ids=["no-state-machines", "unknown-response", "bad-key", "overlap", "return-and-throw"],
+)  # fmt: skip
+def test_bad_mock_configuration_names_the_place(mocks: Any, message: str) -> None:
+    with pytest.raises(MockConfigError) as info:
+        parse_mock_config(mocks)
+    assert message in str(info.value)
+
+
+def test_bad_input_exits_2_naming_the_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    definition, mock_file = _files(tmp_path, CATCHING, _mocks(Happy={"Stop": "Ok"}), "stopper")
+    code, _ = _cli(capsys, "job", "test", definition, "--mocks", mock_file, "--case", "Nope")
+    err = capsys.readouterr().err
+    assert code == 2 and "no test case 'Nope'" in err and "use one of: Happy" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"StateMachines": ')
+    code, _ = _cli(capsys, "job", "test", definition, "--mocks", str(bad))
+    assert code == 2 and "bad.json" in capsys.readouterr().err
+    with pytest.raises(UnknownTestCase, match="no test case 'Nope'"):
+        JobNetTest(CATCHING, _mocks(Happy={"Stop": "Ok"})).run("Nope")
+
+
+def test_mock_config_is_reusable_as_parsed() -> None:
+    config = parse_mock_config(_mocks(Happy={"Stop": "Ok"}))
+    assert isinstance(config, MockConfig)
+    first = JobNetTest(CATCHING, config).run("Happy")
+    second = JobNetTest(CATCHING, config).run("Happy")  # attempts start again at 0
+    assert first.status == second.status == "SUCCEEDED"
+    assert first.states == second.states == ("Stop", "Done")
