@@ -31,7 +31,8 @@ def _files(tmp_path: Path, definition: Any, mocks: Any, name: str = "machine") -
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     capsys.readouterr()
     code = run(list(args))
-    return code, capsys.readouterr().out
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
 
 
 def test_aws_documented_mock_file_runs_unchanged() -> None:
@@ -182,7 +183,8 @@ def test_attempts_beyond_the_mock_name_the_attempt() -> None:
          "TestCases.c.A names the mocked response 'Nope'"),
         ({"StateMachines": {}, "MockedResponses": {"R": {"first": {"Return": 1}}}},
          'MockedResponses.R.first is not an attempt ("0") or a range ("1-2")'),
-        ({"StateMachines": {}, "MockedResponses": {"R": {"0-2": {"Return": 1}, "2": {"Return": 1}}}},
+        ({"StateMachines": {},
+          "MockedResponses": {"R": {"0-2": {"Return": 1}, "2": {"Return": 1}}}},
          "MockedResponses.R.2 overlaps attempts 0-2"),
         ({"StateMachines": {}, "MockedResponses": {"R": {"0": {"Return": 1, "Throw": {}}}}},
          "give exactly one of Return or Throw"),
@@ -199,13 +201,12 @@ def test_bad_input_exits_2_naming_the_place(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     definition, mock_file = _files(tmp_path, CATCHING, _mocks(Happy={"Stop": "Ok"}), "stopper")
-    code, _ = _cli(capsys, "job", "test", definition, "--mocks", mock_file, "--case", "Nope")
-    err = capsys.readouterr().err
+    code, err = _cli(capsys, "job", "test", definition, "--mocks", mock_file, "--case", "Nope")
     assert code == 2 and "no test case 'Nope'" in err and "use one of: Happy" in err
     bad = tmp_path / "bad.json"
     bad.write_text('{"StateMachines": ')
-    code, _ = _cli(capsys, "job", "test", definition, "--mocks", str(bad))
-    assert code == 2 and "bad.json" in capsys.readouterr().err
+    code, err = _cli(capsys, "job", "test", definition, "--mocks", str(bad))
+    assert code == 2 and "bad.json" in err
     with pytest.raises(UnknownTestCase, match="no test case 'Nope'"):
         JobNetTest(CATCHING, _mocks(Happy={"Stop": "Ok"})).run("Nope")
 
