@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 from typing import Any
 
+import pytest
+from jobimport_helpers import DATA
+
+from cfnops.cli.main import run
 from cfnops.jobimport import plan_import, read_export
 
 
@@ -140,3 +145,23 @@ def test_jp1_job_settings_become_run_command_parameters_or_are_reported() -> Non
     assert "recovery" not in start[0]["reason"]
     assert "NET/.CONDITION/WAIT_FILE" not in plan.model.jobnets[0].jobs
     assert any("unit type 'htpj' not mapped (HTTP connection job" in r for r in reasons)
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "right"),
+    [
+        ("controlm_fin.json", "jp1", "controlm"),
+        ("controlm_payroll.xml", "jp1", "controlm"),
+        ("jp1_sales.txt", "controlm", "jp1"),
+    ],
+)
+def test_wrong_product_names_the_product_it_looks_like(
+    name: str, wrong: str, right: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    code = run(["job", "import", str(DATA / name), "--from", wrong, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"--from {right}" in err and "truncated" not in err
+    assert ("JP1/AJS3" if right == "jp1" else "Control-M export") in err
+    assert not out.exists() or not any(out.iterdir())

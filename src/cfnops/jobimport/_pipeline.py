@@ -84,6 +84,7 @@ def read_export(
     ``calendars``: a Control-M DEFCAL export the XML's CONFCAL/DAYSCAL names refer to.
     """
     today = today or date.today()
+    _check_product(data, source, product)
     if product == "controlm" and data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
         from cfnops.jobimport._controlm_xml import read_controlm_xml
 
@@ -101,6 +102,35 @@ def read_export(
 
         return read_jp1(text, source, timezone, today)
     raise ImportInputError(source, "--from", f"unknown product {product!r}", "use controlm or jp1")
+
+
+_JP1_START = re.compile(rb"^(?:\s|/\*.*?\*/)*unit\s*=", re.S)
+_CTM_JSON = re.compile(rb'^\s*\{.*"Type"\s*:\s*"(?:Folder|SimpleFolder|Job:)', re.S)
+
+
+def _looks_like(data: bytes) -> str | None:
+    """The product an export's first bytes say it comes from (None: neither)."""
+    head = data[:65536].lstrip(b"\xef\xbb\xbf")
+    if _JP1_START.match(head):
+        return "jp1"
+    if head.lstrip().startswith(b"<") and (b"<DEFTABLE" in head or b"<FOLDER" in head):
+        return "controlm"
+    if _CTM_JSON.match(head):
+        return "controlm"
+    return None
+
+
+def _check_product(data: bytes, source: str, product: str) -> None:
+    seen = _looks_like(data)
+    if seen is None or seen == product or product not in ("controlm", "jp1"):
+        return
+    names = {"controlm": "a Control-M export", "jp1": "a JP1/AJS3 ajsprint -a output"}
+    raise ImportInputError(
+        source,
+        "line 1",
+        f"this is {names[seen]}, not {names[product]}",
+        f"import it with --from {seen}",
+    )
 
 
 def _rename(model: ImportModel) -> dict[str, str]:
