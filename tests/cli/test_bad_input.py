@@ -125,6 +125,12 @@ HINTS: list[tuple[str, list[str], dict[str, str], int, str, str]] = [
      "'BOGUS' is not a job run status", "RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED"),
     ("CFNOPS_OUTPUT=yaml", ["runs", "list"], {"CFNOPS_OUTPUT": "yaml"}, 2,
      "in the environment (CFNOPS_OUTPUT)", "fix the value"),
+    ("job run --input missing.json", ["job", "run", str(STOP), "--input", "sample.json"], {}, 2,
+     "cannot read the input from sample.json: no such file", "check the file's path"),
+    ("runs start --input missing.json", ["runs", "start", "cfnops.sample", "--input",
+     "sample.json"], {}, 2, "--input 'sample.json': no such file", "check the file's path"),
+    ("runs list --outcome BOGUS", ["runs", "list", "--outcome", "BOGUS"], {}, 2,
+     "unknown outcome 'BOGUS'", "HEALED, IN_SYNC"),
 ]  # fmt: skip
 
 

@@ -244,6 +244,11 @@ def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine)
     assert _json(cli, "job", "stop", "cli-wait-1")["runId"] == "cli-wait-1"
     assert jobs.wait("cli-wait-1", timeout=30).status == "ABORTED"
     assert _json(cli, "job", "show", "cli-wait-1")["status"] == "ABORTED"
+    # Stopping a run that has ended: said so, nothing requested, nothing audited.
+    again = cli.invoke(["job", "stop", "cli-flaky-1"])
+    assert again.exit_code == 0
+    assert again.stdout == "cli-flaky-1: already ended SUCCEEDED; nothing to stop\n"
+    assert _json(cli, "job", "stop", "cli-wait-1")["stopped"] is False
     graph = _json(cli, "job", "graph", "cli-wait-1")
     assert graph["statuses"] == {"W": "ABORTED"}
     # Both operator actions are in the audit log, by the OS user.

@@ -407,14 +407,27 @@ def graph(
 def stop(ctx: typer.Context, run_id: RunArg) -> None:
     """Stop a running job run (it ends ABORTED)."""
     st = state(ctx)
-    row = _service(st).stop(run_id)
+    jobs = _service(st)
+    ended = jobs.store.get_run(run_id)
+    if ended.status != "RUNNING":  # nothing to stop: no request, no audit entry
+        if st.output_format == "json":
+            st.emit_json({**ended.to_json(), "stopped": False})
+        else:
+            why = f": {ended.cause}" if ended.cause else ""
+            st.console.print(
+                f"{run_id}: already ended {ended.status}{why}; nothing to stop",
+                markup=False, soft_wrap=True,
+            )  # fmt: skip
+        return
+    row = jobs.stop(run_id)
     _audit(st, "stop", run_id)
     if st.output_format == "json":
-        st.emit_json(row.to_json())
+        st.emit_json({**row.to_json(), "stopped": True})
     elif row.status == "RUNNING":
         st.console.print(f"{run_id}: stop requested (RUNNING; it ends ABORTED at its next step)")
     else:  # ended here: nothing was executing it any more
-        st.console.print(f"{run_id}: {row.status} ({row.cause})", markup=False, soft_wrap=True)
+        why = f" ({row.cause})" if row.cause else ""
+        st.console.print(f"{run_id}: {row.status}{why}", markup=False, soft_wrap=True)
 
 
 @job_app.command("redrive")

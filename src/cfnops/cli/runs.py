@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -67,6 +68,7 @@ def list_runs(
             limit=limit if outcome is None else max(limit * 20, 2000),
         )
     if outcome is not None:
+        _check_outcome(outcome, records)
         records = [r for r in records if r.outcome == outcome.upper()][:limit]
     if st.output_format == "json":
         st.emit_json([r.to_json() for r in records])
@@ -86,6 +88,24 @@ def list_runs(
             version if r.compatible else f"{version} (incompatible)",
         )
     st.console.print(table if records else "no runs")
+
+
+# What the built-in workflows end with beside the engine's statuses (heal, drift scans,
+# ami rotations, job-nets); a workflow of one's own may say others: those recorded count.
+_OUTCOMES = (
+    "HEALED", "IN_SYNC", "HELD", "CHANGE_SET_CREATED", "REJECTED", "EXPIRED", "OBSOLETE",
+    "NOT_CHECKABLE", "NOT_REVERTABLE", "DRIFT_APPEARED", "SCAN_FAILED", "UPDATED", "UNCHANGED",
+    "SKIPPED", "TIMED_OUT", "ABORTED",
+)  # fmt: skip
+
+
+def _check_outcome(outcome: str, records: list[RunRecord]) -> None:
+    known = dict.fromkeys([*RUN_STATUSES, *_OUTCOMES, *(r.outcome for r in records)])
+    if outcome.upper() not in known:
+        raise UsageError(
+            f"unknown outcome {outcome!r}: no run ended so and no workflow here ends so",
+            hint=f"use one of {', '.join(known)}",
+        )
 
 
 def _shown(value: Any) -> str:
@@ -236,10 +256,26 @@ def _parse_input(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        if Path(text).is_file():
+            raise UsageError(
+                f"--input {text!r} is a file, not JSON", hint=f"pass it as --input @{text}"
+            ) from exc
+        if _a_file_name(text):
+            raise UsageError(
+                f"--input {text!r}: no such file (and not JSON either)",
+                hint="check the file's path (pass a file as @FILE), or pass JSON inline",
+            ) from exc
         raise UsageError(
             f"--input is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}",
             hint="pass a JSON document or @FILE",
         ) from exc
+
+
+def _a_file_name(text: str) -> bool:
+    """``sample.json``, ``./in.json``, ``data/x``: a file's name, never JSON."""
+    return not any(ch.isspace() or ch in "{}[]\"'," for ch in text) and (
+        "/" in text or Path(text).suffix.lower() in (".json", ".yaml", ".yml")
+    )
 
 
 @runs_app.command("start")

@@ -66,6 +66,13 @@ def load_definition(path: str | Path) -> dict[str, Any]:
     return found
 
 
+def _looks_like_path(text: str) -> bool:
+    """True for ``sample.json``, ``./in.yaml``, ``data/x``: a file's name, not JSON."""
+    return not any(ch.isspace() or ch in "{}[]\"'," for ch in text) and (
+        "/" in text or Path(text).suffix.lower() in (".json", ".yaml", ".yml")
+    )
+
+
 def parse_input(text: str | None) -> Any:
     """``'{"a": 1}'``, ``@input.json`` or ``input.json`` (JSON or YAML) → the value.
 
@@ -88,6 +95,11 @@ def parse_input(text: str | None) -> Any:
         path = Path(text)
         if not text.lstrip().startswith(("{", "[", '"')) and path.is_file():
             return parse_input("@" + text)  # a file named as users write it: SAMPLE.json
+        if _looks_like_path(text):
+            raise JobInputError(
+                "the input", text, "no such file (and not JSON either)",
+                "check the file's path, or pass JSON inline",
+            ) from None  # fmt: skip
         raise JobInputError(
             "the input", "--input", str(exc), "pass JSON inline, or @FILE (or a file's path)"
         ) from None
