@@ -82,6 +82,7 @@ class _Ctx:
     names: dict[str, str]
     hosts: Mapping[str, HostTarget]
     parallel_count: int = 0
+    loops: Mapping[str, tuple[Node | None, int]] = field(default_factory=dict)
     needs_confirm: bool = False
     needs_order: bool = False
     filled: dict[str, list[str]] = field(default_factory=dict)  # default -> job paths
@@ -93,9 +94,13 @@ def build_definition(
     root: Node | None,
     hosts: Mapping[str, HostTarget] | None = None,
     poll_seconds: int = 30,
+    loops: Mapping[str, tuple[Node | None, int]] | None = None,
 ) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
-    """The ASL definition of ``net`` laid out as ``root``, and notes for the report."""
-    ctx = _Ctx(net, state_names(net), hosts or {})
+    """The ASL definition of ``net`` laid out as ``root``, and notes for the report.
+
+    ``loops``: a node of the layout that stands for a job train → its own layout and the
+    number of rounds (:mod:`cfnops.jobimport._loops`)."""
+    ctx = _Ctx(net, state_names(net), hosts or {}, loops=loops or {})
     states: dict[str, Any] = {}
     entry = _build(ctx, root, None, states) if root is not None else None
     _filled_notes(ctx)
@@ -134,6 +139,8 @@ def _link(state: dict[str, Any], nxt: str | None) -> dict[str, Any]:
 
 
 def _build(ctx: _Ctx, node: Node, nxt: str | None, states: dict[str, Any]) -> str:
+    if isinstance(node, str) and node in ctx.loops:
+        return _loop(ctx, node, nxt, states)
     if isinstance(node, str):
         return _job(ctx, ctx.net.jobs[node], nxt, states)
     if isinstance(node, Seq):
@@ -152,6 +159,30 @@ def _build(ctx: _Ctx, node: Node, nxt: str | None, states: dict[str, Any]) -> st
         branches.append({"StartAt": start, "States": inner})
     states[name] = _link({"Type": "Parallel", "Branches": branches, "Output": {}}, nxt)
     return name
+
+
+def _loop(ctx: _Ctx, key: str, nxt: str | None, states: dict[str, Any]) -> str:
+    """A job train: its jobs, then a Choice that runs them again up to the bound."""
+    body, rounds = ctx.loops[key]
+    n = key.removeprefix("\x00loop")
+    var, again, done = f"trainRound{n}", f"Train {n} again?", f"Train {n} done"
+    exit_to = nxt if nxt is not None else done
+    if nxt is None:
+        states[done] = {"Type": "Pass", "End": True}
+    entry = _build(ctx, body, again, states) if body is not None else again
+    states[again] = {
+        "Type": "Choice",
+        "Comment": f"job train {n}: at most {rounds} rounds (set the bound here)",
+        "Choices": [{"Condition": f"{{% ${var} < {rounds} %}}", "Next": f"Train {n} next"}],
+        "Default": exit_to,
+    }
+    states[f"Train {n} next"] = {
+        "Type": "Pass",
+        "Assign": {var: f"{{% ${var} + 1 %}}"},
+        "Next": entry,
+    }
+    states[f"Train {n}"] = {"Type": "Pass", "Assign": {var: 1}, "Next": entry}
+    return f"Train {n}"
 
 
 def _tag(job: Job) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 from cfnops.jobimport._asl import HostTarget, build_definition, pool_name
 from cfnops.jobimport._days import calendar_toml
 from cfnops.jobimport._graph import find_cycle, layout
+from cfnops.jobimport._loops import Loop, collapse_cycles
 from cfnops.jobimport._model import ImportModel, JobNet, ScheduleSpec
 from cfnops.jobimport._report import render_markdown, render_text
 from cfnops.jobimport._verify import added_order, dependency_problems
@@ -170,23 +171,21 @@ def plan_import(
         name = names[net.name]
         rescue = {p for chain in net.recovery.values() for p in chain}
         nodes = [p for p in net.jobs if p not in rescue]
-        cycle = find_cycle(nodes, net.edges)
-        if cycle:
-            raise ImportInputError(
-                source,
-                net.source,
-                "dependency cycle " + " -> ".join(cycle),
-                "remove one of these dependencies in the source and export again",
-            )
-        shape = layout(nodes, net.edges)
+        outer, outer_edges, loops = collapse_cycles(nodes, net.edges, net.jobs)
+        shape = layout(outer, outer_edges)
+        inner = {
+            k: (layout(list(lp.members), set(lp.edges)).root, lp.rounds) for k, lp in loops.items()
+        }
         for job in net.jobs.values():  # the names the schedules are registered under
             if job.ordered_by is not None:
                 job.ordered_by = tuple(safe_name(n) for n in job.ordered_by)
-        definition, notes = build_definition(net, shape.root, hosts, poll_seconds)
+        definition, notes = build_definition(net, shape.root, hosts, poll_seconds, inner)
         for kind, where, reason in notes:
             model.note(kind, where, reason)
-        _self_check(definition, net, source)
-        _note_added_waits(model, net, definition, nodes)
+        back = {e for lp in loops.values() for e in lp.back_edges}
+        _self_check(definition, net, source, net.edges - back)
+        _note_loops(model, net, loops)
+        _note_added_waits(model, net, definition, nodes, net.edges - back)
         for job in net.jobs.values():
             if job.host and job.host not in hosts and job.kind in ("command", "filewatch"):
                 unmapped_hosts.add(job.host)
@@ -286,12 +285,28 @@ def _check_cycles(model: ImportModel, source: str, names: Mapping[str, str]) -> 
         )
 
 
+def _note_loops(model: ImportModel, net: JobNet, loops: Mapping[str, Loop]) -> None:
+    for n, lp in enumerate(loops.values(), 1):
+        closing = ", ".join(f"{a} -> {b}" for a, b in sorted(lp.back_edges))
+        model.note(
+            "dependency",
+            net.jobs[lp.members[0]].source,
+            f"job train {', '.join(lp.members)} (a dependency cycle: {closing}) runs as a loop "
+            f"of at most {lp.rounds} rounds (Choice 'Train {n} again?'); Control-M repeats it "
+            "until its conditions stop: set the bound, or end the loop on a condition, by hand",
+        )
+
+
 def _note_added_waits(
-    model: ImportModel, net: JobNet, definition: dict[str, Any], nodes: list[str]
+    model: ImportModel,
+    net: JobNet,
+    definition: dict[str, Any],
+    nodes: list[str],
+    edges: set[tuple[str, str]],
 ) -> None:
     """Every pair the ASL orders that the source does not (read from the definition itself,
     so no added wait goes unreported), one line per waiting job."""
-    for waiting, extra in added_order(definition, nodes, net.edges).items():
+    for waiting, extra in added_order(definition, nodes, edges).items():
         model.note(
             "dependency",
             net.jobs[waiting].source,
@@ -301,10 +316,12 @@ def _note_added_waits(
         )
 
 
-def _self_check(definition: dict[str, Any], net: JobNet, source: str) -> None:
+def _self_check(
+    definition: dict[str, Any], net: JobNet, source: str, edges: set[tuple[str, str]]
+) -> None:
     from cfnops.asl import validate
 
-    problems = dependency_problems(definition, net.jobs, net.edges)
+    problems = dependency_problems(definition, net.jobs, edges)
     problems += [str(f) for f in validate(definition, strict=True)]
     if problems:  # a bug in the importer, not in the export
         raise JobImportError(
