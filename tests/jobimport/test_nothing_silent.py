@@ -165,3 +165,30 @@ def test_wrong_product_names_the_product_it_looks_like(
     assert f"--from {right}" in err and "truncated" not in err
     assert ("JP1/AJS3" if right == "jp1" else "Control-M export") in err
     assert not out.exists() or not any(out.iterdir())
+
+
+def _states(scope: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for name, state in scope["States"].items():
+        out.append((name, state))
+        for branch in state.get("Branches", []):
+            out.extend(_states(branch))
+    return out
+
+
+@pytest.mark.parametrize("name", ["controlm_fin.json", "controlm_payroll.xml", "jp1_sales.txt"])
+def test_every_state_standing_for_a_source_job_names_it(name: str) -> None:
+    product = "jp1" if name.startswith("jp1") else "controlm"
+    cal = (DATA / "controlm_defcal.xml").read_bytes() if name.endswith(".xml") else None
+    model = read_export((DATA / name).read_bytes(), name, product, calendars=cal)
+    plan = plan_import(model, name)
+    for net in model.jobnets:
+        defn = plan.definitions[net.name]
+        tagged: set[str] = set()
+        for state_name, state in _states(defn):
+            structural = state_name == "Init" or state_name.startswith(("Parallel ", "Train "))
+            comment = str(state.get("Comment", ""))
+            if not structural:
+                assert comment.startswith("cfnops:job="), (net.name, state_name, state["Type"])
+                tagged.add(comment.split()[0].removeprefix("cfnops:job="))
+        assert tagged == set(net.jobs), net.name  # Pass, Wait, Choice … all find their job

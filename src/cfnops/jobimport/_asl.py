@@ -208,6 +208,7 @@ def _recovery(ctx: _Ctx, job: Job, states: dict[str, Any]) -> str | None:
     entry = f"{base}.Recovered"
     states[entry] = {
         "Type": "Fail",
+        "Comment": f"{_tag(job)} (ended abnormally; its recovery ran)",
         "Error": "Job.Failed",
         "Cause": f"job {job.path} ended abnormally; its recovery ran"[:256],
     }
