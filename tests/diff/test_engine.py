@@ -170,7 +170,8 @@ Resources:
     Type: AWS::SSM::Parameter
     Properties: {Type: String, Value: !Ref Size}
 """)
-    values = parameter_values(tpl, tpl, {"Ami": "ami-2", "Size": "t3.micro"})
+    deployed = {"Ami": "ami-1", "Size": "t3.micro"}
+    values = parameter_values(tpl, tpl, {"Ami": "ami-2", "Size": "t3.micro"}, deployed)
     assert [v.name for v in values if v.old != v.new] == ["Ami"]
     result = diff_templates(tpl, tpl, parameter_values=values)
     web = result.resource("Web")
@@ -178,9 +179,27 @@ Resources:
     assert web.property("ImageId").parameter == "Ami"  # type: ignore[union-attr]
     assert result.resource("Param") is None
     assert result.parameter_values == (ParameterValue("Ami", "ami-1", "ami-2"),)
-    size = diff_templates(tpl, tpl, parameter_values=parameter_values(tpl, tpl, {"Size": "m5"}))
+    given = parameter_values(tpl, tpl, {"Size": "m5"}, deployed)
+    size = diff_templates(tpl, tpl, parameter_values=given)
     assert size.resource("Param").impact is Impact.WILL_UPDATE  # type: ignore[union-attr]
     assert size.resource("Web").impact is Impact.MAY_REPLACE  # type: ignore[union-attr]
+
+
+def test_offline_a_given_value_is_not_compared_with_a_guessed_deployed_one() -> None:
+    tpl = parse_template("""
+Parameters:
+  Ami: {Type: String, Default: ami-1}
+Resources:
+  Web:
+    Type: AWS::EC2::Instance
+    Properties: {ImageId: !Ref Ami}
+""")
+    values = parameter_values(tpl, tpl, {"Ami": "ami-1"})
+    assert values == (ParameterValue("Ami", None, "ami-1"),)
+    web = diff_templates(tpl, tpl, parameter_values=values).resource("Web")
+    assert web is not None and web.impact is Impact.MAY_REPLACE
+    prop = web.property("ImageId")
+    assert prop is not None and "unchanged only when the deployed value is 'ami-1'" in prop.reason
 
 
 def test_without_values_parameters_are_not_evaluated() -> None:

@@ -105,13 +105,19 @@ def test_literal_equal_to_the_only_allowed_value_is_no_change() -> None:
     assert "parameter EnvType has one allowed value 'prod'" in " ".join(result.notes)
 
 
-def test_unchanged_default_inlined_is_no_change() -> None:
+def test_unchanged_default_inlined_is_not_assumed_deployed() -> None:
+    # the stack may run with another value than the default: the verdict depends on it
     params = {"ImageParam": {"Type": "String", "Default": "ami-0ff8a91507f77f867"}}
     old = _instance({"Ref": "ImageParam"}, parameters=params)
     new = _instance("ami-0ff8a91507f77f867", parameters=params)
-    result = diff_templates(old, new)
-    assert result.is_empty
-    assert "at its default 'ami-0ff8a91507f77f867'" in " ".join(result.notes)
+    res = diff_templates(old, new).resource("EC2Instance")
+    assert res is not None and res.impact is Impact.MAY_REPLACE
+    prop = res.property("ImageId")
+    assert prop is not None
+    assert "unchanged only when ImageParam is 'ami-0ff8a91507f77f867'" in prop.reason
+    assert "ImageParam's default 'ami-0ff8a91507f77f867' is such a value" in prop.reason
+    known = parameter_values(old, new, {}, deployed={"ImageParam": "ami-0ff8a91507f77f867"})
+    assert diff_templates(old, new, parameter_values=known).is_empty
 
 
 def test_changed_default_is_not_assumed() -> None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cfnops.cli._diff_params import given_parameters
 from cfnops.cli._state import CliState, state
 from cfnops.errors import UsageError
 
@@ -24,16 +25,6 @@ _USAGE_HINT = (
     "cfnops diff old.yaml new.yaml | cfnops diff old/cdk.out new/cdk.out | "
     "cfnops diff --stack web new.yaml | cfnops diff --git-ref origin/main a.yaml b.yaml"
 )
-
-
-def _key_values(items: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--parameters {item!r}: expected KEY=VALUE", hint="e.g. Env=prod")
-        out[key] = value
-    return out
 
 
 def diff(
@@ -57,7 +48,17 @@ def diff(
         typer.Option("--git-ref", help="Compare each TEMPLATE with its content at this git ref."),
     ] = None,
     parameters: Annotated[
-        list[str] | None, typer.Option("--parameters", help="KEY=VALUE for NEW (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--parameters",
+            metavar="FILE",
+            help="Parameter values for NEW from a CloudFormation parameter file "
+            '([{ParameterKey, ParameterValue}], ["K=V"], {Parameters: {K: V}} or {K: V}).',
+        ),
+    ] = None,
+    parameter: Annotated[
+        list[str] | None,
+        typer.Option("--parameter", metavar="KEY=VALUE", help="A value for NEW (repeatable)."),
     ] = None,
     region: Annotated[
         str | None, typer.Option(help="Region of the update-behaviour table and the stack.")
@@ -107,7 +108,7 @@ def diff(
             hint=_USAGE_HINT,
         )
     st.region = region or st.region
-    given = _key_values(parameters or [])
+    given = given_parameters(parameters or [], parameter or [])
     if not stack and not git_ref and all(is_assembly(t) for t in templates):
         results = _assemblies(st, fmt, templates, given)
     elif git_ref:

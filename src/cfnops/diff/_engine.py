@@ -145,7 +145,7 @@ def _resources(
         if rid not in new:
             impact, reason = deletion_impact(old[rid])
             out[rid] = ResourceDiff(rid, type_of(old[rid]), impact, reason)
-    apply_parameter_changes(drafts, new, changed_params)
+    apply_parameter_changes(drafts, new, changed_params, old)
     for rid, draft in drafts.items():  # from here on only values that others change
         draft.overrides.update(followed_settings(draft.type, new.get(rid), draft.overrides))
     apply_moving_attributes(drafts, new)
@@ -257,7 +257,8 @@ def diff_templates(
     if parameter_values:  # known values: evaluate each template's conditions with its own
         o = apply_conditions(o, {p.name: p.old for p in parameter_values if p.old is not None})
         n = apply_conditions(n, {p.name: p.new for p in parameter_values if p.new is not None})
-    changed = {p.name: p for p in parameter_values if p.old != p.new}
+    declared = _section(o, "Parameters")  # a parameter new in NEW: no old text refers to it
+    changed = {p.name: p for p in parameter_values if p.old != p.new and p.name in declared}
     outputs = _entries(_section(o, "Outputs"), _section(n, "Outputs"))
     notes: list[str] = []
     unchanged: set[str] = set()

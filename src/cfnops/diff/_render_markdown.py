@@ -92,9 +92,9 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
         lines.append("")
     if diff.parameter_values:
         lines += ["#### Parameter values", "", "| Name | Deployed | New |", "|---|---|---|"]
-        lines += [
-            f"| `{p.name}` | {_code(p.old)} | {_code(p.new)} |" for p in diff.parameter_values
-        ]
+        for p in diff.parameter_values:
+            deployed = "not known" if p.old is None else _code(p.old)
+            lines.append(f"| `{p.name}` | {deployed} | {_code(p.new)} |")
         lines.append("")
     if diff.value_changes:
         lines += ["#### Values changed by replacements", ""]

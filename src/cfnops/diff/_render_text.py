@@ -179,7 +179,8 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
     if diff.parameter_values:
         tree = Tree(Text("Parameter values", style="bold underline"), guide_style="dim")
         for p in diff.parameter_values:
-            tree.add(f"[~] {p.name}: {p.old!s} → {p.new!s}")
+            old = "(deployed value not known)" if p.old is None else p.old
+            tree.add(f"[~] {p.name}: {old} → {p.new!s}")
         parts.append(tree)
     for note in diff.notes:
         parts.append(Text(f"note: {note}", style="cyan"))

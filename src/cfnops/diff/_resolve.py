@@ -10,9 +10,11 @@ values are evaluated under every assignment the templates allow:
 * ``AWS::Region`` over the keys of the mappings it selects (the deployed
   template's keys: the stack exists in one of them);
 * a parameter with several ``AllowedValues`` over them; one allowed value is
-  the value; a ``Default`` equal in both templates is assumed kept, for equal
-  and for different values alike (said in
-  the reason); a value known for the deployed stack is used as such;
+  the value; a value known for the deployed stack (``--stack``) or given for
+  the deploy (``--parameters``) is used as such; any other parameter stays
+  symbolic: its ``Default`` is what a deploy *may* use, never assumed to be
+  what the stack runs with (the reason names the parameter and the values
+  under which the resource is unchanged);
 * a condition that none of these decide over true and false.
 
 Verdicts: equal in every assignment => no change (a note says which
@@ -110,14 +112,16 @@ class Resolver:
     ) -> None:
         old_fixed = {p.name: p.old for p in known if p.old is not None}
         new_fixed = {p.name: p.new for p in known if p.new is not None}
+        self.known: dict[str, str] = {**old_fixed, **new_fixed}  # given or deployed values
         o_params = old.get("Parameters") if isinstance(old.get("Parameters"), Mapping) else {}
         n_params = new.get("Parameters") if isinstance(new.get("Parameters"), Mapping) else {}
         assert isinstance(o_params, Mapping) and isinstance(n_params, Mapping)
         self.allowed: dict[str, list[str]] = {}
         self.single: dict[str, str] = {}
         self.limits: dict[str, list[str]] = {}  # every parameter's AllowedValues
-        self.kept: set[str] = set()  # defaults declared alike in both templates
-        assumed: dict[str, str] = {}
+        self.kept: set[str] = set()  # SSM parameters: the value is read at each deploy
+        self.free: set[str] = set()  # parameters any value of which a deploy may use
+        defaults: dict[str, str] = {}
         for name in set(o_params) | set(n_params):
             name = str(name)
             specs = [s for s in (o_params.get(name), n_params.get(name)) if s is not None]
@@ -134,14 +138,15 @@ class Resolver:
             elif allowed is not None and len(allowed) <= _MAX_ALLOWED:
                 self.allowed[name] = allowed
             else:
-                defaults = {_plain_default(s) for s in specs}
-                if len(defaults) == 1 and None not in defaults:
-                    (assumed[name],) = defaults  # type: ignore[assignment]
-                    if len(specs) == 2:  # unchanged: the deployed stack runs with it
-                        self.kept.add(name)
-        self.assumed = assumed
-        self.old = Side(old, old_fixed, assumed)
-        self.new = Side(new, new_fixed, assumed)
+                self.free.add(name)
+                found = {_plain_default(s) for s in specs}
+                if len(found) == 1 and None not in found:
+                    (defaults[name],) = found  # type: ignore[assignment]
+        # A default is what a deploy *may* use, not what the stack runs with: it is named
+        # in the reasons, never substituted (issue 42: a verdict never rests on a guess).
+        self.defaults = defaults
+        self.old = Side(old, old_fixed, {})
+        self.new = Side(new, new_fixed, {})
 
     # -- the variables a pair of values depends on --------------------------------------
     def _variables(self, old: Any, new: Any) -> dict[str, list[Any]] | None:
@@ -162,10 +167,14 @@ class Resolver:
                     if keys is not None:
                         seen = regions.get(id(side))
                         regions[id(side)] = keys if seen is None else [k for k in seen if k in keys]
-                    for key in arg[1:]:
+                    for level, key in enumerate(arg[1:], 1):
                         ref = key.get("Ref") if isinstance(key, dict) else None
                         if isinstance(ref, str) and ref in self.allowed:
                             domains[ref] = list(self.allowed[ref])
+                        elif isinstance(ref, str) and ref in self.free:
+                            keys = _map_keys(self.old, self.new, arg[0], level)
+                            if keys:  # a deploy with another key fails: these bound it
+                                domains[ref] = sorted({*domains.get(ref, ()), *keys})
         # the stack exists in a region the deployed template's mappings list
         region = regions.get(id(self.old), regions.get(id(self.new)))
         if region:
@@ -212,7 +221,7 @@ class Resolver:
         decide: Decide,
     ) -> Resolved | None:
         used = self._named_in(old, new)
-        basis = _basis(keys, used, self.assumed, self.single)
+        basis = _basis(keys, used, self.known, self.single)
         changed = [o for o in outcomes if o[1] is not Impact.NO_CHANGE]
         if not changed:
             return Resolved(Impact.NO_CHANGE, "", note=f"{name}: equal once resolved ({basis})")
@@ -232,8 +241,8 @@ class Resolver:
         return None
 
     def _named_in(self, old: Any, new: Any) -> list[str]:
-        """Parameters the values name that resolved to an assumed default or an only value."""
-        fixed = self.assumed.keys() | self.single.keys()
+        """Parameters the values name that resolved to a known value or an only value."""
+        fixed = self.single.keys() | self.known.keys()
         names = {
             arg
             for fn, arg in (*walk(old), *walk(new))
@@ -261,7 +270,7 @@ class Resolver:
             if any(n not in side.params and not n.startswith("AWS::") for n in names):
                 return None  # a resource's id or attribute: not a deploy-time choice
             if any(n in self.kept for n in names):
-                return None  # an unchanged default (or SSM) decides, both ways
+                return None  # read from SSM at each deploy: not a value to match
             match = re.fullmatch(regex, text)
             if match is None or not names:
                 return None
@@ -271,10 +280,36 @@ class Resolver:
             ):
                 return None  # the value that would match is not an allowed one
             said = ", ".join(f"{n} is {match.group(i + 1)!r}" for i, n in enumerate(names))
-            defaults = [f"{n}'s default {self.assumed[n]!r}" for n in names if n in self.assumed]
             text = f"the value depends on the deploy: unchanged only when {said}"
-            return text + (f" ({', '.join(defaults)} applies otherwise)" if defaults else "")
+            return text + _defaults_said(names, match, self.defaults)
         return None
+
+
+def _defaults_said(names: list[str], match: re.Match[str], defaults: Mapping[str, str]) -> str:
+    """What the parameters' defaults give, said beside the values that keep the resource."""
+    parts = []
+    for i, name in enumerate(names):
+        if name not in defaults:
+            continue
+        if defaults[name] == match.group(i + 1):
+            parts.append(f"{name}'s default {defaults[name]!r} is such a value, another is not")
+        else:
+            parts.append(f"{name}'s default {defaults[name]!r} applies otherwise")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _map_keys(old: Side, new: Side, name: Any, level: int) -> list[str]:
+    """The keys at ``level`` (1: top, 2: second) of mapping ``name`` in either template."""
+    out: set[str] = set()
+    for side in (old, new):
+        mapping = side.mappings.get(name) if isinstance(name, str) else None
+        if not isinstance(mapping, Mapping):
+            continue
+        if level == 1:
+            out.update(str(k) for k in mapping)
+        else:
+            out.update(str(k) for v in mapping.values() if isinstance(v, Mapping) for k in v)
+    return sorted(out)[:_MAX_ALLOWED]
 
 
 def _region_keys(side: Side, arg: list[Any]) -> list[str] | None:
@@ -294,7 +329,7 @@ def _mentions(value: Any) -> bool:
 
 
 def _basis(
-    keys: list[str], used: list[str], assumed: Mapping[str, str], single: Mapping[str, str]
+    keys: list[str], used: list[str], known: Mapping[str, str], single: Mapping[str, str]
 ) -> str:
     parts = []
     if _REGION in keys:
@@ -309,7 +344,7 @@ def _basis(
         if n in single:
             parts.append(f"parameter {n} has one allowed value {single[n]!r}")
         else:
-            parts.append(f"parameter {n} at its default {assumed[n]!r}")
+            parts.append(f"parameter {n} is {known[n]!r} (given or deployed)")
     return "; ".join(parts) or "mappings and conditions"
 
 
