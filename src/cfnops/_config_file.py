@@ -23,13 +23,13 @@ CONFIG_FILE_NAME = "cfnops.toml"
 class ConfigError(UsageError):
     """The configuration is invalid: names the source, the key and the reason."""
 
-    def __init__(self, source: str, key: str, reason: str) -> None:
+    def __init__(self, source: str, key: str, reason: str, hint: str | None = None) -> None:
         self.source = source
         self.key = key
         self.reason = reason
         super().__init__(
             f"invalid configuration in {source}: {key}: {reason}",
-            hint="fix the value or remove it to use the default",
+            hint=hint or "fix the value or remove it to use the default",
         )
 
 
@@ -37,7 +37,10 @@ def find_config(explicit: Path | None) -> Path | None:
     """``--config``'s file (which must exist), else ``./cfnops.toml`` when present."""
     if explicit is not None:
         if not explicit.is_file():
-            raise ConfigError(str(explicit), "--config", "file not found")
+            raise ConfigError(
+                str(explicit), "--config", "no such file",
+                hint="check the path, or drop --config to use ./cfnops.toml or the defaults",
+            )  # fmt: skip
         return explicit
     here = Path.cwd() / CONFIG_FILE_NAME
     return here if here.is_file() else None
@@ -48,7 +51,17 @@ def read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "(syntax)", str(exc)) from exc
+        raise ConfigError(
+            str(path), "(syntax)", str(exc), hint="fix the TOML syntax (docs/configuration.md)"
+        ) from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            str(path),
+            "(encoding)",
+            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}): "
+            "is it a binary file?",
+            hint="give a TOML text file such as cfnops.toml (docs/configuration.md)",
+        ) from exc
 
 
 class Unsure(Exception):

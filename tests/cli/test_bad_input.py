@@ -129,6 +129,10 @@ HINTS: list[tuple[str, list[str], dict[str, str], int, str, str]] = [
      "cannot read the input from sample.json: no such file", "check the file's path"),
     ("runs start --input missing.json", ["runs", "start", "cfnops.sample", "--input",
      "sample.json"], {}, 2, "--input 'sample.json': no such file", "check the file's path"),
+    ("--config binary", ["--config", "{binary}", "runs", "list"], {}, 2,
+     "invalid configuration in {binary}: (encoding): not UTF-8 text", "give a TOML text file"),
+    ("--config missing", ["--config", "{root}/nope.toml", "runs", "list"], {}, 2,
+     "{root}/nope.toml: --config: no such file", "check the path, or drop --config"),
     ("runs list --outcome BOGUS", ["runs", "list", "--outcome", "BOGUS"], {}, 2,
      "unknown outcome 'BOGUS'", "HEALED, IN_SYNC"),
 ]  # fmt: skip
@@ -160,6 +164,7 @@ def test_every_error_has_a_hint_that_fits_it(
     lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("error:")]
     hints = [line for line in lines if line.startswith("hint:")]
+    needle = needle.format(**{k: str(v) for k, v in files.items()})
     assert len(errors) == 1 and needle in errors[0], lines
     assert len(hints) == 1 and hint in hints[0], lines
     assert "Traceback" not in done.stderr
@@ -273,3 +278,21 @@ def test_heal_of_an_unknown_stack_is_a_usage_error(cfnops_sandbox: object, tmp_p
     assert done.returncode == 2, done.stderr
     assert "stack no-such-stack does not exist in us-east-1" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_sandbox_up_on_a_port_in_use_is_a_setup_error(files: dict[str, Path]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "cfnops", "sandbox", "up", "--port", str(port)],
+            capture_output=True, text=True, timeout=120, cwd=files["root"],
+            env={**os.environ, "COLUMNS": "200"},
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr  # docs/cli.md: setup errors exit 2
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    assert lines[0] == f"error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert lines[1:] == ["hint: choose another --port (or 0 for a free one)"]

@@ -164,7 +164,7 @@ def test_settings_are_frozen_hashable_and_copied_with_replace() -> None:
 
 
 def test_missing_explicit_file(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="file not found"):
+    with pytest.raises(ConfigError, match="no such file"):
         load_settings(tmp_path / "nope.toml")
 
 

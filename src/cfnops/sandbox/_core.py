@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import Delays, SandboxState, current_state
-from cfnops.sandbox.errors import SandboxError, SandboxNotInstalled
+from cfnops.sandbox.errors import SandboxError, SandboxNotInstalled, SandboxPortUnavailable
 
 if TYPE_CHECKING:
     from cfnops.aws import AwsClients
@@ -136,10 +136,7 @@ class Sandbox:
             server.start()
         except (OSError, SystemExit) as exc:  # werkzeug exits on "address in use"
             reason = exc.strerror if isinstance(exc, OSError) else "address in use"
-            raise SandboxError(
-                f"cannot listen on {self.host}:{port}: {reason or exc}",
-                hint="choose another --port (or 0 for a free one)",
-            ) from exc
+            raise SandboxPortUnavailable(self.host, port, str(reason or exc)) from exc
         self._server = server
         self.port = server.get_host_and_port()[1]
         # Timers also run before every request; this thread makes delayed work

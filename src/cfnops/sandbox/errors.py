@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cfnops.errors import ExitCode, OperationFailed
 
-__all__ = ["SandboxError", "SandboxNotInstalled"]
+__all__ = ["SandboxError", "SandboxNotInstalled", "SandboxPortUnavailable"]
 
 
 class SandboxError(OperationFailed):
@@ -21,4 +21,19 @@ class SandboxNotInstalled(SandboxError):
         super().__init__(
             f"the local AWS sandbox needs {missing}, which is not installed",
             hint="pip install 'cfnops[sandbox]' (from a checkout: pip install -e '.[sandbox]')",
+        )
+
+
+class SandboxPortUnavailable(SandboxError):
+    """The sandbox cannot listen on the host and port asked for (in use, not allowed):
+    a setup error (exit 2), fixed by choosing another ``--port``."""
+
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, host: str, port: int, reason: str) -> None:
+        self.host = host
+        self.port = port
+        super().__init__(
+            f"cannot listen on {host}:{port}: {reason}",
+            hint="choose another --port (or 0 for a free one)",
         )
