@@ -71,6 +71,11 @@ def import_cmd(
     if st.output_format == "json":
         st.emit_json(result)
         return
+    if st.output_format == "markdown":  # the review view (also written as report.md)
+        st.console.print(
+            plan.files["report.md"], markup=False, highlight=False, end="", soft_wrap=True
+        )
+        return
     st.console.print(plan.text(), markup=False, highlight=False, end="", soft_wrap=True)
     st.console.print(f"{len(written)} files under {out}" + (" (applied)" if apply else ""))
 

@@ -185,7 +185,7 @@ def plan_import(
         back = {e for lp in loops.values() for e in lp.back_edges}
         _self_check(definition, net, source, net.edges - back)
         _note_loops(model, net, loops)
-        _note_added_waits(model, net, definition, nodes, net.edges - back)
+        added = _note_added_waits(model, net, definition, nodes, net.edges - back)
         for job in net.jobs.values():
             if job.host and job.host not in hosts and job.kind in ("command", "filewatch"):
                 unmapped_hosts.add(job.host)
@@ -218,6 +218,10 @@ def plan_import(
                     for s in net.schedules
                 ],
                 "calendars": [f"calendars/{safe_name(c)}.toml" for c in cals],
+                "jobPaths": list(net.jobs),
+                "dependencies": sorted([a, b] for a, b in net.edges),
+                "addedWaits": added,
+                "loops": [{"jobs": list(lp.members), "rounds": lp.rounds} for lp in loops.values()],
             }
         )
     for host in sorted(unmapped_hosts):
@@ -303,10 +307,11 @@ def _note_added_waits(
     definition: dict[str, Any],
     nodes: list[str],
     edges: set[tuple[str, str]],
-) -> None:
+) -> dict[str, list[str]]:
     """Every pair the ASL orders that the source does not (read from the definition itself,
     so no added wait goes unreported), one line per waiting job."""
-    for waiting, extra in added_order(definition, nodes, edges).items():
+    added = added_order(definition, nodes, edges)
+    for waiting, extra in added.items():
         model.note(
             "dependency",
             net.jobs[waiting].source,
@@ -314,6 +319,7 @@ def _note_added_waits(
             "them; the graph is not series-parallel and ASL branches cannot wait for each "
             "other)",
         )
+    return added
 
 
 def _self_check(
