@@ -41,6 +41,26 @@ SAME = [
         "us-east-1b",
         id="select-literal-list",
     ),
+    pytest.param(
+        {"Fn::Select": [0, {"Fn::GetAZs": ""}]},
+        {"Fn::Select": [0, {"Fn::GetAZs": None}]},
+        id="getazs-empty-vs-null",
+    ),
+    pytest.param(
+        {"Fn::Select": [0, {"Fn::GetAZs": None}]},
+        {"Fn::Select": [0, {"Fn::GetAZs": {"Fn::Join": ["", [{"Ref": "AWS::Region"}]]}}]},
+        id="getazs-null-vs-joined-region",
+    ),
+    pytest.param(
+        {"Fn::Select": [1, {"Fn::Split": [",", "us-east-1a,us-east-1b"]}]},
+        "us-east-1b",
+        id="select-of-split-literal",
+    ),
+    pytest.param(
+        {"Fn::Select": ["0", {"Fn::Split": ["|", {"Fn::Join": ["|", ["us-east-1a", "x"]]}]}]},
+        "us-east-1a",
+        id="select-of-split-of-join",
+    ),
     pytest.param({"Fn::Join": ["-", ["us", "east", "1a"]]}, "us-east-1a", id="join-literals"),
     pytest.param({"Fn::Sub": "us-east-1a"}, "us-east-1a", id="sub-without-variables"),
     pytest.param(
@@ -99,6 +119,51 @@ def test_sub_of_a_reference_equals_the_reference() -> None:
     assert not diff_templates(
         tpl({"Fn::Sub": "/app/${Bucket.Arn}"}), tpl({"Fn::Sub": "/app/${Bucket}"})
     ).is_empty
+
+
+def test_split_of_literal_text_is_the_list_and_base64_the_encoded_text() -> None:
+    def sg(ids: Any, user_data: Any) -> dict[str, Any]:
+        props = {"ImageId": "ami-1", "SecurityGroupIds": ids, "UserData": user_data}
+        return {"Resources": {"I": {"Type": "AWS::EC2::Instance", "Properties": props}}}
+
+    old = sg(["sg-1", "sg-2"], "ZWNobyBoaQ==")
+    assert diff_templates(
+        old, sg({"Fn::Split": [",", "sg-1,sg-2"]}, {"Fn::Base64": "echo hi"})
+    ).is_empty
+    res = diff_templates(old, sg({"Fn::Split": [",", "sg-1,sg-3"]}, {"Fn::Base64": "echo ho"}))
+    changed = res.resource("I")
+    assert changed is not None and {p.name for p in changed.properties} == {
+        "SecurityGroupIds",
+        "UserData",
+    }
+
+
+def test_a_property_set_to_no_value_is_an_absent_property() -> None:
+    def bucket(**props: Any) -> dict[str, Any]:
+        return {"Resources": {"B": {"Type": "AWS::S3::Bucket", "Properties": props}}}
+
+    none = {"Ref": "AWS::NoValue"}
+    assert diff_templates(bucket(Tags=[]), bucket(Tags=[], BucketName=none)).is_empty
+    nested_old = bucket(VersioningConfiguration={"Status": "Enabled"})
+    nested_new = bucket(VersioningConfiguration={"Status": "Enabled", "MfaDelete": none})
+    assert diff_templates(nested_old, nested_new).is_empty
+    res = diff_templates(bucket(BucketName="b"), bucket(BucketName=none)).resource("B")
+    assert res is not None and res.impact is Impact.WILL_REPLACE
+
+
+def test_getazs_of_nothing_is_the_stack_region_once_it_is_known() -> None:
+    from cfnops.diff._pseudo import stack_pseudo_parameters
+
+    known = stack_pseudo_parameters(
+        "arn:aws:cloudformation:eu-west-1:123456789012:stack/web/0f1e2d3c-aaaa-bbbb-cccc-1234"
+    )
+    explicit = _subnet({"Fn::Select": [0, {"Fn::GetAZs": "eu-west-1"}]})
+    for spelling in ("", None, {"Ref": "AWS::Region"}):
+        implicit = _subnet({"Fn::Select": [0, {"Fn::GetAZs": spelling}]})
+        assert diff_templates(explicit, implicit, pseudo_parameters=known).is_empty
+    other = _subnet({"Fn::Select": [0, {"Fn::GetAZs": "us-east-1"}]})
+    implicit = _subnet({"Fn::Select": [0, {"Fn::GetAZs": ""}]})
+    assert not diff_templates(other, implicit, pseudo_parameters=known).is_empty
 
 
 def test_known_pseudo_parameters_make_literals_and_pseudo_spellings_equal() -> None:

@@ -2,19 +2,26 @@
 
 Two spellings of one value are no change: ``Fn::Sub "arn:${AWS::Partition}:s3:::b"``
 equals ``Fn::Join ["", ["arn:", Ref AWS::Partition, ":s3:::b"]]``, ``Fn::Sub "${B}"``
-equals ``Ref B``, ``Fn::GetAZs ""`` equals ``Fn::GetAZs Ref AWS::Region``,
-``Fn::Select [1, [a, b]]`` equals ``b``. Only rewrites that hold in every
+equals ``Ref B``, ``Fn::GetAZs ""`` equals ``Fn::GetAZs`` of ``null`` and of
+``Ref AWS::Region`` (in any spelling), ``Fn::Select [1, [a, b]]`` equals ``b``,
+``Fn::Split [",", "a,b"]`` equals ``[a, b]`` (and ``Fn::Select`` picks from it),
+``Fn::Base64 "text"`` equals the Base64 text. Only rewrites that hold in every
 region and account are made: pseudo parameters and references stay symbolic
 (their value is the same for the old and the new template of one stack).
 
 AWS docs: "Fn::Sub" (intrinsic-function-reference-sub.html), "Fn::Join"
 (intrinsic-function-reference-join.html), "Fn::Select"
-(intrinsic-function-reference-select.html), "Fn::GetAZs" — an empty string
-means the stack's region (intrinsic-function-reference-getavailabilityzones.html).
+(intrinsic-function-reference-select.html), "Fn::GetAZs" — "Specifying an empty
+string is equivalent to specifying AWS::Region"; its JSON/YAML examples give the
+argument as ``""`` and as ``!Ref "AWS::Region"``; a YAML ``!GetAZs`` without an
+argument is ``null`` (intrinsic-function-reference-getavailabilityzones.html),
+"Fn::Split" (intrinsic-function-reference-split.html), "Fn::Base64"
+(intrinsic-function-reference-base64.html).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from typing import Any
@@ -100,16 +107,41 @@ def string_parts(value: Any, canon: CanonFn) -> list[Part] | None:
 _NOTHING = object()
 
 
+def literal_text(value: Any) -> str | None:
+    """``value`` as text when it is a literal (or ``Fn::Sub``/``Fn::Join`` of literals)."""
+    parts = string_parts(value, _no_canon)
+    if parts is None or not all(isinstance(p, str) for p in parts):
+        return None
+    return "".join(str(p) for p in parts)
+
+
+def _no_canon(value: Any) -> Canon:
+    return ("symbolic",)  # a Ref/GetAtt part: not literal text
+
+
+def split(arg: Any) -> list[str] | None:
+    """The list ``Fn::Split [delimiter, literal text]`` gives, else ``None``."""
+    if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str) and arg[0]):
+        return None
+    text = literal_text(arg[1])
+    return None if text is None else text.split(arg[0])
+
+
 def select(arg: Any) -> Any:
     """The item ``Fn::Select [index, [literal list]]`` picks, else ``_NOTHING``."""
-    if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], list)):
+    if not (isinstance(arg, list) and len(arg) == 2):
+        return _NOTHING
+    items = arg[1]
+    if isinstance(items, dict) and set(items) == {"Fn::Split"}:
+        items = split(items["Fn::Split"])
+    if not isinstance(items, list):
         return _NOTHING
     index = arg[0]
     if isinstance(index, str) and index.isdigit():
         index = int(index)
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(arg[1]):
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(items):
         return _NOTHING
-    return arg[1][index]
+    return items[index]
 
 
 def _merge(parts: list[Part]) -> list[Part]:
@@ -129,9 +161,15 @@ def fold(name: str, arg: Any, canon: CanonFn, scalar: CanonFn) -> Canon | None:
     """The canonical form of intrinsic ``{name: arg}`` after evaluation, or ``None``
     when it cannot be evaluated (the caller keeps the call as written)."""
     if name == "Fn::GetAZs":
-        if arg == "" or arg == _REGION or (isinstance(arg, dict) and _is_region_sub(arg)):
+        if arg == "" or arg is None or (isinstance(arg, dict) and canon(arg) == canon(_REGION)):
             return ("f", "Fn::GetAZs", canon(_REGION))
         return None
+    if name == "Fn::Split":
+        items = split(arg)
+        return None if items is None else ("l", tuple(scalar(i) for i in items))
+    if name == "Fn::Base64":
+        text = literal_text(arg)
+        return None if text is None else scalar(base64.b64encode(text.encode()).decode())
     if name == "Fn::Select":
         picked = select(arg)
         return None if picked is _NOTHING else canon(picked)
@@ -147,7 +185,3 @@ def fold(name: str, arg: Any, canon: CanonFn, scalar: CanonFn) -> Canon | None:
         only = merged[0]
         return scalar(only) if isinstance(only, str) else only
     return ("t", tuple(("s", p) if isinstance(p, str) else p for p in merged))
-
-
-def _is_region_sub(arg: dict[str, Any]) -> bool:
-    return arg == {"Fn::Sub": "${AWS::Region}"}

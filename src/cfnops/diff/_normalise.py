@@ -35,7 +35,10 @@ SchemaPath = tuple[str, ...]
 _DECIMAL = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?\Z")
 _NO_PATHS: frozenset[SchemaPath] = frozenset()
 MISSING: Canon = ("missing",)
-_FOLDABLE = frozenset({"Fn::Sub", "Fn::Join", "Fn::Select", "Fn::GetAZs"})
+_FOLDABLE = frozenset(
+    {"Fn::Sub", "Fn::Join", "Fn::Select", "Fn::GetAZs", "Fn::Split", "Fn::Base64"}
+)
+NO_VALUE = {"Ref": "AWS::NoValue"}
 
 
 def intrinsic_name(value: Any) -> str | None:
@@ -141,6 +144,8 @@ def canon(
             return ("f", name, canon(arg, None))
         items = []
         for key, sub in value.items():
+            if type(sub) is dict and sub == NO_VALUE:
+                continue  # a key set to AWS::NoValue is no key (pseudo-parameter-reference.html)
             sub_path = None if path is None else (*path, str(key))
             items.append((str(key), canon(sub, sub_path, unordered)))
         items.sort(key=lambda kv: kv[0])
@@ -182,7 +187,7 @@ def value_at(
             forms.sort(key=repr)
         return ("l", tuple(forms))
     if isinstance(value, dict):
-        if head not in value:
+        if head not in value or value[head] == NO_VALUE:
             return MISSING
         return value_at(value[head], tail, (*path, head), unordered)
     return MISSING if value is None else ("opaque", canon(value, None))

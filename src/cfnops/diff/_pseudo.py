@@ -5,7 +5,9 @@ The stack's ARN gives ``AWS::Region``, ``AWS::AccountId``, ``AWS::Partition``,
 pseudo-parameter-reference.html). Substituting them in both templates before the
 comparison makes a literal and its pseudo-parameter spelling one value
 (``us-east-1a`` and ``!Sub "${AWS::Region}a"``). ``AWS::NoValue``,
-``AWS::NotificationARNs`` and ``AWS::URLSuffix`` are left alone.
+``AWS::NotificationARNs`` and ``AWS::URLSuffix`` are left alone. ``Fn::GetAZs`` of
+``""`` (or no argument) becomes ``Fn::GetAZs`` of the stack's region, as written
+out it equals (intrinsic-function-reference-getavailabilityzones.html).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def substitute(value: Any, known: Mapping[str, str]) -> Any:
             ((name, arg),) = value.items()
             if name == "Ref" and isinstance(arg, str) and arg in known:
                 return known[arg]
+            if name == "Fn::GetAZs" and arg in ("", None) and "AWS::Region" in known:
+                return {name: known["AWS::Region"]}  # "" (or none) is the stack's region
             if name == "Fn::Sub":
                 if isinstance(arg, str):
                     return {name: _sub_text(arg, known)}

@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnops.diff._model import AttributeDiff, Change, Impact, PropertyDiff, worst
-from cfnops.diff._normalise import SchemaPath, canon, depends_on, plain, same, value_at
+from cfnops.diff._normalise import (
+    NO_VALUE,
+    SchemaPath,
+    canon,
+    depends_on,
+    plain,
+    same,
+    value_at,
+)
 from cfnops.diff._policies import Override
 from cfnops.diff._refs import references
 from cfnops.schemas import TypeBehaviour
@@ -168,6 +176,14 @@ Resolve = Callable[[str, Any, Any], Any]  # name, old, new -> _resolve.Resolved 
 RESOLUTION = "resolution"
 
 
+def _present(props: dict[str, Any]) -> dict[str, Any]:
+    """``props`` without those set to ``Ref AWS::NoValue`` ("removes the corresponding
+    resource property", pseudo-parameter-reference.html): absent and NoValue are one."""
+    if not any(type(v) is dict and v == NO_VALUE for v in props.values()):
+        return props
+    return {k: v for k, v in props.items() if not (type(v) is dict and v == NO_VALUE)}
+
+
 def compare_properties(
     behaviour: TypeBehaviour | None,
     old: dict[str, Any],
@@ -186,6 +202,7 @@ def compare_properties(
     """
     unordered = behaviour.unordered if behaviour is not None else frozenset()
     out: dict[str, PropertyDiff] = {}
+    old, new = _present(old), _present(new)
     for name in sorted(old.keys() | new.keys()):
         in_old, in_new = name in old, name in new
         if in_old and in_new:
