@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -34,6 +34,15 @@ def import_cmd(
     today: Annotated[
         str | None, typer.Option(help="YYYY-MM-DD the listed calendar days start from.")
     ] = None,
+    forecast: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=1100,
+            help="Also list each job's run dates for DAYS days from --today: source rules "
+            "vs imported schedules, and the differences.",
+        ),
+    ] = None,
 ) -> None:
     """Import job definitions: one ASL job-net per folder / root jobnet, and a report."""
     from cfnops.errors import UsageError
@@ -62,6 +71,10 @@ def import_cmd(
     written = write_plan(plan, out)
     result = dict(plan.report)
     result["files"] = written
+    start = day or date.today()
+    rows = _forecast(model, start, forecast) if forecast else None
+    if rows is not None:
+        result["forecast"] = {"from": start.isoformat(), "days": forecast, "jobs": rows}
     if apply:
         from cfnops.jobimport import apply_plan
         from cfnops.jobs import JobService
@@ -77,7 +90,18 @@ def import_cmd(
         )
         return
     st.console.print(plan.text(), markup=False, highlight=False, end="", soft_wrap=True)
+    if rows is not None and forecast:
+        from cfnops.jobimport import render_forecast
+
+        text = render_forecast(rows, start, forecast)
+        st.console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
     st.console.print(f"{len(written)} files under {out}" + (" (applied)" if apply else ""))
+
+
+def _forecast(model: Any, start: date, days: int) -> list[dict[str, Any]]:
+    from cfnops.jobimport import forecast
+
+    return forecast(model, start, days)
 
 
 def register_import(job_app: typer.Typer) -> None:

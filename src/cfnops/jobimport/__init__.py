@@ -10,6 +10,7 @@
 
 from cfnops.jobimport._apply import apply_plan
 from cfnops.jobimport._asl import HostTarget
+from cfnops.jobimport._forecast import forecast, render_forecast
 from cfnops.jobimport._graph import Layout, Par, Seq, layout
 from cfnops.jobimport._hosts import load_hosts
 from cfnops.jobimport._model import (
@@ -46,10 +47,12 @@ __all__ = [
     "apply_plan",
     "dependency_problems",
     "ended_before",
+    "forecast",
     "layout",
     "load_hosts",
     "plan_import",
     "read_export",
+    "render_forecast",
     "render_markdown",
     "render_text",
     "write_plan",

@@ -37,6 +37,12 @@ def order_jobs(
     today: date,
 ) -> None:
     """Set ``net.schedules`` and each job's ``ordered_by`` from the collected criteria."""
+    model.rule_calendars = rules
+    for when, path in entries:  # the reference side of the forecast
+        if path is None:
+            net.rules = [when]
+        else:
+            net.jobs[path].rules = [*(net.jobs[path].rules or []), when]
     if any(s.after for s in net.schedules):
         for when, _ in entries:
             model.note("schedule", when.source, "replaced by the after dependency")

@@ -188,6 +188,7 @@ class _Jp1(ScheduleRules):
         ejn = unit.get("ejn")
         if ejn:
             self.exclusive.append((net, unquote(ejn), self.where(unit)))
+            net.exclusive_of = unquote(ejn).rsplit("/", 1)[-1]
 
     def _options(self, net: JobNet, unit: Unit) -> None:
         """Concurrent execution (``mp``, ``ms``) and wait conditions (``eun``)."""

@@ -69,6 +69,8 @@ class ScheduleRules:
                 "no schedule rule (sd; JP1 assumes 1,en: the day it is registered): none made",
             )
         cal = self._group_calendar(unit)
+        net.rules = [{k: v for k, (v, _) in rule.items()} for _, rule in sorted(rules.items())]
+        net.rule_calendar = cal
         for number, rule in sorted(rules.items()):
             name = net.name if len(rules) == 1 else f"{net.name}-{number}"
             spec = self._rule(net, unit, name, rule, cal)

@@ -68,6 +68,8 @@ class Job:
     # the schedules whose runs order this job (None: every run); see _controlm_order
     ordered_by: tuple[str, ...] | None = None
     working_dir: str | None = None  # Run Command workingDirectory
+    # the source's own scheduling criteria of this job (for the forecast), None: its net's
+    rules: list[Any] | None = None
     timeout_seconds: int | None = None  # Run Command executionTimeout
 
 
@@ -161,6 +163,11 @@ class JobNet:
 
     timezone: str = "UTC"
     description: str = ""
+    # the source's scheduling criteria (Control-M When / JP1 schedule rules), its calendar
+    # and exclusive schedule, as read: the reference side of the forecast
+    rules: list[Any] = field(default_factory=list)
+    rule_calendar: str | None = None
+    exclusive_of: str | None = None
 
     def add_job(self, job: Job) -> None:
         self.jobs[job.path] = job
@@ -184,6 +191,7 @@ class ImportModel:
     pools: dict[str, int] = field(default_factory=dict)
     notify: list[NotifyRule] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
+    rule_calendars: dict[str, Any] = field(default_factory=dict)  # Control-M rule-based
 
     def note(self, kind: str, source: str, reason: str) -> None:
         self.unmapped.append(Unmapped(kind, source, reason))

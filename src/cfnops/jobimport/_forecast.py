@@ -1,0 +1,179 @@
+"""``--forecast DAYS``: each source job's run dates under the source's rules and under the
+imported schedules and calendars, and the differences with their reasons.
+
+The source side is :mod:`cfnops.jobimport._forecast_source` (the vendors' rules, read from
+the export); the imported side runs cfnops's own scheduler (``cfnops.jobs``: cron,
+business calendar, day rule) over the schedules the import made, follows ``after``
+dependencies to the job-nets they wait for, and keeps a job's runs to the schedules that
+order it (``Job.ordered_by``). A difference is explained by the report's schedule and
+calendar entries of that job or job-net; one without such an entry says so.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from cfnops.jobimport._days import ALL_WEEKDAYS
+from cfnops.jobimport._forecast_source import NotEvaluated, Run, ctm_runs, jp1_runs
+from cfnops.jobimport._model import ImportModel, Job, JobNet, ScheduleSpec
+
+__all__ = ["forecast", "render_forecast"]
+
+
+def _fmt(run: Run) -> str:
+    return f"{run[0].isoformat()} {run[1]}"
+
+
+def imported_runs(model: ImportModel, spec: ScheduleSpec, start: date, end: date) -> set[Run]:
+    """The (local day, time) fires of one imported cron schedule (with its calendar)."""
+    from cfnops.jobs import Calendar, CalendarSchedule, parse_day_rule, parse_schedule
+
+    tz = ZoneInfo(spec.timezone)
+    sched: Any = parse_schedule(spec.cron or "", spec.timezone)
+    if spec.calendar:
+        c = model.calendars[spec.calendar]
+        cal = Calendar(
+            c.name,
+            frozenset(ALL_WEEKDAYS.index(d) for d in c.closed_weekdays),
+            frozenset(c.closed),
+            frozenset(c.open),
+            c.timezone,
+        )
+        sched = CalendarSchedule(sched, cal, parse_day_rule(spec.day_rule or "open"))
+    at = datetime.combine(start, time(0), tz).astimezone(UTC) - timedelta(seconds=1)
+    out: set[Run] = set()
+    for _ in range(5000):
+        try:
+            at = sched.next_after(at)
+        except Exception:  # no further fire (a listed calendar ends)
+            break
+        local = at.astimezone(tz)
+        if local.date() > end:
+            break
+        out.add((local.date(), local.strftime("%H:%M")))
+    return out
+
+
+def _net_runs(
+    model: ImportModel, net: JobNet, start: date, end: date, seen: frozenset[str] = frozenset()
+) -> dict[str, set[Run]]:
+    """Schedule name → its runs; an ``after`` schedule runs when the job-nets it names do."""
+    out: dict[str, set[Run]] = {}
+    nets = {n.name: n for n in model.jobnets}
+    for spec in net.schedules:
+        if spec.cron is not None:
+            out[spec.name] = imported_runs(model, spec, start, end)
+            continue
+        runs: set[Run] = set()
+        for pred in spec.after:
+            if pred in nets and pred not in seen:
+                for r in _net_runs(model, nets[pred], start, end, seen | {net.name}).values():
+                    runs |= r
+        out[spec.name] = runs
+    return out
+
+
+def _source_runs(model: ImportModel, net: JobNet, job: Job, start: date, end: date) -> set[Run]:
+    if model.product == "jp1":
+        return _jp1_net_runs(model, net, start, end)
+    folder = _ctm_union(model, net.rules, start, end) if net.rules else None
+    own = _ctm_union(model, job.rules, start, end) if job.rules else None
+    if folder is None:
+        return own or set()
+    if own is None:
+        return folder
+    days = {d for d, _ in own}  # a SMART folder's job: its own days within the folder's
+    return {r for r in folder if r[0] in days}
+
+
+def _ctm_union(model: ImportModel, whens: list[Any], start: date, end: date) -> set[Run]:
+    out: set[Run] = set()
+    for when in whens:
+        out |= set(ctm_runs(when, model.rule_calendars, model.calendars, start, end))
+    return out
+
+
+def _jp1_net_runs(model: ImportModel, net: JobNet, start: date, end: date) -> set[Run]:
+    cal = model.calendars.get(net.rule_calendar or "")
+    out: set[Run] = set()
+    for rule in net.rules:
+        out |= set(jp1_runs(rule, cal, start, end))
+    other = next((n for n in model.jobnets if n.name == net.exclusive_of), None)
+    if other is not None and other is not net:
+        taken = {d for d, _ in _jp1_net_runs(model, other, start, end)}
+        out = {r for r in out if r[0] not in taken}
+    return out
+
+
+def _reasons(model: ImportModel, net: JobNet, job: Job) -> list[str]:
+    out = []
+    for u in model.unmapped:
+        if u.kind not in ("schedule", "calendar", "dependency"):
+            continue
+        if u.kind == "dependency" and "after" not in u.reason and "schedule" not in u.reason:
+            continue
+        if u.source.startswith((net.source, job.source)) or job.path in u.reason:
+            out.append(f"{u.source}: {u.reason}")
+    return out
+
+
+def forecast(model: ImportModel, start: date, days: int) -> list[dict[str, Any]]:
+    """Per source job: its runs under both rules from ``start`` for ``days`` days."""
+    end = start + timedelta(days=days - 1)
+    out: list[dict[str, Any]] = []
+    for net in model.jobnets:
+        by_schedule = _net_runs(model, net, start, end)
+        rescue = {p for chain in net.recovery.values() for p in chain}
+        for job in net.jobs.values():
+            if job.path in rescue:
+                continue  # runs only when a job fails
+            names = job.ordered_by if job.ordered_by is not None else tuple(by_schedule)
+            imported = set().union(*(by_schedule.get(n, set()) for n in names))
+            entry: dict[str, Any] = {"job": job.path, "jobNet": net.name}
+            try:
+                source = _source_runs(model, net, job, start, end)
+            except NotEvaluated as exc:
+                entry.update(source=None, imported=[_fmt(r) for r in sorted(imported)])
+                entry.update(equal=False, reasons=[f"source rule not evaluated: {exc}"])
+                out.append(entry)
+                continue
+            only_s, only_i = sorted(source - imported), sorted(imported - source)
+            entry.update(
+                source=[_fmt(r) for r in sorted(source)],
+                imported=[_fmt(r) for r in sorted(imported)],
+                onlySource=[_fmt(r) for r in only_s],
+                onlyImported=[_fmt(r) for r in only_i],
+                equal=not only_s and not only_i,
+            )
+            if only_s or only_i:
+                entry["reasons"] = _reasons(model, net, job) or [
+                    "no report entry explains it: please report this with the export"
+                ]
+            out.append(entry)
+    return out
+
+
+def render_forecast(rows: list[dict[str, Any]], start: date, days: int) -> str:
+    lines = [f"forecast from {start.isoformat()} for {days} days (source rules vs imported):"]
+    for r in rows:
+        n_i = len(r["imported"])
+        if r["source"] is None:
+            lines.append(f"  {r['job']}: source not evaluated, {n_i} imported runs")
+        elif r["equal"]:
+            lines.append(f"  {r['job']}: {len(r['source'])} runs, the same")
+        else:
+            lines.append(f"  {r['job']}: {len(r['source'])} source runs, {n_i} imported runs")
+            for key, label in (
+                ("onlySource", "only in the source"),
+                ("onlyImported", "only imported"),
+            ):
+                if r[key]:
+                    shown = ", ".join(r[key][:6]) + (" …" if len(r[key]) > 6 else "")
+                    lines.append(f"    {label} ({len(r[key])}): {shown}")
+        for reason in r.get("reasons", []):
+            lines.append(f"    because {reason}")
+    same = sum(1 for r in rows if r["equal"])
+    lines.append(f"{same} of {len(rows)} jobs run on the same days and times")
+    return "\n".join(lines) + "\n"
