@@ -100,6 +100,8 @@ CASES: list[tuple[str, list[str], dict[str, str], int, str]] = [
         "https://",
     ),
     ("AWS_REGION unknown", ["drift", "web"], {"AWS_REGION": "mars-1"}, 2, "mars-1"),
+    ("command typo", ["hael", "web"], {}, 2, "No such command 'hael'. (Possible commands: heal)"),
+    ("subcommand typo", ["job", "rnu"], {}, 2, "No such command 'rnu'. (Possible commands: run)"),
 ]
 
 

@@ -203,3 +203,17 @@ def test_job_run_output_json_after_the_command(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert result["status"] == "SUCCEEDED"
     assert result["output"] == "hi"
+
+
+def test_docs_cli_lists_every_global_option() -> None:
+    """docs/cli.md's global options table and synopsis name every option of the root."""
+    from cfnops.cli.main import app
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    table = [line for line in docs.splitlines() if line.startswith("| `-")]
+    synopsis = docs.split("```", 2)[1]
+    for param in typer.main.get_command(app).params:
+        long = next(o for o in param.opts if o.startswith("--"))
+        shown = "-v" if long == "--verbose" else long
+        assert any(f"`{shown}`" in row.split("|")[1] for row in table), long
+        assert long == "--version" or shown in synopsis, long

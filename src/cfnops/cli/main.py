@@ -235,6 +235,9 @@ def run(argv: list[str] | None = None) -> int:
     except typer.Abort:
         return _exit(130, argv)
     except ClickException as exc:
+        from cfnops.cli._suggest import suggest_command
+
+        suggest_command(exc)
         exc.show()
         return _exit(ExitCode.USAGE, argv)
     except ModuleNotFoundError as exc:
