@@ -295,3 +295,77 @@ def test_classic_health_check_replaces_only_when_added() -> None:
     assert prop is not None and prop.decided_by == "documented condition"
     added = diff_templates(_classic_lb(None), _classic_lb(check)).resource("Lb")
     assert added is not None and added.impact is Impact.MAY_REPLACE
+
+
+@pytest.mark.parametrize(
+    ("policy", "impact"),
+    [
+        pytest.param(None, Impact.WILL_UPDATE, id="no-policy"),
+        pytest.param({"AutoScalingScheduledAction": {}}, Impact.WILL_UPDATE, id="other-policy"),
+        pytest.param({"AutoScalingRollingUpdate": {}}, Impact.WILL_UPDATE, id="rolling"),
+        pytest.param(
+            {"AutoScalingReplacingUpdate": {"WillReplace": True}},
+            Impact.WILL_REPLACE,
+            id="will-replace",
+        ),
+        pytest.param(
+            {"AutoScalingReplacingUpdate": {"WillReplace": {"Fn::If": ["Blue", True, False]}}},
+            Impact.MAY_REPLACE,
+            id="will-replace-by-condition",
+        ),
+    ],
+)
+def test_asg_subnets_update_in_place_unless_a_replacing_update_says_so(
+    policy: dict[str, Any] | None, impact: Impact
+) -> None:
+    # the group's reference: VPCZoneIdentifier "Update requires: Some interruptions";
+    # the registry schema's conditionally create-only is not what AWS does
+    old, new = _asg(policy, "1"), _asg(policy, "1")
+    old["Resources"]["Web"]["Properties"]["VPCZoneIdentifier"] = ["subnet-1"]
+    new["Resources"]["Web"]["Properties"]["VPCZoneIdentifier"] = ["subnet-1", "subnet-2"]
+    result = diff_templates(old, new)
+    web = result.resource("Web")
+    assert web is not None and web.impact is impact
+    if impact is Impact.WILL_UPDATE and policy is None:
+        prop = web.property("VPCZoneIdentifier")
+        assert prop is not None and prop.decided_by == "documented update behaviour"
+        assert result.resource("ScaleOut") is None
+
+
+def _fleet(overrides: Any, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    config = {
+        "IamFleetRole": "arn:aws:iam::123456789012:role/fleet",
+        "TargetCapacity": 2,
+        "LaunchTemplateConfigs": [
+            {
+                "LaunchTemplateSpecification": {"LaunchTemplateId": "lt-1", "Version": "1"},
+                "Overrides": overrides,
+            }
+        ],
+    }
+    return {
+        "Parameters": {"Arch": {"Type": "String", "Default": "x86"}},
+        "Conditions": {"Arm": {"Fn::Equals": [{"Ref": "Arch"}, "arm"]}},
+        "Resources": {
+            "Fleet": {
+                "Type": "AWS::EC2::SpotFleet",
+                "Properties": {"SpotFleetRequestConfigData": config},
+            }
+        },
+    }
+
+
+def test_spot_fleet_launch_template_overrides_follow_the_documentation() -> None:
+    # aws-resource-ec2-spotfleet.html, LaunchTemplateConfigs: "Update requires: Replacement";
+    # the registry schema leaves the path out of createOnlyProperties
+    old = _fleet([{"InstanceType": "m5.large"}])
+    res = diff_templates(old, _fleet([{"InstanceType": "m6g.large"}])).resource("Fleet")
+    assert res is not None and res.impact is Impact.WILL_REPLACE
+    prop = res.property("SpotFleetRequestConfigData")
+    assert prop is not None and prop.decided_by == "resource specification"
+    # the old value back under the parameter's default: the deploy decides
+    chosen = {"Fn::If": ["Arm", [{"InstanceType": "m6g.large"}], [{"InstanceType": "m5.large"}]]}
+    res = diff_templates(old, _fleet(chosen)).resource("Fleet")
+    assert res is not None and res.impact is Impact.MAY_REPLACE
+    prop = res.property("SpotFleetRequestConfigData")
+    assert prop is not None and "equal for condition Arm false" in prop.reason

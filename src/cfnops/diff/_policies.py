@@ -10,7 +10,8 @@ AWS docs, "UpdatePolicy attribute"
   itself is replaced; with ``AutoScalingRollingUpdate`` (or ``WillReplace:
   false``) only its instances are, and the group is updated in place. Without
   any UpdatePolicy the registry schema's answer (conditionally create-only,
-  MAY_REPLACE) stands.
+  MAY_REPLACE) stands for the launch settings; ``VPCZoneIdentifier`` is then
+  updated in place (its reference: "Update requires: Some interruptions").
 * ``AWS::ElastiCache::ReplicationGroup``: ``UseOnlineResharding: true`` updates
   ``NumNodeGroups`` / ``NodeGroupConfiguration`` without interruption; when it
   is false or absent, changing them replaces the replication group.
@@ -74,9 +75,23 @@ def _policy(resource: Any) -> Mapping[str, Any] | None:
     return policy if isinstance(policy, Mapping) else None
 
 
+# The group's reference: VPCZoneIdentifier "Update requires: Some interruptions"
+# (aws-resource-autoscaling-autoscalinggroup.html); the UpdatePolicy page: only
+# AutoScalingReplacingUpdate WillReplace true replaces the group when it changes. The
+# registry schema lists it as conditionally create-only: the documentation decides.
+_SUBNETS_IN_PLACE = {
+    "VPCZoneIdentifier": Override(
+        Impact.WILL_UPDATE,
+        "no AutoScalingReplacingUpdate WillReplace: new subnets update the group in place "
+        "(VPCZoneIdentifier: Update requires Some interruptions)",
+        "documented update behaviour",
+    )
+}
+
+
 def _asg(policy: Mapping[str, Any] | None) -> dict[str, Override]:
     if policy is None:
-        return {}
+        return dict(_SUBNETS_IN_PLACE)
     replacing = policy.get("AutoScalingReplacingUpdate")
     flag = replacing.get("WillReplace") if isinstance(replacing, Mapping) else None
     will_replace = _truthy(flag)
@@ -105,7 +120,7 @@ def _asg(policy: Mapping[str, Any] | None) -> dict[str, Override]:
             "the group is updated in place",
         )
     else:
-        return {}
+        return dict(_SUBNETS_IN_PLACE)
     return dict.fromkeys(_ASG_TRIGGERS, override)
 
 
