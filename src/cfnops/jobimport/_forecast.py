@@ -11,6 +11,7 @@ calendar entries of that job or job-net; one without such an entry says so.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -107,14 +108,24 @@ def _jp1_net_runs(model: ImportModel, net: JobNet, start: date, end: date) -> se
     return out
 
 
+_LINE = re.compile(r"^line \d+ \((.*)\)$")
+
+
+def _place(source: str) -> str:
+    """A report source without its line number (JP1 ``line N (UNIT/PATH)``)."""
+    m = _LINE.match(source)
+    return m.group(1) if m else source
+
+
 def _reasons(model: ImportModel, net: JobNet, job: Job) -> list[str]:
     out = []
+    mine = (_place(net.source), _place(job.source))
     for u in model.unmapped:
         if u.kind not in ("schedule", "calendar", "dependency"):
             continue
         if u.kind == "dependency" and "after" not in u.reason and "schedule" not in u.reason:
             continue
-        if u.source.startswith((net.source, job.source)) or job.path in u.reason:
+        if _place(u.source).startswith(mine) or job.path in u.reason:
             out.append(f"{u.source}: {u.reason}")
     return out
 

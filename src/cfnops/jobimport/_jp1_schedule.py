@@ -142,6 +142,18 @@ class ScheduleRules:
                     (),
                     where,
                 )
+            if mark == "" and day == "b" and back and monthly:  # DD days before the last
+
+                def before_last(d: date, back: int = int(back)) -> bool:
+                    return (d + timedelta(days=back + 1)).day == 1
+
+                return self._listed(net, name, before_last, hhmm, where, calendar, day_rule)
+            if mark == "" and day != "b" and month and not year and not cy:  # every year
+
+                def on_day(d: date, mm: int = int(month), dd: int = int(day)) -> bool:
+                    return (d.month, d.day) == (mm, dd)  # 02/29: leap years only
+
+                return self._listed(net, name, on_day, hhmm, where, calendar, day_rule)
             if mark == "" and day != "b" and (unit_ in ("d", "w", "y", "m") or not cy):
                 start = date(int(year or self.today.year), int(month or self.today.month), int(day))
                 if unit_ == "d" and every == "1" and start <= self.today:
@@ -187,7 +199,7 @@ class ScheduleRules:
                     return (d + timedelta(days=7)).month != d.month
                 return (d.day - 1) // 7 + 1 == int(which)
 
-            return self._listed(net, name, fires, hhmm, where)
+            return self._listed(net, name, fires, hhmm, where, calendar, day_rule)
         self.model.note("schedule", where, f"sd={sd}: start day form not mapped; no schedule made")
         return None
 
