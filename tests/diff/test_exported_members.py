@@ -25,6 +25,8 @@ def test_diff_exports() -> None:
             "load_assembly",
             "sam_annotations",
             "sam_origins",
+            "sam_untransformed",
+            "SamTransformError",
             "template_lines",
             "to_sarif",
             "transform_sam",

@@ -52,12 +52,35 @@ def test_origins_cover_generated_and_implicit_resources() -> None:
     assert origins["ServerlessHttpApi"][1].startswith("implicit API")
 
 
-def test_invalid_sam_template_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_template_the_translator_rejects_is_diffed_untransformed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    # no code at all: the translator says "Only one of 'InlineCode' or 'CodeUri' can be set."
+    text = OLD.read_text().replace("CodeUri: src/orders/", "MemorySize: 256")
+    bad.write_text(text, encoding="utf-8")
+    assert run(["diff", str(OLD), str(bad), "-o", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "warning:" in captured.err and "Only one of 'InlineCode' or 'CodeUri'" in captured.err
+    doc = json.loads(captured.out)
+    assert doc["notes"][0].startswith(f"warning: {bad}: the SAM transform rejected the template")
+    orders = doc["resources"]["Orders"]
+    assert orders["type"] == "AWS::Serverless::Function"  # as written, not transformed
+    assert orders["impact"] == "MAY_REPLACE"
+    assert "resources it generates" in orders["reason"]
+    assert set(doc["resources"]) == {"Orders"}  # the table did not change
+    assert run(["diff", str(OLD), str(bad), "--fail-on", "replace"]) == 1
+    text_out = capsys.readouterr().out
+    assert "note: warning:" in " ".join(text_out.split())
+
+
+def test_a_rejected_template_without_changed_sam_resources_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         "Transform: AWS::Serverless-2016-10-31\nResources:\n  F:\n"
         "    Type: AWS::Serverless::Function\n    Properties: {Handler: a.b}\n"
     )
-    assert run(["diff", str(OLD), str(bad)]) == 2
-    err = capsys.readouterr().err
-    assert "the SAM transform rejected the template" in err and str(bad) in err
+    assert run(["diff", str(bad), str(bad), "--fail-on", "any"]) == 0
+    assert "the SAM transform rejected the template" in capsys.readouterr().err

@@ -36,27 +36,35 @@ def diff_pair(
     old_source: str = "OLD",
 ) -> FileDiff:
     """Diff two parsed templates; SAM templates are transformed first and the report
-    names each generated resource's SAM resource."""
+    names each generated resource's SAM resource. When the translator rejects one,
+    both are compared as written and its error is the diff's first note (a warning)."""
     from cfnops.diff import (
+        SamTransformError,
         diff_templates,
         is_sam,
         parameter_values,
         sam_annotations,
         sam_origins,
+        sam_untransformed,
         transform_sam,
     )
 
     owners: dict[str, tuple[str, str]] = {}
+    rejected: str | None = None
     if is_sam(old) or is_sam(new):
-        old_sam, new_sam = old, new
-        if is_sam(old):
-            old = transform_sam(old, old_source, region)
-            owners.update(sam_origins(old_sam, old))
-        if is_sam(new):
-            new = transform_sam(new, path, region)
-            owners.update(sam_origins(new_sam, new))
+        try:
+            old_t = transform_sam(old, old_source, region) if is_sam(old) else old
+            new_t = transform_sam(new, path, region) if is_sam(new) else new
+        except SamTransformError as exc:  # diff as written: the change still shows
+            rejected = exc.message
+        else:
+            owners.update(sam_origins(old, old_t) if is_sam(old) else {})
+            owners.update(sam_origins(new, new_t) if is_sam(new) else {})
+            old, new = old_t, new_t
     values = parameter_values(old, new, given) if given else ()
     result = diff_templates(old, new, region=region, parameter_values=values)
+    if rejected is not None:
+        return FileDiff(path, sam_untransformed(result, rejected))
     return FileDiff(path, sam_annotations(result, owners), owners)
 
 

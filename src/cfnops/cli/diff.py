@@ -315,6 +315,10 @@ def _render(st: CliState, fmt: str, found: list[Any], *, title: str) -> None:
     from cfnops.cli._diff_sources import sarif_for, several_json
     from cfnops.diff import render_markdown, render_text, to_json
 
+    for item in found:  # a warning (the SAM transform rejected a template) also on stderr
+        for note in item.diff.notes:
+            if note.startswith("warning: "):
+                typer.echo(f"cfnops diff: {note}", err=True)
     if fmt == "sarif":
         st.emit_json(sarif_for(found))
     elif fmt == "json":

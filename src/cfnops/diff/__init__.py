@@ -42,8 +42,19 @@ from cfnops.diff._params import parameter_values
 from cfnops.diff._render_json import to_json
 from cfnops.diff._render_markdown import render_markdown
 from cfnops.diff._render_text import render_text
-from cfnops.diff._sam import is_sam, sam_annotations, sam_origins, transform_sam
-from cfnops.diff.errors import ChangeSetError, StackTemplateError, TemplateLoadError
+from cfnops.diff._sam import (
+    is_sam,
+    sam_annotations,
+    sam_origins,
+    sam_untransformed,
+    transform_sam,
+)
+from cfnops.diff.errors import (
+    ChangeSetError,
+    SamTransformError,
+    StackTemplateError,
+    TemplateLoadError,
+)
 
 if TYPE_CHECKING:  # loaded on first use: a plain two-template diff never needs them
     from cfnops.diff._assembly import (
@@ -101,6 +112,7 @@ __all__ = [
     "ParameterValue",
     "PropertyDiff",
     "ResourceDiff",
+    "SamTransformError",
     "SarifTarget",
     "StackChange",
     "StackDiff",
@@ -127,6 +139,7 @@ __all__ = [
     "render_text",
     "sam_annotations",
     "sam_origins",
+    "sam_untransformed",
     "template_lines",
     "to_json",
     "to_sarif",

@@ -9,6 +9,18 @@ from cfnops.templates.errors import TemplateError
 TemplateLoadError = TemplateError
 
 
+class SamTransformError(TemplateLoadError):
+    """The SAM translator rejected a template (the diff can still compare it untransformed)."""
+
+    def __init__(self, source: str, causes: str) -> None:
+        self.causes = causes
+        super().__init__(
+            source,
+            f"the SAM transform rejected the template: {causes}",
+            hint="`sam validate` shows the same errors",
+        )
+
+
 class DiffError(CfnopsError):
     """Root of the errors ``cfnops.diff`` defines (template loading is ``cfnops.templates``)."""
 
