@@ -47,15 +47,17 @@ if [ "$mode" = "diff" ] || [ "$mode" = "both" ]; then
 fi
 
 if [ "$mode" = "guard" ] || [ "$mode" = "both" ]; then
+  exercise=()
+  if [ "${INPUT_GUARD_EXERCISE:-false}" = "true" ]; then exercise=(--exercise); fi
   i=0
   for t in "${templates[@]}"; do
     i=$((i + 1))
-    cfnops guard "$t" -o sarif > "$out/sarif/guard-$i.sarif" 2>>"$out/guard.log"
+    cfnops guard "$t" "${exercise[@]}" -o sarif > "$out/sarif/guard-$i.sarif" 2>>"$out/guard.log"
     code=$?
     if [ "$code" -eq 2 ]; then rm -f "$out/sarif/guard-$i.sarif"; continue; fi  # not a template
     worst $code
     if [ "$code" -ne 0 ]; then
-      { echo; echo "### cfnops guard: $t"; echo; echo '```'; cfnops guard "$t" 2>&1; echo '```'; } >> "$report"
+      { echo; echo "### cfnops guard: $t"; echo; echo '```'; cfnops guard "$t" "${exercise[@]}" 2>&1; echo '```'; } >> "$report"
     fi
   done
 fi

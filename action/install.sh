@@ -3,7 +3,10 @@
 set -euo pipefail
 case "${CFNOPS_INSTALL:-action}" in
   none) command -v cfnops >/dev/null || { echo "install: none, and no cfnops on PATH" >&2; exit 2; } ;;
-  action) python -m pip install --quiet "${GITHUB_ACTION_PATH:?}[sam]" ;;
+  action)
+    extras=sam
+    if [ "${INPUT_GUARD_EXERCISE:-false}" = "true" ]; then extras=sam,sandbox; fi
+    python -m pip install --quiet "${GITHUB_ACTION_PATH:?}[$extras]" ;;
   *) python -m pip install --quiet "$CFNOPS_INSTALL" ;;
 esac
 cfnops --version

@@ -7,6 +7,9 @@ import cfnops.guard
 
 def test_exported_members() -> None:
     assert sorted(cfnops.guard.__all__) == [
+        "EXERCISE_RULES",
+        "ExerciseStep",
+        "Exercised",
         "Finding",
         "GuardInputError",
         "GuardReport",
@@ -17,6 +20,7 @@ def test_exported_members() -> None:
         "Severity",
         "check_template",
         "diff_annotations",
+        "exercise",
         "findings_by_resource",
         "render_text",
         "replacement_reasons",
@@ -30,9 +34,10 @@ def test_exported_members() -> None:
 def test_rule_ids_are_unique_and_documented() -> None:
     from pathlib import Path
 
-    ids = [rule.id for rule in cfnops.guard.RULES]
+    every = cfnops.guard.RULES + cfnops.guard.EXERCISE_RULES
+    ids = [rule.id for rule in every]
     assert len(ids) == len(set(ids))
     doc = (Path(__file__).resolve().parents[2] / "docs" / "guard.md").read_text()
-    for rule in cfnops.guard.RULES:
+    for rule in every:
         assert rule.id in doc
         assert rule.name in doc

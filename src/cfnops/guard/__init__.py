@@ -14,13 +14,27 @@ from cfnops.guard._engine import (
     findings_by_resource,
     replacement_reasons,
 )
-from cfnops.guard._model import Finding, GuardReport, NotChecked, Note, RuleInfo, Severity
+from cfnops.guard._exercise import exercise
+from cfnops.guard._exercise_rules import EXERCISE_RULES
+from cfnops.guard._model import (
+    Exercised,
+    ExerciseStep,
+    Finding,
+    GuardReport,
+    NotChecked,
+    Note,
+    RuleInfo,
+    Severity,
+)
 from cfnops.guard._render import render_text, to_json, to_sarif
 from cfnops.guard.errors import GuardInputError
 from cfnops.guard.rules import RULES
 
 __all__ = [
+    "EXERCISE_RULES",
     "RULES",
+    "ExerciseStep",
+    "Exercised",
     "Finding",
     "GuardInputError",
     "GuardReport",
@@ -30,6 +44,7 @@ __all__ = [
     "Severity",
     "check_template",
     "diff_annotations",
+    "exercise",
     "findings_by_resource",
     "render_text",
     "replacement_reasons",

@@ -79,13 +79,60 @@ class NotChecked:
 
 
 @dataclass(frozen=True)
+class ExerciseStep:
+    """One request ``--exercise`` sent to a handler, and what the handler did."""
+
+    event: str  # "Create", "Update (properties unchanged)", ...
+    status: str  # the answer's Status (SUCCESS / FAILED), "" when it sent none
+    physical_id: str  # the answer's PhysicalResourceId ("" when it sent none)
+    detail: str = ""  # the answer's Reason, or how the run ended without one
+    changes: tuple[str, ...] = ()  # the changing AWS operations it called
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "event": self.event,
+            "status": self.status or None,
+            "physicalResourceId": self.physical_id or None,
+            "detail": self.detail,
+            "changes": list(self.changes),
+        }
+
+
+@dataclass(frozen=True)
+class Exercised:
+    """A custom resource's handler run with generated requests (``--exercise``).
+
+    ``exercised`` is False when it could not be run (``reason`` says why); ``note``
+    states an assumption of the run (a Python 2 handler run as its translation).
+    """
+
+    resource: str
+    handler: str
+    exercised: bool
+    reason: str = ""
+    steps: tuple[ExerciseStep, ...] = ()
+    note: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "resource": self.resource,
+            "handler": self.handler,
+            "exercised": self.exercised,
+            "reason": self.reason or None,
+            "note": self.note or None,
+            "steps": [step.to_json() for step in self.steps],
+        }
+
+
+@dataclass(frozen=True)
 class GuardReport:
     """Everything ``check_template`` found for one template.
 
     ``not_checked`` lists the custom resources whose handler was not analysed
     (a clean report says nothing about them), and those analysed only in part
     (``partial``: an unresolvable handler name, an entry not found); each also
-    has a note.
+    has a note. ``exercised`` (``--exercise``) holds the runs of the handlers; the
+    findings of those runs (EX rules) are among ``findings``.
     """
 
     template: str
@@ -93,6 +140,7 @@ class GuardReport:
     findings: tuple[Finding, ...]
     notes: tuple[Note, ...]
     not_checked: tuple[NotChecked, ...] = ()
+    exercised: tuple[Exercised, ...] = ()  # with --exercise: each custom resource's run
 
     @property
     def not_analysed(self) -> tuple[NotChecked, ...]:

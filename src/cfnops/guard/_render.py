@@ -10,7 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from cfnops._version import __version__
-from cfnops.guard._model import GuardReport, Severity
+from cfnops.guard._exercise_rules import EXERCISE_RULES
+from cfnops.guard._model import Exercised, GuardReport, Severity
 from cfnops.guard.rules import RULES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -18,11 +19,15 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 def to_json(report: GuardReport) -> dict[str, Any]:
     """``{"findings": [{"rule", "severity", "resource", "file", "line", "message", "fix"}],
-    "notChecked": [{"resource", "handler", "reason"}]}``."""
-    return {
+    "notChecked": [{"resource", "handler", "reason"}]}``, and with ``--exercise``
+    ``"exercised": [{"resource", "handler", "exercised", "reason", "note", "steps"}]``."""
+    out: dict[str, Any] = {
         "findings": [finding.to_json() for finding in report.findings],
         "notChecked": [item.to_json() for item in report.not_checked],
     }
+    if report.exercised:
+        out["exercised"] = [run.to_json() for run in report.exercised]
+    return out
 
 
 def _uri(file: str) -> str:
@@ -32,7 +37,8 @@ def _uri(file: str) -> str:
 
 def to_sarif(report: GuardReport) -> dict[str, Any]:
     """A SARIF 2.1.0 log with one run, the rules' metadata and one result per finding."""
-    index = {rule.id: i for i, rule in enumerate(RULES)}
+    known = RULES + EXERCISE_RULES if report.exercised else RULES
+    index = {rule.id: i for i, rule in enumerate(known)}
     rules = [
         {
             "id": rule.id,
@@ -41,7 +47,7 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
             "helpUri": rule.help_uri,
             "defaultConfiguration": {"level": rule.severity.value},
         }
-        for rule in RULES
+        for rule in known
     ]
     results = [
         {
@@ -70,6 +76,16 @@ def to_sarif(report: GuardReport) -> dict[str, Any]:
             "properties": item.to_json(),
         }
         for item in report.not_checked
+    ]
+    notifications += [
+        {
+            "level": "warning",
+            "descriptor": {"id": "not-exercised"},
+            "message": {"text": f"{run.resource}: not exercised: {run.reason}"},
+            "properties": run.to_json(),
+        }
+        for run in report.exercised
+        if not run.exercised
     ]
     covered = {(item.resource, item.reason) for item in report.not_checked}
     notifications += [
@@ -128,6 +144,32 @@ def render_text(report: GuardReport, console: Console) -> None:
         for note in report.notes:
             table.add_row(note.resource, note.message)
         console.print(table)
+    if report.exercised:
+        _render_exercise(report.exercised, console)
     errors = sum(f.severity is Severity.ERROR for f in report.findings)
     if report.findings:
         console.print(f"{errors} error(s), {len(report.findings) - errors} warning(s){tail}.")
+
+
+def _render_exercise(runs: tuple[Exercised, ...], console: Console) -> None:
+    """One table per exercised handler: each request and the id it answered."""
+    for run in runs:
+        head = f"exercised {run.resource} (function {run.handler or '?'})"
+        if not run.exercised:
+            console.print(f"{head}: not exercised: {run.reason}", markup=False, soft_wrap=True)
+            continue
+        if run.note:
+            head += f" - {run.note}"
+        table = Table(title=head, show_edge=False, title_justify="left")
+        table.add_column("request")
+        table.add_column("answer")
+        table.add_column("PhysicalResourceId", overflow="fold")
+        table.add_column("changing AWS calls", overflow="fold")
+        for step in run.steps:
+            table.add_row(
+                escape(step.event),
+                escape(step.status or "none: " + step.detail),
+                escape(step.physical_id),
+                escape(", ".join(step.changes)),
+            )
+        console.print(table)
