@@ -5,13 +5,22 @@ through every ``import`` of cfnops's own modules, function-level ones included (
 import runs at invocation), so the package holds exactly the cfnops modules they can
 reach, with their package data: no console web stack, no sandbox, no CLI. A module
 that imports by name (``importlib.import_module``: a package's lazy ``__getattr__``
-table) brings its whole package. Third-party
-code is every distribution those modules import, with the distributions it requires
-(from the installed metadata, extras left out). Files are copied from the installed
-distributions' RECORDs, so the package matches this environment (build it on Linux
-x86_64 / arm64 for the matching Lambda architecture).
+table) brings its whole package.
 
-    python scripts/build_lambda.py --out dist/lambda.zip      # prints size and contents
+Third-party code is every distribution those modules import, with what it requires
+*on the target* (markers evaluated for the runtime's Python and architecture, extras
+such as DBOS's ``sqlalchemy[asyncio]`` and ``psycopg[binary]`` followed), at the version
+installed here. Pure-Python distributions are copied from this environment; any with
+compiled code is downloaded as the wheel built for the runtime (``pip download
+--only-binary=:all: --platform manylinux…_<arch> --python-version 3.X``, as AWS
+recommends: https://repost.aws/knowledge-center/lambda-python-package-compatible).
+Every compiled module in the finished zip is then checked: its CPython ABI tag and its
+ELF machine must match the runtime, or the build fails.
+
+The runtime and architecture come from the templates (``Runtime:``, ``Architectures:``);
+``--runtime``/``--arch`` that disagree with them are refused (exit 2).
+
+    python scripts/build_lambda.py --runtime python3.13 --out dist/lambda.zip
 """
 
 from __future__ import annotations
@@ -20,10 +29,16 @@ import argparse
 import ast
 import importlib.metadata as md
 import re
+import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -100,69 +115,237 @@ def closure(roots: list[str]) -> tuple[set[str], set[str]]:
     return seen, third
 
 
-def distributions(top_levels: set[str]) -> set[str]:
+class BuildError(Exception):
+    """What is wrong and what to do; main() prints it and exits 2."""
+
+
+_RUNTIME = re.compile(r"^\s*Runtime:\s*['\"]?(python3\.\d+)", re.M)
+_ARCH = re.compile(r"^\s*Architectures:\s*(?:\[\s*(\w+)|\n\s*-\s*(\w+))", re.M)
+_MACHINE = {"x86_64": 0x3E, "arm64": 0xB7}  # ELF e_machine
+_PIP_ARCH = {"x86_64": "x86_64", "arm64": "aarch64"}
+
+
+def declared(deploy: Path) -> tuple[str, str]:
+    """The one (runtime, architecture) every template in ``deploy`` declares."""
+    runtimes: dict[str, list[str]] = {}
+    arches: dict[str, list[str]] = {}
+    for template in sorted(deploy.glob("*.yaml")):
+        text = template.read_text(encoding="utf-8")
+        for found in _RUNTIME.findall(text):
+            runtimes.setdefault(found, []).append(template.name)
+        for pair in _ARCH.findall(text):
+            arches.setdefault(next(a for a in pair if a), []).append(template.name)
+        if _RUNTIME.search(text) and not _ARCH.search(text):
+            arches.setdefault("x86_64", []).append(template.name)  # Lambda's default
+    if len(runtimes) != 1 or len(arches) != 1:
+        raise BuildError(
+            f"{deploy}: the templates declare runtimes {runtimes} and architectures {arches}; "
+            "make them declare one Runtime and one architecture so one package fits them all"
+        )
+    return next(iter(runtimes)), next(iter(arches))
+
+
+@dataclass(frozen=True)
+class Target:
+    runtime: str  # python3.13
+    arch: str  # x86_64 | arm64
+
+    @property
+    def version(self) -> str:
+        return self.runtime.removeprefix("python")
+
+    @property
+    def abi(self) -> str:
+        return "cp" + self.version.replace(".", "")
+
+    def environment(self, extra: str = "") -> dict[str, str]:
+        """Marker values on the Lambda runtime (Amazon Linux, CPython)."""
+        return {
+            "python_version": self.version,
+            "python_full_version": self.version + ".0",
+            "platform_machine": _PIP_ARCH[self.arch],
+            "sys_platform": "linux",
+            "platform_system": "Linux",
+            "os_name": "posix",
+            "implementation_name": "cpython",
+            "platform_python_implementation": "CPython",
+            "extra": extra,
+        }
+
+
+def distributions(top_levels: set[str], target: Target) -> dict[str, str]:
+    """{distribution: installed version} the modules need on ``target``, extras followed."""
     owners = md.packages_distributions()
-    todo = [d for top in top_levels for d in owners.get(top, [])]
-    found: set[str] = set()
+    todo: list[tuple[str, frozenset[str]]] = [
+        (d, frozenset()) for top in top_levels for d in owners.get(top, [])
+    ]
+    found: dict[str, str] = {}
+    done: set[tuple[str, frozenset[str]]] = set()
     while todo:
-        dist = todo.pop()
-        key = dist.lower().replace("_", "-")
-        if key in found or key == "cfnops":
+        dist, extras = todo.pop()
+        key = canonicalize_name(dist)
+        if (key, extras) in done or key == "cfnops":
             continue
+        done.add((key, extras))
         try:
-            requires = md.distribution(dist).requires or []
+            meta = md.distribution(dist)
         except md.PackageNotFoundError:
-            continue
-        found.add(key)
-        for req in requires:
-            if "extra ==" in req:
-                continue
-            todo.append(re.split(r"[ ;<>=!~\[(]", req, maxsplit=1)[0])
+            raise BuildError(
+                f"{dist} (needed on {target.runtime}) is not installed here: "
+                f"pip install '{dist}' and build again"
+            ) from None
+        found[key] = meta.version
+        for raw in meta.requires or []:
+            req = Requirement(raw)
+            wanted = ["", *sorted(extras)]
+            if req.marker is None or any(
+                req.marker.evaluate(target.environment(e)) for e in wanted
+            ):
+                todo.append((req.name, frozenset(req.extras)))
     return found
 
 
-def build(out: Path) -> dict[str, int]:
+def _compiled(dist: str) -> bool:
+    files = md.distribution(dist).files or []
+    return any(f.suffix in (".so", ".pyd") for f in files)
+
+
+def _copy_installed(zf: zipfile.ZipFile, dist: str) -> int:
+    found = md.distribution(dist)
+    size = 0
+    for file in found.files or []:
+        if file.suffix == ".pyc" or "__pycache__" in file.parts:
+            continue
+        path = Path(str(found.locate_file(file)))
+        if path.is_file() and ".." not in file.parts and not str(file).startswith("/"):
+            zf.write(path, file.as_posix())
+            size += path.stat().st_size
+    return size
+
+
+def _download(dist: str, version: str, target: Target, into: Path) -> Path:
+    arch = _PIP_ARCH[target.arch]
+    platforms = [f"manylinux2014_{arch}", f"manylinux_2_28_{arch}", f"manylinux_2_34_{arch}"]
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:"]
+    cmd += [f"--platform={p}" for p in platforms]
+    cmd += [f"--python-version={target.version}", "--implementation=cp"]
+    cmd += [f"--abi={target.abi}", "--abi=abi3", "--abi=none", "-d", str(into)]
+    got = subprocess.run([*cmd, f"{dist}=={version}"], capture_output=True, text=True)
+    stem = f"{re.sub(r'[-_.]+', '_', dist).lower()}-{version}-"
+    wheels = sorted(w for w in into.glob("*.whl") if w.name.lower().startswith(stem))
+    if got.returncode != 0 or not wheels:
+        raise BuildError(
+            f"{dist} {version}: no wheel for {target.runtime} on {target.arch} "
+            f"({got.stderr.strip().splitlines()[-1:] or 'pip found none'}); "
+            "pin a version that publishes one"
+        )
+    return wheels[0]
+
+
+def _copy_wheel(zf: zipfile.ZipFile, wheel: Path) -> int:
+    size = 0
+    with zipfile.ZipFile(wheel) as whl:
+        for info in whl.infolist():
+            top = info.filename.split("/")[0]
+            if info.is_dir() or top.endswith(".data") or ".." in info.filename.split("/"):
+                continue
+            zf.writestr(info.filename, whl.read(info))
+            size += info.file_size
+    return size
+
+
+def build(out: Path, target: Target, wheels: Path) -> dict[str, int]:
     modules, third = closure(handler_modules(ROOT / "deploy"))
+    needed = distributions(third, target)
     sizes: dict[str, int] = {}
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        packages = {m for m in modules if (_module_file(m) or Path()).name == "__init__.py"}
-        for name in sorted(modules):
-            path = _module_file(name)
-            assert path is not None
-            zf.write(path, path.relative_to(SRC).as_posix())
-            sizes["cfnops"] = sizes.get("cfnops", 0) + path.stat().st_size
-        for package in sorted(packages):  # package data (the schema table …)
-            folder = SRC.joinpath(*package.split("."))
-            for data in folder.rglob("*"):
-                inner = data.relative_to(folder).parts
-                if (
-                    data.is_file()
-                    and data.name.endswith(_DATA)
-                    and (len(inner) == 1 or inner[0] == "data")
-                ):
-                    zf.write(data, data.relative_to(SRC).as_posix())
-                    sizes["cfnops"] += data.stat().st_size
-        for dist in sorted(distributions(third)):
-            found = md.distribution(dist)
-            for file in found.files or []:
-                if file.suffix == ".pyc" or "__pycache__" in file.parts:
-                    continue
-                path = Path(str(found.locate_file(file)))
-                if path.is_file() and ".." not in file.parts and not str(file).startswith("/"):
-                    zf.write(path, file.as_posix())
-                    sizes[dist] = sizes.get(dist, 0) + path.stat().st_size
+        sizes["cfnops"] = _copy_cfnops(zf, modules)
+        for dist, version in sorted(needed.items()):
+            if _compiled(dist):
+                sizes[dist] = _copy_wheel(zf, _download(dist, version, target, wheels))
+            else:
+                sizes[dist] = _copy_installed(zf, dist)
     return sizes
 
 
-def main() -> int:
+def _copy_cfnops(zf: zipfile.ZipFile, modules: set[str]) -> int:
+    size = 0
+    packages = {m for m in modules if (_module_file(m) or Path()).name == "__init__.py"}
+    for name in sorted(modules):
+        path = _module_file(name)
+        assert path is not None
+        zf.write(path, path.relative_to(SRC).as_posix())
+        size += path.stat().st_size
+    for package in sorted(packages):  # package data (the schema table …)
+        folder = SRC.joinpath(*package.split("."))
+        for data in folder.rglob("*"):
+            inner = data.relative_to(folder).parts
+            if (
+                data.is_file()
+                and data.name.endswith(_DATA)
+                and (len(inner) == 1 or inner[0] == "data")
+            ):
+                zf.write(data, data.relative_to(SRC).as_posix())
+                size += data.stat().st_size
+    return size
+
+
+_EXT_TAG = re.compile(r"\.(cpython-(\d+)[a-z]*-([a-z0-9_]+)-linux-gnu|abi3)\.so$")
+
+
+def abi_problems(package: Path, target: Target) -> list[str]:
+    """Every compiled module of the zip that would not load on ``target``."""
+    problems = []
+    with zipfile.ZipFile(package) as zf:
+        for name in zf.namelist():
+            if not re.search(r"\.so(\.\d+)*$", name):
+                continue
+            head = zf.open(name).read(20)
+            machine = int.from_bytes(head[18:20], "little") if head[:4] == b"\x7fELF" else -1
+            if machine != _MACHINE[target.arch]:
+                problems.append(f"{name}: not an ELF object for {target.arch}")
+            tag = _EXT_TAG.search(name)
+            if tag and tag.group(2) and f"cp{tag.group(2)}" != target.abi:
+                problems.append(f"{name}: built for cp{tag.group(2)}, not {target.abi}")
+            if tag and tag.group(3) and tag.group(3) != _PIP_ARCH[target.arch]:
+                problems.append(f"{name}: built for {tag.group(3)}")
+            if name.endswith(".so") and not tag and ".libs/" not in name:
+                problems.append(f"{name}: a Python extension without an ABI tag")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "dist" / "lambda.zip")
-    args = parser.parse_args()
-    sizes = build(args.out)
+    parser.add_argument("--runtime", help="python3.X; default: what deploy/*.yaml declare")
+    parser.add_argument("--arch", choices=sorted(_MACHINE), help="default: the templates'")
+    parser.add_argument("--wheels", type=Path, help="keep downloaded wheels here (a cache)")
+    args = parser.parse_args(argv)
+    try:
+        runtime, arch = declared(ROOT / "deploy")
+        for flag, asked, wanted in (
+            ("--runtime", args.runtime, runtime),
+            ("--arch", args.arch, arch),
+        ):
+            if asked and asked != wanted:
+                raise BuildError(
+                    f"{flag} {asked}: deploy/*.yaml declare {wanted}; build with {flag} "
+                    f"{wanted}, or change the templates first so the package matches them"
+                )
+        target = Target(runtime, arch)
+        with tempfile.TemporaryDirectory() as tmp:
+            sizes = build(args.out, target, args.wheels or Path(tmp))
+        problems = abi_problems(args.out, target)
+        if problems:
+            args.out.unlink()
+            raise BuildError("compiled modules that would not load:\n  " + "\n  ".join(problems))
+    except BuildError as exc:
+        print(f"build_lambda: {exc}", file=sys.stderr)
+        return 2
     print(
-        f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB zipped, "
-        f"{sum(sizes.values()) / 1e6:.1f} MB unzipped (Lambda's limit: 250 MB unzipped)"
+        f"{args.out}: {target.runtime} {target.arch}, {args.out.stat().st_size / 1e6:.1f} MB "
+        f"zipped, {sum(sizes.values()) / 1e6:.1f} MB unzipped (Lambda's limit: 250 MB unzipped)"
     )
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<40} {size / 1e6:7.2f} MB")

@@ -87,3 +87,19 @@ def test_other_parameter_key_finds_no_group() -> None:
     plan = plan_roll(template(policy=REFRESH), "AmiId")
     assert not plan.ok
     assert "no Auto Scaling group launches" in plan.problems()[0]
+
+
+def test_template_body_yaml_decodes_through_the_shared_loader() -> None:
+    """GetTemplate returns YAML text as written: short-form tags decode without cfn-lint."""
+    from cfnops.ami._roll import decode_template_body
+
+    body = (
+        "Parameters:\n  ImageId:\n    Type: String\n"
+        "Resources:\n  Lt:\n    Type: AWS::EC2::LaunchTemplate\n"
+        "    Properties:\n      LaunchTemplateData:\n        ImageId: !Ref ImageId\n"
+    )
+    found = decode_template_body(body)
+    image = found["Resources"]["Lt"]["Properties"]["LaunchTemplateData"]["ImageId"]
+    assert image == {"Ref": "ImageId"}
+    assert decode_template_body('{"Resources": {}}') == {"Resources": {}}
+    assert decode_template_body({"Resources": {}}) == {"Resources": {}}

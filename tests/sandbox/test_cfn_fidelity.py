@@ -293,3 +293,21 @@ def test_cfnops_diff_change_set_keeps_the_existing_subscription(
     assert run(["--endpoint-url", cfnops_sandbox.endpoint_url, *argv]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert {lid: r["impact"] for lid, r in doc["resources"].items()} == {"Topic": "WILL_UPDATE"}
+
+
+def test_validate_template_without_cfn_lint_checks_syntax(
+    cfnops_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sandbox extra leaves cfn-lint out: ValidateTemplate answers as CloudFormation does."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "cfnlint" else real(name, *a)
+    )
+    cfn = cfnops_sandbox.client("cloudformation")
+    body = "Description: the app\nResources: {B: {Type: 'AWS::S3::Bucket'}}\n"
+    assert cfn.validate_template(TemplateBody=body)["Description"] == "the app"
+    with pytest.raises(ClientError) as failed:
+        cfn.validate_template(TemplateBody="Resources: [unclosed")
+    assert failed.value.response["Error"]["Code"] == "ValidationError"

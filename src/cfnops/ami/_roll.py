@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,12 +96,13 @@ def decode_template_body(body: Any) -> dict[str, Any]:
         return body
     text = str(body)
     try:
-        found = json.loads(text)
+        found: Any = json.loads(text)
     except ValueError:
-        from cfnlint.decode import decode_str
+        # YAML with short-form tags: the loader every command shares (no cfn-lint at run time)
+        from cfnops.templates import parse_template
 
-        found, _ = decode_str(text)
-    return dict(found) if isinstance(found, dict) else {}
+        found = parse_template(text, source="GetTemplate TemplateBody")
+    return dict(found) if isinstance(found, dict | Mapping) else {}
 
 
 def _target(value: Any) -> str | None:

@@ -19,11 +19,17 @@
   https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-name.html;
   ``Name`` in https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ssm-parameter.html).
   moto called PutParameter with no name (HTTP 500). An update keeps the name.
+- ``ValidateTemplate`` without cfn-lint installed (the ``sandbox`` extra leaves it out:
+  docs/packaging.md) checks the template's syntax only, as CloudFormation does ("first
+  checks if the template is valid JSON. If it isn't, … valid YAML",
+  https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_ValidateTemplate.html);
+  moto ran cfn-lint's rules and failed with ``ImportError`` (HTTP 500) without it.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 from typing import Any
 
 from cfnops.sandbox._state import current_state
@@ -177,6 +183,29 @@ def _ssm_update(original: Any) -> Any:
     return classmethod(update_from_cloudformation_json)
 
 
+def _syntax_problems(template: str) -> list[Any]:
+    """moto's response raises ValidationError with the first problem's ``message``."""
+    from types import SimpleNamespace
+
+    from cfnops.templates import TemplateError, parse_template
+
+    try:
+        parse_template(template, source="TemplateBody")
+    except TemplateError as exc:
+        return [SimpleNamespace(message=f"Template format error: {exc}")]
+    return []
+
+
+def _lint_if_installed(validate: Any) -> Any:
+    @functools.wraps(validate)
+    def validate_template(self: Any, template: str) -> list[Any]:
+        if importlib.util.find_spec("cfnlint") is None:  # moto lints with it when present
+            return _syntax_problems(template)
+        return list(validate(self, template))
+
+    return validate_template
+
+
 _installed = False
 
 
@@ -192,6 +221,7 @@ def install() -> None:
     backend._resolve_update_parameters = _resolve_update_parameters
     backend.create_stack = _wrap_create_stack(backend.create_stack)
     backend.update_stack = _wrap_update_stack(backend.update_stack)
+    backend.validate_template = _lint_if_installed(backend.validate_template)
     responses.CloudFormationResponse.call_action = _locked(
         responses.CloudFormationResponse.call_action
     )
