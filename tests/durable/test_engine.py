@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 import uuid
@@ -102,6 +103,39 @@ def test_callback_waits_durably_for_an_answer(engine: Engine, tmp_path: Path) ->
         assert store.get(run_id).status == "RUNNING"
     engine.send_callback(callback_id, {"approved": True, "by": "ops"})
     assert engine.result(run_id, timeout=30) == {"answer": {"approved": True, "by": "ops"}}
+
+
+def test_runs_show_names_a_callback_answer_and_lists_steps_as_they_started(
+    engine: Engine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cfnops.cli.main import run
+
+    log = tmp_path / "log"
+    run_id = _run_id("callback-show")
+    engine.start("test.callback", {"log": str(log)}, run_id=run_id)
+    deadline = time.monotonic() + 10
+    while not (log.exists() and log.read_text()):
+        assert time.monotonic() < deadline, "the submitter never ran"
+        time.sleep(0.05)
+    time.sleep(0.2)  # the answer arrives after the callback's timeout has started
+    engine.send_callback(log.read_text().split()[0].split("=", 1)[1], {"ok": True})
+    engine.result(run_id, timeout=30)
+    with RunStore(engine.settings) as store:
+        names = [s.name for s in store.steps(run_id)]
+    assert "DBOS.recv" not in names and "approval answer" in names, names
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", engine.settings.database_url)
+    monkeypatch.setenv("COLUMNS", "200")
+    capsys.readouterr()
+    assert run(["-o", "json", "runs", "show", run_id]) == 0
+    shown = json.loads(capsys.readouterr().out)["steps"]
+    starts = [s["started"] for s in shown]
+    assert starts == sorted(starts), shown  # as they started, not by checkpoint number
+    assert run(["runs", "show", run_id]) == 0
+    text = capsys.readouterr().out
+    assert "approval answer" in text and "DBOS" not in text
 
 
 def test_cancel_then_resume_keeps_finished_steps(engine: Engine, tmp_path: Path) -> None:

@@ -30,8 +30,9 @@ def test_a_sub_second_poll_is_recorded_due_after_its_own_pause(
     assert [s.name for s in steps] == ["poll #1", "poll #2", "poll #3"]
     # Each unfinished poll's checkpoint says when the next is due: 0.2 s after
     # the poll (it was 1 s, the SDK's minimum, before sub-second pauses).
-    envelopes: list[Any] = [s.result for s in steps]
-    for envelope in envelopes[:2]:
-        due = envelope["at"] - envelope["v"]["t"]
+    # The step's result is the poll's state (never the checkpoint's {"v": …} envelope).
+    for step in steps[:2]:
+        assert step.next_poll is not None and set(step.result) == {"t", "n"}, step.result
+        due = step.next_poll.timestamp() - step.result["t"]
         assert 0.2 <= due < 0.5
-    assert "at" not in envelopes[2]
+    assert steps[2].next_poll is None and "v" not in steps[2].result

@@ -200,3 +200,29 @@ def test_a_secret_of_the_wrong_type_is_not_echoed(tmp_path: Path) -> None:
 def test_loopback_http_webhook_is_accepted_for_local_receivers() -> None:
     s = load_settings(notify={"slack_webhook_url": "http://127.0.0.1:8080/hook"})
     assert s.notify.slack_webhook_url is not None
+
+
+def test_docs_auto_poll_profile_names_every_endpoint_source_it_honours(tmp_path: Path) -> None:
+    """docs/configuration.md's `auto` row says where the endpoint is looked for; each of
+    those places does make the profile fast (and the ignore switch turns them off)."""
+    from cfnops.config import uses_loopback_endpoint
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    (row,) = [line for line in docs.splitlines() if line.startswith("| `auto` (default)")]
+    sandbox = "http://127.0.0.1:5000"
+    aws_config = tmp_path / "config"
+    aws_config.write_text(f"[default]\nendpoint_url = {sandbox}\n")
+    sources = {
+        "--endpoint-url": ({}, {"aws": {"endpoint_url": sandbox}}),
+        "AWS_ENDPOINT_URL": ({"AWS_ENDPOINT_URL": sandbox}, {}),
+        "AWS_ENDPOINT_URL_<SERVICE>": ({"AWS_ENDPOINT_URL_SSM": sandbox}, {}),
+        "shared AWS config file": ({"AWS_CONFIG_FILE": str(aws_config)}, {}),
+    }
+    for name, (environ, kwargs) in sources.items():
+        assert name in row, name
+        settings = load_settings(**kwargs)  # type: ignore[arg-type]
+        base = {"AWS_CONFIG_FILE": str(tmp_path / "none")}
+        assert uses_loopback_endpoint(settings, {**base, **environ}), name
+    assert "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS" in row
+    ignored = {"AWS_ENDPOINT_URL": sandbox, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true"}
+    assert not uses_loopback_endpoint(load_settings(), ignored)

@@ -182,6 +182,8 @@ def show(
     with RunStore(st.runtime.database) as store:
         record = store.get(run_id)
         steps = store.steps(run_id)
+    # in the order they started (a callback's timeout starts before its answer arrives)
+    steps.sort(key=lambda s: (s.started.timestamp() if s.started else float("inf"), s.index))
     if st.output_format == "json":
         data: dict[str, Any] = redacted(record.to_json())
         data["steps"] = [

@@ -52,6 +52,7 @@ class StepRecord:
     ended: datetime | None
     result: Any = None
     error: str | None = None
+    next_poll: datetime | None = None  # a poll that asked for another: when it was due
 
     @property
     def duration_ms(self) -> float | None:
@@ -171,8 +172,25 @@ class RunRecord:
         }
 
 
+def _step_name(name: str, before: list[StepRecord]) -> str:
+    """DBOS's ``DBOS.recv`` (the engine receiving a callback's answer) named after the
+    callback whose ``NAME submit`` step precedes it: ``approval answer``."""
+    if name != "DBOS.recv":
+        return name
+    submits = [s.name for s in before if s.name.endswith(" submit")]
+    return f"{submits[-1].removesuffix(' submit')} answer" if submits else "callback answer"
+
+
+def _next_poll(raw: Any) -> datetime | None:
+    """When the next poll was due, from a poll's ``{"v": state, "at": epoch}`` checkpoint."""
+    if isinstance(raw, dict) and set(raw) == {"v", "at"} and isinstance(raw["at"], int | float):
+        return datetime.fromtimestamp(float(raw["at"]), tz=UTC)
+    return None
+
+
 def _unwrap_step(raw: Any) -> tuple[Any, str | None]:
-    if isinstance(raw, dict) and "v" in raw and len(raw) == 1:
+    # {"v": result} or, for a poll that asked for another, {"v": state, "at": next poll}
+    if isinstance(raw, dict) and "v" in raw and set(raw) <= {"v", "at"}:
         return raw["v"], None
     if isinstance(raw, dict) and "e" in raw:
         err = raw["e"]
@@ -263,7 +281,7 @@ class RunStore:
     def steps(self, run_id: str) -> list[StepRecord]:
         out: list[StepRecord] = []
         for raw in self._client.list_workflow_steps(run_id) or []:
-            name = str(raw["function_name"])
+            name = _step_name(str(raw["function_name"]), out)
             kind = (
                 "wait"
                 if name == "DBOS.sleep"
@@ -285,6 +303,7 @@ class RunStore:
                     ended=_dt(raw.get("completed_at_epoch_ms")),
                     result=result,
                     error=error,
+                    next_poll=_next_poll(raw.get("output")),
                 )
             )
         return out
