@@ -213,11 +213,15 @@ def test_job_controls_hold_release_skip_force_rerun(settings: Settings, client: 
             f"/jobs/ctl-1/{action}", data={"csrf": csrf, **data}, follow_redirects=False
         )
 
+    unreasoned = post("hold")  # a reason is needed (the page's dialog asks for one)
+    assert unreasoned.status_code == 400 and "say why you hold" in unreasoned.text
+    assert jobs.lineage("ctl-1")["held"] is False
     assert post("hold", reason="change freeze").status_code == 303
     assert jobs.lineage("ctl-1")["held"] is True
     assert 'id="held-note"' in client.get("/jobs/ctl-1").text
-    again = post("hold")
+    again = post("hold", reason="twice")
     assert again.status_code == 400 and "held already" in again.text
+    assert "say why you release" in post("release").text
     assert post("release", reason="freeze over").status_code == 303
     assert jobs.lineage("ctl-1")["held"] is False
     assert (

@@ -11,6 +11,8 @@ import cfnops.jobs
 
 def test_jobs_exports() -> None:
     assert sorted(cfnops.jobs.__all__) == [
+        "BATCH_ACTIONS",
+        "BatchResult",
         "Calendar",
         "CalendarSchedule",
         "CapturingTransport",
@@ -37,6 +39,7 @@ def test_jobs_exports() -> None:
         "TriggerService",
         "WORKFLOW",
         "add_dependency",
+        "batch_consequence",
         "check_dataflow",
         "deploy",
         "derive_status",
@@ -55,11 +58,15 @@ def test_jobs_exports() -> None:
         "parse_day_rule",
         "parse_input",
         "parse_mock_config",
+        "parse_run_filter",
         "parse_schedule",
+        "plan_batch",
         "read_task_results",
         "register_function",
         "register_state_machine",
+        "run_batch",
         "run_job",
+        "select_runs",
         "start_worker_services",
         "state_views",
         "strict_problems",

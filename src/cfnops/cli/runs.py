@@ -23,7 +23,8 @@ from cfnops.durable import (
 from cfnops.errors import UsageError
 
 runs_app = typer.Typer(
-    help="Durable run records: list, show, history, cancel, resume.", no_args_is_help=True
+    help="Durable run records: list, show, history, cancel, resume; batch actions on job runs.",
+    no_args_is_help=True,
 )
 
 
@@ -363,4 +364,7 @@ def resume(
 
 
 def register(app: typer.Typer) -> None:
+    from cfnops.cli.runs_batch import batch
+
+    runs_app.command("batch")(batch)
     app.add_typer(runs_app, name="runs")

@@ -17,6 +17,7 @@ from starlette.types import ASGIApp
 
 from cfnops.config import Settings
 from cfnops.console import (
+    _pages_batch,
     _pages_control,
     _pages_defs,
     _pages_designer,
@@ -91,6 +92,7 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
             Route("/healthz", _health),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
             *_pages_runs.routes[:2],
+            *_pages_batch.routes,
             *_pages_jobs.routes,
             *_pages_control.routes,
             *_pages_heal.routes,

@@ -60,7 +60,7 @@ def _back(run_id: str) -> Response:
 
 async def hold(request: Request) -> Response:
     actor, form = await authorize_post(request, "operator")
-    run_id, reason = request.path_params["run_id"], form.get("reason") or None
+    run_id, reason = request.path_params["run_id"], require_reason(form, "hold")
     jobs = jobs_for(request)
     await anyio.to_thread.run_sync(lambda: jobs.hold(run_id, actor=actor, reason=reason))
     return _back(run_id)
@@ -68,7 +68,7 @@ async def hold(request: Request) -> Response:
 
 async def release(request: Request) -> Response:
     actor, form = await authorize_post(request, "operator")
-    run_id, reason = request.path_params["run_id"], form.get("reason") or None
+    run_id, reason = request.path_params["run_id"], require_reason(form, "release")
     jobs = jobs_for(request)
     await anyio.to_thread.run_sync(lambda: jobs.release(run_id, actor=actor, reason=reason))
     return _back(run_id)

@@ -16,6 +16,7 @@ from cfnops.console._runs_query import KINDS, STATUSES, RunFilter
 from cfnops.console._web import console_of, render, stream, templates
 from cfnops.console.errors import BadFilter, Forbidden, NotFound
 from cfnops.durable import RunStore, UnknownExecution, UnknownRun, run_history
+from cfnops.jobs import BATCH_ACTIONS
 
 
 def _filter(request: Request) -> RunFilter:
@@ -36,7 +37,10 @@ def _table_context(request: Request, flt: RunFilter) -> dict[str, Any]:
 async def runs_page(request: Request) -> Response:
     flt = _filter(request)
     context = await anyio.to_thread.run_sync(_table_context, request, flt)
-    return render(request, "runs.html", statuses=STATUSES, kinds=KINDS, **context)
+    return render(
+        request, "runs.html", statuses=STATUSES, kinds=KINDS, batch_actions=BATCH_ACTIONS,
+        **context,
+    )  # fmt: skip
 
 
 async def runs_stream(request: Request) -> Response:

@@ -202,7 +202,8 @@ class RunsQuery:
             found = conn.execute(query).first()
         return tuple(found) if found else ()
 
-    def page(self, flt: RunFilter) -> RunPage:
+    def page(self, flt: RunFilter, size: int = PAGE_SIZE) -> RunPage:
+        """One page of ``size`` runs (a batch action selects every match: a large size)."""
         has_runs, has_jobs = self._ready()
         if not has_runs:
             return RunPage([], 0, flt.page)
@@ -218,6 +219,16 @@ class RunsQuery:
         conds: list[Any] = [st.c.name == "cfnops.run"]
         if flt.status == "ABORTED":
             conds.append(job_status == "ABORTED")
+        elif flt.status and has_jobs:
+            # A job-net that failed ends its DBOS workflow normally (SUCCESS): the row shows
+            # the job run's status, and the filter matches what the row shows.
+            shown = sa.or_(jobs.c.status.is_(None), jobs.c.status == "RUNNING")
+            conds.append(
+                sa.or_(
+                    sa.and_(shown, st.c.status.in_(_DBOS[flt.status])),
+                    jobs.c.status == flt.status,
+                )
+            )
         elif flt.status:
             conds.append(st.c.status.in_(_DBOS[flt.status]))
         if flt.kind in _KIND_LIKE:
@@ -255,8 +266,8 @@ class RunsQuery:
             .select_from(joined)
             .where(where)
             .order_by(st.c.created_at.desc())
-            .limit(PAGE_SIZE)
-            .offset((flt.page - 1) * PAGE_SIZE)
+            .limit(size)
+            .offset((flt.page - 1) * size)
         )
         count_q = sa.select(sa.func.count()).select_from(joined).where(where)
         with self.engine.connect() as conn:

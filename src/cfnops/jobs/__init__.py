@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from cfnops.asl import CheckFinding, CheckReport
+    from cfnops.jobs._batch import (
+        BATCH_ACTIONS,
+        BatchResult,
+        batch_consequence,
+        parse_run_filter,
+        plan_batch,
+        run_batch,
+        select_runs,
+    )
     from cfnops.jobs._calendar import Calendar, CalendarSchedule, load_calendar, parse_day_rule
     from cfnops.jobs._check_samples import check_dataflow, read_task_results
     from cfnops.jobs._definition import load_definition, machine_name, parse_input
@@ -53,6 +62,13 @@ _WHERE = {
     "summary_json": "_jobtest_report",
     "MockConfig": "_mockconfig",
     "parse_mock_config": "_mockconfig",
+    "BATCH_ACTIONS": "_batch",
+    "BatchResult": "_batch",
+    "batch_consequence": "_batch",
+    "parse_run_filter": "_batch",
+    "plan_batch": "_batch",
+    "run_batch": "_batch",
+    "select_runs": "_batch",
     "CalendarSchedule": "_calendar",
     "load_calendar": "_calendar",
     "parse_day_rule": "_calendar",
@@ -101,7 +117,9 @@ _WHERE = {
 }
 
 __all__ = [
+    "BATCH_ACTIONS",
     "WORKFLOW",
+    "BatchResult",
     "Calendar",
     "CalendarSchedule",
     "CapturingTransport",
@@ -127,6 +145,7 @@ __all__ = [
     "StateView",
     "TriggerService",
     "add_dependency",
+    "batch_consequence",
     "check_dataflow",
     "deploy",
     "derive_status",
@@ -145,11 +164,15 @@ __all__ = [
     "parse_day_rule",
     "parse_input",
     "parse_mock_config",
+    "parse_run_filter",
     "parse_schedule",
+    "plan_batch",
     "read_task_results",
     "register_function",
     "register_state_machine",
+    "run_batch",
     "run_job",
+    "select_runs",
     "start_worker_services",
     "state_views",
     "strict_problems",

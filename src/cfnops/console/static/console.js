@@ -66,7 +66,12 @@ window.cfnops = (function () {
 
   function liveRuns() {
     const box = document.getElementById("runs-live");
-    listen(box.dataset.stream, (html) => adopt(box, html));
+    // Ticked runs (for an action on many runs) stay ticked when the table is redrawn.
+    listen(box.dataset.stream, (html) => {
+      const ticked = new Set(Array.from(box.querySelectorAll("input[name=run]:checked"), (i) => i.value));
+      adopt(box, html);
+      box.querySelectorAll("input[name=run]").forEach((i) => { i.checked = ticked.has(i.value); });
+    });
   }
 
   function healRun() {
