@@ -26,6 +26,7 @@ def test_jobimport_exports() -> None:
         "dependency_problems",
         "ended_before",
         "forecast",
+        "forecast_files",
         "layout",
         "load_hosts",
         "plan_import",

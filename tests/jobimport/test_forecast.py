@@ -56,3 +56,23 @@ def test_the_fin_export_forecast_by_hand(
     assert monthly["source"][:3] == ["2027-01-31 06:00", "2027-02-28 06:00", "2027-03-31 06:00"]
     assert len(monthly["source"]) == 12 and not monthly["equal"]
     assert any("replaced by the after dependency" in r for r in monthly["reasons"])
+
+
+def test_calendar_forecast_reads_an_import_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "o"
+    args = ["job", "import", str(DATA / "controlm_payroll.xml"), "--from", "controlm",
+            "--calendars", str(DATA / "controlm_defcal.xml"), "--out", str(out)]  # fmt: skip
+    assert run(args) == 0
+    capsys.readouterr()
+    fc = ["-o", "json", "job", "calendar", "forecast", str(out), "--from-date", "2027-01-01"]
+    assert run([*fc, "--days", "20"]) == 0
+    nets = {n["jobNet"]: n["runs"] for n in json.loads(capsys.readouterr().out)["jobNets"]}
+    # by hand: the 1st is closed in WORKDAYS 2027 (Jan 1-3), next open day Jan 4; the 15th
+    # (Fri) is open; GL: Mon-Fri at 23:00 UTC, Jan 1 (Fri), 4-8, 11-15, 18-20
+    assert nets["PAY_MONTHLY"] == ["2027-01-04 07:00", "2027-01-15 07:00"]
+    assert len(nets["GL_NIGHTLY"]) == 14 and nets["GL_NIGHTLY"][:2] == [
+        "2027-01-01 23:00", "2027-01-04 23:00"]  # fmt: skip
+    assert run(["job", "calendar", "forecast", str(tmp_path)]) == 2
+    assert "report.json" in capsys.readouterr().err

@@ -170,6 +170,35 @@ def calendar_next(
         st.console.print(fire)
 
 
+@calendar_app.command("forecast")
+def calendar_forecast(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(help="The --out folder of cfnops job import.")],
+    days: Annotated[int, typer.Option(min=1, max=1100, help="How many days.")] = 31,
+    start: Annotated[
+        str | None, typer.Option("--from-date", help="YYYY-MM-DD (default: today).")
+    ] = None,
+) -> None:
+    """Run dates of imported job-nets, from their schedules and calendar files."""
+    from cfnops.errors import UsageError
+    from cfnops.jobimport import forecast_files
+
+    st = state(ctx)
+    try:
+        first = date.fromisoformat(start) if start else date.today()
+    except ValueError:
+        raise UsageError(f"--from-date {start!r} is not YYYY-MM-DD") from None
+    rows = forecast_files(folder, first, days)
+    if st.output_format == "json":
+        st.emit_json({"from": first.isoformat(), "days": days, "jobNets": rows})
+        return
+    for row in rows:
+        runs = row["runs"]
+        st.console.print(f"{row['jobNet']}: {len(runs)} runs", markup=False, highlight=False)
+        for run in runs:
+            st.console.print(f"  {run}", markup=False, highlight=False)
+
+
 def register_manager(job_app: typer.Typer) -> None:
     job_app.add_typer(pool_app, name="pool")
     job_app.command("alerts")(alerts_cmd)

@@ -11,6 +11,7 @@
 from cfnops.jobimport._apply import apply_plan
 from cfnops.jobimport._asl import HostTarget
 from cfnops.jobimport._forecast import forecast, render_forecast
+from cfnops.jobimport._forecast_files import forecast_files
 from cfnops.jobimport._graph import Layout, Par, Seq, layout
 from cfnops.jobimport._hosts import load_hosts
 from cfnops.jobimport._model import (
@@ -48,6 +49,7 @@ __all__ = [
     "dependency_problems",
     "ended_before",
     "forecast",
+    "forecast_files",
     "layout",
     "load_hosts",
     "plan_import",
