@@ -14,6 +14,8 @@ from cfnops.cli._errors import internal_error, wants_traceback
 
 REPO = Path(__file__).resolve().parents[2]
 STOP = REPO / "examples" / "jobnets" / "webapp-stop.asl.json"
+PAYROLL = str(REPO / "tests" / "jobimport" / "data" / "controlm_payroll.xml")
+IMPORT = ["job", "import", PAYROLL, "--from", "controlm"]
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +33,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     broken = root / "broken.asl.yaml"
     broken.write_text("StartAt: A\nStates:\n  A: [\n")
+    badhosts = root / "hosts.yaml"
+    badhosts.write_text("web01: [\n  i-1: x\n")
     template = root / "template.json"
     template.write_text('{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}')
     return {
@@ -41,6 +45,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "tagged": tagged,
         "broken": broken,
         "template": template,
+        "badhosts": badhosts,
     }
 
 
@@ -135,6 +140,16 @@ HINTS: list[tuple[str, list[str], dict[str, str], int, str, str]] = [
      "invalid configuration in {binary}: (encoding): not UTF-8 text", "give a TOML text file"),
     ("--config missing", ["--config", "{root}/nope.toml", "runs", "list"], {}, 2,
      "{root}/nope.toml: --config: no such file", "check the path, or drop --config"),
+    ("job import --hosts bad YAML", [*IMPORT, "--hosts", "{badhosts}"], {}, 2,
+     "not valid YAML at line 3 column 1: expected ',' or ']'", "fix the YAML at that line"),
+    ("job import --today bad", [*IMPORT, "--today", "2026-13-45"], {}, 2,
+     "--today '2026-13-45' is not a date", "YYYY-MM-DD"),
+    ("job import --timezone bad", [*IMPORT, "--timezone", "Mars/Base"], {}, 2,
+     "--timezone 'Mars/Base' is not an IANA time zone", "Asia/Tokyo"),
+    ("job run --name 'a/b c'", ["job", "run", str(STOP), "--name", "a/b c"], {}, 2,
+     "the execution name", "choose another --name"),
+    ("runs start of an unregistered workflow", ["runs", "start", "cfnops.sample", "--input",
+     "[1]"], {}, 2, "workflow 'cfnops.sample' is not registered", "no run was created"),
     ("runs list --outcome BOGUS", ["runs", "list", "--outcome", "BOGUS"], {}, 2,
      "unknown outcome 'BOGUS'", "HEALED, IN_SYNC"),
 ]  # fmt: skip

@@ -56,7 +56,10 @@ def import_cmd(
     try:
         ZoneInfo(timezone)
     except (ZoneInfoNotFoundError, ValueError):
-        raise UsageError(f"--timezone {timezone!r} is not an IANA time zone (Asia/Tokyo)") from None
+        raise UsageError(
+            f"--timezone {timezone!r} is not an IANA time zone",
+            hint="give a zone from the IANA database, e.g. Asia/Tokyo, Europe/Berlin or UTC",
+        ) from None
     try:
         data = file.read_bytes()
         cal_data = calendars.read_bytes() if calendars else None
@@ -64,7 +67,9 @@ def import_cmd(
     except OSError as exc:
         raise UsageError(f"{file}: {exc.strerror or exc}") from None
     except ValueError:
-        raise UsageError(f"--today {today!r} is not YYYY-MM-DD") from None
+        raise UsageError(
+            f"--today {today!r} is not a date", hint="give a day as YYYY-MM-DD, e.g. 2026-12-01"
+        ) from None
     targets = load_hosts(hosts) if hosts else {}
     model = read_export(data, str(file), source, timezone=timezone, today=day, calendars=cal_data)
     plan = plan_import(model, str(file), targets, poll_seconds=poll_seconds)

@@ -15,6 +15,8 @@ from cfnops.durable import (
     DEFAULT_QUEUE,
     RUN_STATUSES,
     AuditLog,
+    Engine,
+    RunHandle,
     RunRecord,
     RunStore,
     StepRecord,
@@ -296,7 +298,7 @@ def start(
     event = _parse_input(input_)
     engine = st.engine()
     try:
-        handle = engine.start(workflow, event, run_id=run_id, queue=None if wait else DEFAULT_QUEUE)
+        handle = _start(engine, workflow, event, run_id, wait)
         output = None
         if wait:
             with watch_run(st.runtime.database, handle.run_id):
@@ -309,6 +311,19 @@ def start(
         st.console.print(f"{handle.run_id}: SUCCEEDED {json.dumps(output)}", soft_wrap=True)
     else:
         st.console.print(f"{handle.run_id}: queued for a worker")
+
+
+def _start(engine: Engine, workflow: str, event: Any, run_id: str | None, wait: bool) -> RunHandle:
+    from cfnops.durable import UnknownWorkflow
+
+    try:
+        return engine.start(workflow, event, run_id=run_id, queue=None if wait else DEFAULT_QUEUE)
+    except UnknownWorkflow as exc:  # refused before any run was recorded: nothing to resume
+        raise UsageError(
+            exc.message,
+            hint="import the module that defines it (worker.workflow_modules, "
+            "CFNOPS_WORKER__WORKFLOW_MODULES), then start it again; no run was created",
+        ) from exc
 
 
 @runs_app.command("cancel")

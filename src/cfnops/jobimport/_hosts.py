@@ -38,7 +38,8 @@ def load_hosts(path: str | Path) -> dict[str, HostTarget]:
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise ImportInputError(str(p), "file", str(exc), _FIX) from None
+            fix = f"fix the YAML at that line; the file should {_FIX}"
+            raise ImportInputError(str(p), "file", _yaml_problem(exc), fix) from None
     if not isinstance(data, dict):
         raise ImportInputError(str(p), "top level", "not a mapping of host names", _FIX)
     return {str(host): _target(str(p), str(host), value) for host, value in data.items()}
@@ -59,3 +60,11 @@ def _target(source: str, host: str, value: Any) -> HostTarget:
             key, _, val = tag.partition("=")
             return HostTarget(tag_key=key, tag_values=(val,))
     raise ImportInputError(source, host, f"{value!r} is not a host mapping", _FIX)
+
+
+def _yaml_problem(exc: Any) -> str:
+    """PyYAML's several-line complaint as one line: what, and at which line and column."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    at = f" at line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"not valid YAML{at}: {problem}"

@@ -63,15 +63,20 @@ class JobsError(CfnopsError):
     """Root of the ``cfnops.jobs`` errors."""
 
 
+_HINTS = {
+    "the input": "pass JSON inline, or @FILE for a JSON/YAML file",
+    "the execution name": "choose another --name (e.g. webapp-stop-2026-12-01): no '/' or "
+    "spaces, at most 80 characters",
+}
+
+
 class JobInputError(JobsError, UsageError):
     """A definition or an input could not be read or parsed."""
 
     def __init__(self, what: str, where: str, reason: str, hint: str | None = None) -> None:
         if hint is None:
-            hint = (
-                "pass JSON inline, or @FILE for a JSON/YAML file"
-                if what == "the input"
-                else "give a JSON or YAML file holding an Amazon States Language definition"
+            hint = _HINTS.get(
+                what, "give a JSON or YAML file holding an Amazon States Language definition"
             )
         super().__init__(f"cannot read {what} from {where}: {reason}", hint=hint)
 
