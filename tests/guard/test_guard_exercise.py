@@ -66,6 +66,7 @@ def _template(tmp_path: Path, code: str, runtime: str = "python3.12", name: str 
 
 
 def _exercise(sandbox: Any, path: Path, **kwargs: Any) -> GuardReport:
+    kwargs.setdefault("timeout", 300.0)  # generous: a loaded machine runs handlers slowly
     return exercise(check_template(path), sandbox.endpoint_url, **kwargs)
 
 

@@ -27,11 +27,9 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cfnops.guard._exercise_child import Handler, Invocation, interpreter, invoke, python2_copy
 from cfnops.guard._exercise_events import changed, plain, request
-from cfnops.guard._exercise_http import Listener
 from cfnops.guard._exercise_rules import DELETE_IGNORES_ID, FAILED_UPDATE_NEW_ID, UPDATE_NEW_ID
 from cfnops.guard._model import Exercised, ExerciseStep, Finding, GuardReport, Severity
 from cfnops.guard._template import (
@@ -44,6 +42,10 @@ from cfnops.guard._template import (
     service_function,
 )
 from cfnops.templates import line_of
+
+if TYPE_CHECKING:  # the runner and its HTTP listener load only when a run starts
+    from cfnops.guard._exercise_child import Handler, Invocation
+    from cfnops.guard._exercise_http import Listener
 
 INVOKE_SECONDS = 60.0
 _MIN_GAP = 1.1  # seconds between the start of Create and the first Update
@@ -70,6 +72,8 @@ def exercise(
     >>> [(e.resource, e.exercised) for e in report.exercised]  # doctest: +SKIP
     [('Thing', True)]
     """
+    from cfnops.guard._exercise_http import Listener
+
     template = load_template(Path(report.template))
     code = Path(code_dir) if code_dir is not None else None
     runs: list[Exercised] = []
@@ -86,6 +90,8 @@ def exercise(
 def _locate(
     template: Template, function: str, code: Path | None, work: Path, timeout: float
 ) -> Handler | str:
+    from cfnops.guard._exercise_child import Handler
+
     source, why = handler_code(template, function, code)
     if source is None:
         return why
@@ -124,6 +130,8 @@ def _exercise_one(
     region: str,
     timeout: float,
 ) -> Exercised:
+    from cfnops.guard._exercise_child import interpreter, invoke, python2_copy
+
     function, why = service_function(template, resource)
     if function is None:
         return Exercised(resource, "", False, why)
