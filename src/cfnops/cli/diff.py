@@ -82,6 +82,14 @@ def diff(
         bool,
         typer.Option("--strict", help="--fail-on also trips on mangled-equivalent changes."),
     ] = False,
+    validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate",
+            help="Will it deploy? Check the changed resources' properties against the "
+            "registry schema (cfn-lint) and, with --stack, explicit names against the account.",
+        ),
+    ] = False,
 ) -> None:
     """Show what deploying NEW does: in-place updates, replacements (and the reference
     chains causing them), creations, deletions and orphans."""
@@ -112,14 +120,22 @@ def diff(
     if not stack and not git_ref and all(is_assembly(t) for t in templates):
         results = _assemblies(st, fmt, templates, given)
     elif git_ref:
-        results = _against_git(st, fmt, git_ref, templates, given, code)
+        results = _against_git(st, fmt, git_ref, templates, given, code, validate)
     else:
-        results = _one(st, fmt, templates, stack, given, code, change_set, drift)
+        results = _one(st, fmt, templates, stack, given, code, (change_set, drift, validate))
     trips = [gate(d, FailOn(fail_on), strict=strict) for d in results] if fail_on else []
     if any(t is not None for t in trips):
         tripped = [r for t in trips for r in (t or ())]
         names = ", ".join(f"{r.logical_id} ({r.impact.value})" for r in tripped) or "differences"
         typer.echo(f"cfnops diff: --fail-on {fail_on} tripped: {names}", err=True)
+        raise typer.Exit(1)
+    failing = [f for d in results for f in d.deploy_findings if f.level == "error"]
+    if fail_on is not None and failing:
+        typer.echo(
+            f"cfnops diff: --fail-on {fail_on}: the deploy would fail: "
+            + ", ".join(sorted({f"{f.logical_id} ({f.rule})" for f in failing})),
+            err=True,
+        )
         raise typer.Exit(1)
 
 
@@ -135,12 +151,13 @@ def _one(
     stack: str | None,
     given: dict[str, str],
     code: Path | None,
-    change_set: bool,
-    drift: bool,
+    modes: tuple[bool, bool, bool],
 ) -> list[Any]:
+    """One template against another or a stack; ``modes``: change set, drift, validate."""
     from cfnops.cli._diff_sources import FileDiff, diff_pair
     from cfnops.diff import load_template
 
+    change_set, drift, validate = modes
     new_path = templates[-1]
     if is_assembly(new_path):
         if not stack:
@@ -176,6 +193,7 @@ def _one(
             old_source=str(templates[0]),
         )
     result = _with_guard_findings(found.diff, new_path, code)
+    result = _validated(st, result, new_path, validate)
     if drift and stack:
         result = _with_live_drift(st, stack, result)
     found = replace(found, diff=result)
@@ -233,6 +251,7 @@ def _against_git(
     templates: list[Path],
     given: dict[str, str],
     code: Path | None,
+    validate: bool = False,
 ) -> list[Any]:
     from cfnops.cli._diff_sources import diff_pair, git_text
     from cfnops.diff import TemplateLoadError, load_template, parse_template
@@ -256,7 +275,8 @@ def _against_git(
             given=given,
             old_source=f"{ref}:{path}",
         )
-        found.append(replace(item, diff=_with_guard_findings(item.diff, path, code)))
+        checked = _validated(st, _with_guard_findings(item.diff, path, code), path, validate)
+        found.append(replace(item, diff=checked))
     _render(st, fmt, found, title=f"Template diff against {ref}")
     return [f.diff for f in found]
 
@@ -276,6 +296,17 @@ def _with_guard_findings(result: Any, template: Path, code: Path | None) -> Any:
         return escalate(annotated, replacement_reasons(template, code))
     except GuardInputError:  # the guard could not read it: the plain diff still stands
         return result
+
+
+def _validated(st: CliState, result: Any, template: Path, validate: bool) -> Any:
+    """With ``--validate``: the changed resources' properties against the registry schema."""
+    if not validate:
+        return result
+    from cfnops.diff import schema_findings
+
+    text = template.read_text(encoding="utf-8")
+    found = schema_findings(text, result, [_table_region(st)])
+    return replace(result, deploy_findings=(*result.deploy_findings, *found))
 
 
 def _with_live_drift(st: CliState, stack: str, result: Any) -> Any:

@@ -27,6 +27,7 @@ from cfnops.diff._load import load_template, parse_template
 from cfnops.diff._model import (
     AttributeDiff,
     Change,
+    DeployFinding,
     EntryDiff,
     Impact,
     ParameterValue,
@@ -49,6 +50,7 @@ from cfnops.diff._sam import (
     sam_untransformed,
     transform_sam,
 )
+from cfnops.diff._schema_check import schema_findings
 from cfnops.diff.errors import (
     ChangeSetError,
     SamTransformError,
@@ -104,6 +106,7 @@ __all__ = [
     "Change",
     "ChangeSetAnswer",
     "ChangeSetError",
+    "DeployFinding",
     "DriftEntry",
     "DriftedProperty",
     "EntryDiff",
@@ -140,6 +143,7 @@ __all__ = [
     "sam_annotations",
     "sam_origins",
     "sam_untransformed",
+    "schema_findings",
     "template_lines",
     "to_json",
     "to_sarif",

@@ -18,6 +18,7 @@ from cfnops.diff._model import (
     TemplateDiff,
     ValueChange,
 )
+from cfnops.diff._names import name_findings
 from cfnops.diff._normalise import canon, has_non_ascii, mangle, plain, same
 from cfnops.diff._params import apply_parameter_changes
 from cfnops.diff._policies import (
@@ -283,6 +284,9 @@ def diff_templates(
         sections=_other_sections(o, n),
         notes=tuple(notes),
         parameter_values=tuple(changed.values()),
+        deploy_findings=name_findings(
+            _section(o, "Resources"), _section(n, "Resources"), resources, table
+        ),
         schema_region=table.region,
         schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})"
         + (f"; nested paths also from {table.source.spec}" if table.source.spec else ""),

@@ -145,6 +145,25 @@ class EntryDiff:
 
 
 @dataclass(frozen=True)
+class DeployFinding:
+    """A failure CloudFormation would raise before or while deploying NEW, known offline.
+
+    ``rule`` is ``physical-name-collision``, ``custom-name-replaced``,
+    ``name-exists`` (with ``--stack``) or ``schema`` (``--validate``: a property that
+    does not match the registry schema; ``code`` is cfn-lint's rule id). ``path`` is
+    the JSON path of the value in NEW, ``line`` its line when known.
+    """
+
+    rule: str
+    logical_id: str
+    message: str
+    path: tuple[str, ...] = ()
+    line: int | None = None
+    code: str | None = None
+    level: str = "error"
+
+
+@dataclass(frozen=True)
 class ValueChange:
     """A resource or output whose value changes because something it refers to is replaced.
 
@@ -198,6 +217,7 @@ class TemplateDiff:
     security: SecurityView | None = None
     value_changes: tuple[ValueChange, ...] = ()
     drift: tuple[DriftEntry, ...] | None = None
+    deploy_findings: tuple[DeployFinding, ...] = ()
 
     @property
     def difference_count(self) -> int:

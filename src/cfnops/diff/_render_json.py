@@ -105,6 +105,19 @@ def to_json(diff: TemplateDiff) -> dict[str, Any]:
         out["parameterValues"] = {
             p.name: {"old": p.old, "new": p.new} for p in diff.parameter_values
         }
+    if diff.deploy_findings:
+        out["deployFindings"] = [
+            {
+                "rule": f.rule,
+                "resource": f.logical_id,
+                "level": f.level,
+                "message": f.message,
+                "path": "/" + "/".join(f.path) if f.path else None,
+                "line": f.line,
+                "code": f.code,
+            }
+            for f in diff.deploy_findings
+        ]
     if diff.value_changes:
         out["valueChanges"] = [
             {

@@ -96,6 +96,12 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
             deployed = "not known" if p.old is None else _code(p.old)
             lines.append(f"| `{p.name}` | {deployed} | {_code(p.new)} |")
         lines.append("")
+    if diff.deploy_findings:
+        lines += ["#### Will it deploy?", ""]
+        for f in diff.deploy_findings:
+            at = f" (line {f.line})" if f.line else ""
+            lines.append(f"- ❌ `{f.logical_id}` {f.rule}{at}: {_cell(f.message)}")
+        lines.append("")
     if diff.value_changes:
         lines += ["#### Values changed by replacements", ""]
         lines += [f"- `{v.name}` ({v.kind}): {_cell(v.reason)}" for v in diff.value_changes]

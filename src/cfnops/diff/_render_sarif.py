@@ -88,6 +88,19 @@ RULES: tuple[Rule, ...] = (
         "ports to the internet) and the port range.",
     ),
 )
+RULES += (
+    Rule(
+        "CFNOPS-D007",
+        "DeployFailsValidation",
+        "error",
+        "The deploy would fail CloudFormation's checks",
+        "A changed resource's property does not match its registry schema (`--validate`), "
+        "or an explicit physical name collides (two resources of a type with one name, a "
+        "custom-named resource replaced keeping its name, a name already taken in the "
+        "account with `--stack`). CloudFormation validates change sets before executing "
+        "them: fix the template before deploying.",
+    ),
+)
 _BY_IMPACT = {
     Impact.WILL_REPLACE: RULES[0],
     Impact.MAY_REPLACE: RULES[1],
@@ -143,10 +156,15 @@ def _uri(path: str) -> str:
 
 
 def _result(
-    target: SarifTarget, rule: Rule, logical_id: str, message: str, kind: str = "resource"
+    target: SarifTarget,
+    rule: Rule,
+    logical_id: str,
+    message: str,
+    kind: str = "resource",
+    line: int | None = None,
 ) -> dict[str, Any]:
     uri = _uri(target.path)
-    line = target.lines.get(logical_id) or target.lines.get("") or 1
+    line = line or target.lines.get(logical_id) or target.lines.get("") or 1
     qualified = f"{target.stack}/{logical_id}" if target.stack else logical_id
     location: dict[str, Any] = {
         "physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}}
@@ -218,6 +236,11 @@ def to_sarif(targets: Sequence[SarifTarget]) -> dict[str, Any]:
         for res in target.diff.resources:
             results.extend(_resource_results(target, res))
         results.extend(_security_results(target))
+        for f in target.diff.deploy_findings:
+            found = _result(target, RULES[6], f.logical_id, f.message, line=f.line)
+            found["level"] = f.level
+            found["partialFingerprints"]["cfnopsResource/v1"] += f":{f.rule}:{'/'.join(f.path)}"
+            results.append(found)
     rules = [
         {
             "id": rule.id,

@@ -156,6 +156,13 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
         parts.extend(_resource_tree(r) for r in diff.resources)
     if diff.outputs:
         parts.append(_entries("Outputs", diff.outputs))
+    if diff.deploy_findings:
+        tree = Tree(Text("Will it deploy? (not counted)", style="bold underline"))
+        for f in diff.deploy_findings:
+            at = f" (line {f.line})" if f.line else ""
+            tag = "[!]" if f.level == "error" else "[?]"
+            tree.add(Text.assemble((tag, "bold red"), f" {f.rule}{at}: ", f.message))
+        parts.append(tree)
     if diff.value_changes:
         tree = Tree(
             Text("Values changed by replacements (updated, not counted)", style="bold underline"),
