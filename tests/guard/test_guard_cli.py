@@ -97,7 +97,8 @@ def test_sarif_shape_overrides_global_output(capsys: pytest.CaptureFixture[str])
         ("CR001", "warning"),
     ]
     uri = results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-    assert uri == BAD.as_uri()
+    # repository-relative (the working folder), as GitHub code scanning matches it
+    assert uri == BAD.resolve().relative_to(Path.cwd().resolve()).as_posix()
 
 
 def test_sarif_carries_notes_as_notifications(capsys: pytest.CaptureFixture[str]) -> None:

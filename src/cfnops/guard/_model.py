@@ -22,6 +22,9 @@ class RuleInfo:
     summary: str
     severity: Severity
     help_uri: str
+    # why it matters and what to do (SARIF fullDescription/help: GitHub shows it beside
+    # the alert); empty: the summary and the link say it
+    detail: str = ""
 
 
 @dataclass(frozen=True, order=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from rich.table import Table
 
 from cfnops._version import __version__
 from cfnops.guard._exercise_rules import EXERCISE_RULES
-from cfnops.guard._model import Exercised, GuardReport, Severity
+from cfnops.guard._model import Exercised, Finding, GuardReport, RuleInfo, Severity
 from cfnops.guard.rules import RULES
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -31,42 +32,84 @@ def to_json(report: GuardReport) -> dict[str, Any]:
 
 
 def _uri(file: str) -> str:
-    path = Path(file)
-    return path.as_uri() if path.is_absolute() else path.as_posix()
+    """Relative to the working folder (the repository root in CI) and normalised
+    (no ``..``), as GitHub code scanning matches it to the checkout; a file outside
+    that folder keeps an absolute ``file:`` URI."""
+    path = Path(os.path.normpath(Path(file).absolute()))
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_uri()
+
+
+def _construct_paths(template: str) -> dict[str, str]:
+    """Logical id → CDK construct path (``Metadata: aws:cdk:path``), for templates
+    synthesised by the CDK: names that survive a rename of the cdk.out folder."""
+    from cfnops.templates import TemplateError, load_template
+
+    try:
+        resources = load_template(template).get("Resources")
+    except TemplateError:
+        return {}
+    out: dict[str, str] = {}
+    for key, value in (resources or {}).items() if isinstance(resources, dict) else ():
+        meta = value.get("Metadata") if isinstance(value, dict) else None
+        path = meta.get("aws:cdk:path") if isinstance(meta, dict) else None
+        if isinstance(path, str):
+            out[str(key)] = path
+    return out
+
+
+def _rule(rule: RuleInfo) -> dict[str, Any]:
+    full = f"{rule.summary}. {rule.detail}" if rule.detail else f"{rule.summary}."
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": full},
+        "help": {
+            "text": f"{full} See {rule.help_uri}",
+            "markdown": f"**{rule.summary}.** {rule.detail} [AWS documentation]({rule.help_uri})",
+        },
+        "helpUri": rule.help_uri,
+        "defaultConfiguration": {"level": rule.severity.value},
+        "properties": {"tags": ["cloudformation", "custom-resource"]},
+    }
+
+
+def _result(f: Finding, index: int, constructs: dict[str, str]) -> dict[str, Any]:
+    uri = _uri(f.file)
+    construct = constructs.get(f.resource)
+    logical: dict[str, Any] = {"name": f.resource, "kind": "resource"}
+    if construct:
+        logical["fullyQualifiedName"] = construct
+    # the construct path names a CDK resource wherever the cdk.out folder lies
+    where = construct or f"{uri}:{f.resource}"
+    return {
+        "ruleId": f.rule,
+        "ruleIndex": index,
+        "level": f.severity.value,
+        "message": {"text": f"{f.message} Fix: {f.fix}"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": {"startLine": max(f.line, 1)},
+                },
+                "logicalLocations": [logical],
+            }
+        ],
+        "partialFingerprints": {"cfnopsGuard/v1": f"{where}:{f.rule}"},
+    }
 
 
 def to_sarif(report: GuardReport) -> dict[str, Any]:
     """A SARIF 2.1.0 log with one run, the rules' metadata and one result per finding."""
     known = RULES + EXERCISE_RULES if report.exercised else RULES
     index = {rule.id: i for i, rule in enumerate(known)}
-    rules = [
-        {
-            "id": rule.id,
-            "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "helpUri": rule.help_uri,
-            "defaultConfiguration": {"level": rule.severity.value},
-        }
-        for rule in known
-    ]
-    results = [
-        {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": f.severity.value,
-            "message": {"text": f"{f.message} Fix: {f.fix}"},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(f.file)},
-                        "region": {"startLine": max(f.line, 1)},
-                    },
-                    "logicalLocations": [{"name": f.resource, "kind": "resource"}],
-                }
-            ],
-        }
-        for f in report.findings
-    ]
+    rules = [_rule(rule) for rule in known]
+    constructs = _construct_paths(report.template)
+    results = [_result(f, index[f.rule], constructs) for f in report.findings]
     # what was not checked (or only in part) is a notification a reader can filter on
     notifications: list[dict[str, Any]] = [
         {

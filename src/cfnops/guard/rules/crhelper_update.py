@@ -19,6 +19,11 @@ RULE = RuleInfo(
     summary="crhelper update handler returns a new physical id",
     severity=Severity.ERROR,
     help_uri=CRHELPER_DOC,
+    detail=(
+        "crhelper sends what an @helper.update function returns as the new physical id; a "
+        "different value makes the update a replacement followed by a Delete of the old id. "
+        "Return None (crhelper keeps the incoming id) or event['PhysicalResourceId']."
+    ),
 )
 
 _FIX = (

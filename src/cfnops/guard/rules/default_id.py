@@ -21,6 +21,12 @@ RULE = RuleInfo(
     summary="cfn-response send without an explicit physical id on Update",
     severity=Severity.ERROR,
     help_uri=CFN_RESPONSE_DOC,
+    detail=(
+        "cfn-response sends the Lambda log stream name as the physical id when none is given;"
+        " the stream changes with every code or configuration update, so the next Update "
+        "reports a new id and CloudFormation deletes the old resource. Pass the incoming "
+        "event['PhysicalResourceId'] (or a stable name) as the physical id on Update."
+    ),
 )
 
 

@@ -21,6 +21,12 @@ RULE = RuleInfo(
     summary="Delete handler acts without looking at the physical id",
     severity=Severity.WARNING,
     help_uri=DELETE_DOC,
+    detail=(
+        "After a replacement CloudFormation sends Delete for the old physical id; a Delete "
+        "handler that deletes what its properties name, without reading "
+        "event['PhysicalResourceId'], can remove the resource the update just kept. Delete "
+        "exactly the resource the incoming physical id names."
+    ),
 )
 
 

@@ -20,6 +20,12 @@ RULE = RuleInfo(
     summary="physical id built from per-invocation values on Update",
     severity=Severity.ERROR,
     help_uri=UPDATE_DOC,
+    detail=(
+        "A physical id built from the request id, the time, random values or the log stream "
+        "differs on every Update: CloudFormation treats it as a replacement and sends a "
+        "Delete for the old id. Return the incoming event['PhysicalResourceId'] on Update, or"
+        " an id derived only from stable properties."
+    ),
 )
 
 
