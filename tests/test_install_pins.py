@@ -55,3 +55,23 @@ def test_the_test_extra_cannot_move_a_core_dependency() -> None:
                 )
                 checked += 1
     assert checked >= 1  # aws-sam-translator's pydantic pin at least
+
+
+def test_the_readme_names_every_package_the_test_extra_adds() -> None:
+    """The README says what `.[test]` installs: each of its direct requirements is named."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    paragraph = readme.split("The second command adds", 1)[1].split("\n\n", 1)[0]
+    names = {"aws-durable-execution-sdk-python-testing": "Durable Execution SDK's test runner"}
+    checked = []
+    for raw in metadata.requires("cfnops") or []:
+        req = Requirement(raw)
+        if req.marker is None or 'extra == "test"' not in str(req.marker):
+            continue
+        if req.name == "cfnops":  # the extras it pulls in: `sam` and `otel` are named
+            assert all(f"`{e}`" in paragraph for e in req.extras - {"sandbox"}), paragraph
+            continue
+        checked.append(req.name)
+        assert names.get(req.name, req.name).lower() in paragraph.lower(), req.name
+    assert len(checked) > 10, checked
