@@ -36,6 +36,7 @@ from cfnops.heal import (
 
 _COLOUR = {
     "HEALED": "green",
+    "NOT_HEALED": "red",
     "IN_SYNC": "green",
     "HELD": "yellow",
     "CHANGE_SET_CREATED": "cyan",

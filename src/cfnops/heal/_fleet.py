@@ -19,15 +19,25 @@ from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.durable import Engine, RunStore
 from cfnops.heal._coverage import Coverage, total
+from cfnops.heal._messages import still_line
 from cfnops.heal._report import list_stacks
 from cfnops.heal._runs import active_heals, run_key, start_heal
 from cfnops.heal._workflow import APPROVAL
 from cfnops.runtime import Runtime
 
 # Summary buckets, in display order.
-BUCKETS = ("healed", "in sync", "held", "change set created", "failed", "not checkable")
+BUCKETS = (
+    "healed",
+    "not healed",
+    "in sync",
+    "held",
+    "change set created",
+    "failed",
+    "not checkable",
+)
 _BUCKET = {
     "HEALED": "healed",
+    "NOT_HEALED": "not healed",
     "IN_SYNC": "in sync",
     "HELD": "held",
     "CHANGE_SET_CREATED": "change set created",
@@ -90,7 +100,7 @@ class FleetSummary:
 
     @property
     def exit_code(self) -> int:
-        if self.counts.get("failed", 0) or self.counts.get("not checkable", 0):
+        if any(self.counts.get(b, 0) for b in ("failed", "not checkable", "not healed")):
             return 1
         return 3 if self.counts.get("held", 0) else 0
 
@@ -148,7 +158,9 @@ def _finished(wf: Any) -> tuple[str, str, Coverage | None]:
         out = wf.output if isinstance(wf.output, dict) else {}
         cov = out.get("coverage")
         coverage = Coverage.from_json(cov) if isinstance(cov, dict) else None
-        return str(out.get("outcome", "SUCCEEDED")), "", coverage
+        still = out.get("stillDrifted") or []
+        detail = "still drifted: " + "; ".join(still_line(i) for i in still) if still else ""
+        return str(out.get("outcome", "SUCCEEDED")), detail, coverage
     return "FAILED", str(wf.error or wf.status), None
 
 

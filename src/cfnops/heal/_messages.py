@@ -101,6 +101,27 @@ def healed(stack_id: str, change_set_id: str) -> str:
     return f"Stack drift has been healed. Stack {stack_id}, change set {change_set_id}"
 
 
+def still_line(item: dict[str, Any]) -> str:
+    """``Param /Tags/team: not reverted: …`` for one entry of a NOT_HEALED run."""
+    where = f"{item['logicalId']} {item['path']}" if item.get("path") else str(item["logicalId"])
+    return f"{where}: {item['reason']}"
+
+
+def not_healed(stack_id: str, change_set_id: str, still: list[dict[str, Any]]) -> str:
+    lines = "; ".join(still_line(i) for i in still)
+    return (
+        f"Stack {stack_id} is NOT healed: change set {change_set_id} ran, but drift detection "
+        f"afterwards still finds {len(still)} difference(s): {lines}"
+    )
+
+
+def still_details(still: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """Notification detail rows: what is still drifted and why."""
+    return tuple(
+        (f"{i['logicalId']} {i.get('path') or ''}".strip(), str(i["reason"])) for i in still
+    )
+
+
 def held(stack_id: str, change_set_id: str, reasons: list[str], run_id: str, url: str) -> str:
     why = "; ".join(reasons)
     return (

@@ -16,6 +16,10 @@ come from ``[heal]``):
 6. CreateChangeSetOnly → notify with the console URL and finish;
 7. step ``execute-change-set`` then ``wait-execution`` until EXECUTE_COMPLETE,
    EXECUTE_FAILED or OBSOLETE, each notified;
+7b. (cfnops) after EXECUTE_COMPLETE, ``recheck-drift`` / ``wait-recheck-drift``
+   detect drift again: HEALED only when every resource the heal reverted is in
+   sync, else NOT_HEALED naming each property still drifted and why
+   (:mod:`cfnops.heal._recheck`);
 8. notifications carry the SNS subject of :data:`SUBJECT`, stack id, change set id.
 
 Beyond it: ``detect-drift`` looks the stack up first, in the same checkpoint
@@ -51,6 +55,7 @@ from cfnops.heal._cfn import CHECKABLE
 from cfnops.heal._event import parse_event
 from cfnops.heal._explain import NO_CHANGES_MARKER, unrevertable_drift
 from cfnops.heal._names import change_set_name, request_token
+from cfnops.heal._recheck import still_drifted
 from cfnops.heal._runtime import HealAccount
 from cfnops.heal._steps import AWS_STEP, poll_until
 from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
@@ -295,6 +300,38 @@ class _Run:
             raise WaitTimedOut(self.stack, "DescribeChangeSet", state["polls"], _last(state))
         return dict(state)
 
+    def recheck(self) -> list[dict[str, Any]]:
+        """Detect drift again after the execution; what is still drifted of what was healed."""
+        stack, region = self.stack, self.region
+        got = self.ctx.step(
+            lambda _: _steps.detect_drift(self.rt, stack, region),
+            name="recheck-drift",
+            config=AWS_STEP,
+        )
+        if "detectionId" not in got:
+            why = f"drift could not be detected again: stack is {got['stack']['StackStatus']}"
+            return [{"logicalId": self.stack, "resourceType": "", "path": None, "reason": why}]
+        state = self.poll(
+            "wait-recheck-drift",
+            _steps.poll_detection(
+                self.rt,
+                str(got["detectionId"]),
+                self.stack,
+                region,
+                self.heal,
+                None,
+                list(got.get("nested", [])),
+            ),
+            lambda s: s["DetectionStatus"] != "DETECTION_IN_PROGRESS",
+            self.heal.drift_poll_seconds,
+            self.heal.drift_max_attempts,
+        )
+        if state["DetectionStatus"] != "DETECTION_COMPLETE":
+            reason = state.get("DetectionStatusReason") or state["DetectionStatus"]
+            why = f"drift detection after the heal ended {state['DetectionStatus']}: {reason}"
+            return [{"logicalId": self.stack, "resourceType": "", "path": None, "reason": why}]
+        return still_drifted(self.drifted, list(state.get("drifted", [])))
+
 
 def heal_stack(
     event: Any, context: DurableContext, runtime: Runtime | None = None
@@ -374,6 +411,12 @@ def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:
     if ex["ExecutionStatus"] == "OBSOLETE":
         run.notify("OBSOLETE", msg.obsolete(stack_id, cs_id, url), "warning", url=url)
         return run.out("OBSOLETE", **extra)
+    # HEALED means in sync now: a fresh detection must find every healed resource IN_SYNC.
+    still = run.recheck()
+    if still:
+        text = msg.not_healed(stack_id, cs_id, still)
+        run.notify("NOT_HEALED", text, "error", url=url, details=msg.still_details(still))
+        return run.out("NOT_HEALED", stillDrifted=still, **extra)
     run.notify("HEALED", msg.healed(stack_id, cs_id), "info", url=url)
     return run.out("HEALED", **extra)
 

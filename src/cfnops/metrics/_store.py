@@ -26,7 +26,16 @@ _FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 _HEAL = "cfnops.heal"
 # Heal outcomes that mean "detection found drift" (the rest: in sync, not checkable …).
 _DRIFT_FOUND = frozenset(
-    {"HEALED", "REJECTED", "EXPIRED", "CHANGE_SET_CREATED", "NOT_REVERTABLE", "OBSOLETE", "HELD"}
+    {
+        "HEALED",
+        "NOT_HEALED",
+        "REJECTED",
+        "EXPIRED",
+        "CHANGE_SET_CREATED",
+        "NOT_REVERTABLE",
+        "OBSOLETE",
+        "HELD",
+    }
 )
 
 
@@ -99,7 +108,14 @@ class StoreCollector:
             value=sum(o in _DRIFT_FOUND for o in heal),
         )
         yield CounterMetricFamily(
-            "cfnops_drift_healed", "Heal runs that reverted drift.", value=heal.count("HEALED")
+            "cfnops_drift_healed",
+            "Heal runs that reverted drift (detection afterwards found it in sync).",
+            value=heal.count("HEALED"),
+        )
+        yield CounterMetricFamily(
+            "cfnops_drift_not_healed",
+            "Heal runs whose change set ran but left drift (detection afterwards).",
+            value=heal.count("NOT_HEALED"),
         )
         yield from self._pools(GaugeMetricFamily)
 

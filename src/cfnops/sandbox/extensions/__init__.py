@@ -15,6 +15,7 @@ __all__ = ["EXTENSIONS", "install_all", "installed"]
 
 EXTENSIONS: tuple[str, ...] = (
     "cfn_fixes",
+    "cfn_tag_shapes",
     "cfn_dynamic_refs",
     "cfn_drift",
     "cfn_changesets",

@@ -51,7 +51,12 @@ def _ssm_parameter(account: str, region: str, physical_id: str) -> dict[str, Any
             "AllowedPattern": param.allowed_pattern,
             "Tier": param.tier,
             "DataType": param.data_type,
-            "Tags": dict(backend.list_tags_for_resource("Parameter", param.name)),
+            # A JSON object of key-value pairs in the template (not a [{Key, Value}] list).
+            "Tags": {
+                k: v
+                for k, v in backend.list_tags_for_resource("Parameter", param.name).items()
+                if not k.startswith("aws:")
+            },
         }
     )
 

@@ -51,6 +51,18 @@ def _ssm_parameter(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> 
         tier=props.get("Tier"),
         policies=None,
     )
+    if isinstance(props.get("Tags"), dict):
+        _set_parameter_tags(backend, str(res.physical_id), _tag_dict(props["Tags"]))
+
+
+def _set_parameter_tags(backend: Any, name: str, wanted: dict[str, str]) -> None:
+    """The parameter's own tags become the template's map (``aws:`` tags are AWS's)."""
+    have = backend.list_tags_for_resource("Parameter", name)
+    extra = [k for k in have if k not in wanted and not k.startswith("aws:")]
+    if extra:
+        backend.remove_tags_from_resource("Parameter", name, extra)
+    if wanted:
+        backend.add_tags_to_resource("Parameter", name, wanted)
 
 
 def _sns_topic(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:

@@ -11,7 +11,9 @@ and the API reference for ``PropertyDifference``
 - ``NOT_EQUAL``: the value differs; ``ADD``: a value was added to an array
   property; ``REMOVE``: the property (or an array item) was removed;
 - arrays whose order does not matter to the service (security group rules,
-  managed policy ARNs, tags, subnets) are compared as sets.
+  managed policy ARNs, tags, subnets) are compared as sets;
+- tags given as a map (``AWS::SSM::Parameter``'s ``Tags`` is a JSON object)
+  compare key by key, an added key included (``aws:`` keys are AWS's own).
 
 Scalars compare by their canonical text (``20`` equals ``"20"``, ``true``
 equals ``"true"``): templates often quote numbers the service returns as numbers.
@@ -161,6 +163,21 @@ def _diff(
         out.append(PropertyDifference(path, expected, actual, "NOT_EQUAL"))
 
 
+def _diff_tag_map(
+    expected: dict[str, Any], actual: dict[str, Any], out: list[PropertyDifference]
+) -> None:
+    """Map-form ``Tags`` (``AWS::SSM::Parameter``): every key counts, added ones too."""
+    for k, v in expected.items():
+        sub = _pointer("/Tags", k)
+        if k not in actual:
+            out.append(PropertyDifference(sub, v, None, "REMOVE"))
+        elif canonical(v) != canonical(actual[k]):
+            out.append(PropertyDifference(sub, v, actual[k], "NOT_EQUAL"))
+    for k in actual:
+        if k not in expected and not str(k).startswith("aws:"):
+            out.append(PropertyDifference(_pointer("/Tags", k), None, actual[k], "ADD"))
+
+
 def diff_properties(
     resource_type: str, expected: dict[str, Any], actual: dict[str, Any]
 ) -> list[PropertyDifference]:
@@ -175,5 +192,8 @@ def diff_properties(
         exp, act = value, actual[key]
         if key.endswith("PolicyDocument") and isinstance(exp, str):
             exp = json.loads(exp)
+        if key == "Tags" and isinstance(exp, dict) and isinstance(act, dict):
+            _diff_tag_map(exp, act, out)
+            continue
         _diff(path, key, exp, act, key in unordered, out)
     return out
