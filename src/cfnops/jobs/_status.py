@@ -7,14 +7,21 @@ right iteration. What it derives, per state visit:
 
 - status: ``RUNNING``, ``SUCCEEDED``, ``FAILED``, ``CAUGHT`` (it failed and a
   Catch moved on; for a Map or Parallel, ``…StateFailed`` followed by its exit),
-  ``ABORTED``; a run redriven after a failure turns its failed states back to
-  ``RUNNING`` until they run again;
+  ``ABORTED`` (``TaskStateAborted`` and the like: stopped because a sibling
+  branch failed or the run was stopped; never the sibling's error); a run
+  redriven after a failure turns its failed states back to ``RUNNING`` until
+  they run again;
 - attempts (retries = attempts - 1): every ``TaskScheduled`` or
   ``LambdaFunctionScheduled`` of the visit;
 - error and cause of the last failure, entered and exited times, input, output.
 
-Each Map iteration and Parallel branch gets its own states, status (from its
-end event, or the end of the run), times and error. States inside a Map or
+Each Map iteration and Parallel branch gets its own states, status, times and
+error. A Map iteration has its own end events; a Parallel branch has none, so it
+ends SUCCEEDED when its ``End``/``Succeed`` state exits (with the definition) and
+otherwise when its Parallel or the run ends, from what its own states did:
+FAILED with its failed state's error, ABORTED when it was stopped, SUCCEEDED
+(Step Functions' console shows a branch by what ran in it, never a succeeded
+branch as failed). States inside a Map or
 Parallel are summed up across iterations for the whole-run view (``counts``):
 one failed iteration makes the state FAILED there, whatever the latest one did.
 """
@@ -37,6 +44,10 @@ _FAILED = (
 )  # fmt: skip
 _SUCCEEDED = ("TaskSucceeded", "LambdaFunctionSucceeded", "ActivitySucceeded")
 _GROUP_FAILED = ("MapStateFailed", "ParallelStateFailed", "MapRunFailed")
+# A state stopped because a sibling branch failed or the run was stopped (Step
+# Functions' history event types, API reference "HistoryEvent").
+_ABORTED = ("TaskStateAborted", "MapStateAborted", "ParallelStateAborted", "WaitStateAborted")
+_GROUP_ENDS = ("ParallelStateSucceeded", "ParallelStateFailed", "ParallelStateAborted")
 _RUN_ENDS = {
     "ExecutionFailed": "FAILED",
     "ExecutionTimedOut": "FAILED",
@@ -153,8 +164,8 @@ class _Scope:
     parent: _Cursor | None = None  # the scope and Map/Parallel visit it runs under
 
 
-def _fail(visit: StateRun, details: Mapping[str, Any]) -> None:
-    visit.failed = True
+def _fail(visit: StateRun, details: Mapping[str, Any], when: float) -> None:
+    visit.failed, visit.exited = True, when  # ended here unless a retry starts it again
     visit.error, visit.cause = details.get("error"), details.get("cause")
 
 
@@ -211,7 +222,7 @@ def derive_status(
                 ending.ended = when
                 ending.status = {"MapIterationSucceeded": "SUCCEEDED",
                                  "MapIterationFailed": "FAILED"}.get(etype, "ABORTED")  # fmt: skip
-                _end_open(scope, ending.status, None)
+                _end_open(scope, ending.status, None, when)
                 if ending.status == "FAILED":
                     failing = next((s for s in scope.states.values() if s.status == "FAILED"), None)
                     if failing is not None:
@@ -237,29 +248,42 @@ def derive_status(
             else:
                 visit.status = "CAUGHT" if visit.failed else "SUCCEEDED"
             visit.output, visit.exited = output, when
+            if _ends_branch(scope, visit, definition):
+                assert scope.iteration is not None
+                scope.iteration.status, scope.iteration.ended = "SUCCEEDED", when
             cursors[eid] = _Cursor(scope, None)
             continue
         elif visit is not None and etype in _SCHEDULED:
-            visit.attempts += 1
+            visit.attempts, visit.exited = visit.attempts + 1, None
         elif visit is not None and (etype in _FAILED or etype in _GROUP_FAILED):
-            _fail(visit, details)
+            _fail(visit, details, when)
         elif visit is not None and etype in _SUCCEEDED:
             visit.failed, visit.error, visit.cause = False, None, None
             visit.tasks.append(
                 {"resource": details.get("resource"), "output": _load(details.get("output"))}
             )
+        elif visit is not None and etype in _ABORTED:
+            visit.status, visit.exited, visit.failed = "ABORTED", when, False
+            visit.error = visit.cause = None
         elif visit is not None and etype == "StateSkipped":
             visit.skipped = True
         elif visit is not None and etype == "TaskForced":
             visit.forced = True
         elif etype == "ParallelStateStarted" and visit is not None:
             parallel_starts[eid] = visit
+        if etype in _GROUP_ENDS and visit is not None:
+            for branch in iterations.get(visit.name, []):
+                _settle(branch, when)
         if etype in _RUN_ENDS:
             status = _RUN_ENDS[etype]
             for each in scopes:
-                _end_open(each, status, details)
-                if each.iteration is not None and each.iteration.status == "RUNNING":
-                    each.iteration.status, each.iteration.ended = status, when
+                if each.iteration is None:
+                    _end_open(each, status, details, when)
+                elif each.iteration.status == "RUNNING":
+                    # Inside a branch or iteration: its own failure, else stopped with the run.
+                    _settle(each.iteration, when)
+                else:
+                    _end_open(each, "ABORTED", None, when)
         if etype == "ExecutionRedriven":
             for each in scopes:
                 for view in each.states.values():
@@ -322,12 +346,52 @@ def _branches(definition: Mapping[str, Any] | None, name: str) -> list[Mapping[s
     return []
 
 
-def _end_open(scope: _Scope, status: str, details: Mapping[str, Any] | None) -> None:
+def _end_open(scope: _Scope, status: str, details: Mapping[str, Any] | None, when: float) -> None:
     for view in scope.states.values():
         if view.status == "RUNNING":
             view.status = status
+            view.exited = view.exited if view.exited is not None else when
             if status == "FAILED" and view.error is None and details is not None:
                 view.error, view.cause = details.get("error"), details.get("cause")
+
+
+def _settle(run: IterationRun, when: float) -> None:
+    """A branch or iteration ends with its group or the run: from what its own states did.
+
+    Its failed state makes it FAILED with that state's error and cause; a state
+    still running (or aborted) means it was stopped: ABORTED, its open states too;
+    otherwise it SUCCEEDED (Step Functions shows a branch by what ran in it).
+    """
+    if run.status != "RUNNING":
+        return
+    views = list(run.states.values())
+    failing = next(
+        (v for v in views if v.status == "FAILED" or (v.failed and v.status == "RUNNING")), None
+    )
+    for view in views:
+        if view.status == "RUNNING":
+            view.status = "FAILED" if view is failing else "ABORTED"
+            view.exited = view.exited if view.exited is not None else when
+    ended = [v.exited for v in views if v.exited is not None]
+    run.ended = max(ended) if ended else when
+    if failing is not None:
+        run.status, run.error, run.cause = "FAILED", failing.error, failing.cause
+    elif any(v.status == "ABORTED" for v in views) or not views:
+        run.status = "ABORTED"
+    else:
+        run.status = "SUCCEEDED"
+
+
+def _ends_branch(scope: _Scope, visit: StateRun, definition: Mapping[str, Any] | None) -> bool:
+    """Whether ``visit`` just ended its Parallel branch (an ``End`` or ``Succeed`` state)."""
+    run = scope.iteration
+    if run is None or run.kind != "parallel" or visit.status != "SUCCEEDED":
+        return False
+    branches = _branches(definition, run.state)
+    if run.index >= len(branches):
+        return False
+    state = (branches[run.index].get("States") or {}).get(visit.name)
+    return isinstance(state, Mapping) and (bool(state.get("End")) or state.get("Type") == "Succeed")
 
 
 def _overall(top: _Scope, iterations: dict[str, list[IterationRun]]) -> dict[str, StateRun]:

@@ -1,0 +1,198 @@
+"""derive_status over Parallel / Map / nested shapes and outcomes: Step Functions' semantics.
+
+Each case is a history written as Step Functions records it (event types and
+``previousEventId`` links from the API reference's ``HistoryEvent``,
+https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html)
+and what Step Functions' console shows for it: a branch or iteration by what ran
+in it, a state aborted by a sibling's failure or a stop as ABORTED without any
+error, a retried state with its retry count, a redriven run's failed states
+running again. The expected values are written out, not computed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from cfnops.jobs import derive_status
+
+
+class _H:
+    """A history under construction: ``add(prev, type, **details)`` returns the event id."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def add(self, prev: int, etype: str, **details: Any) -> int:
+        eid = len(self.events) + 1
+        self.events.append(
+            {"id": eid, "previousEventId": prev, "type": etype,
+             "timestamp": 1000.0 + eid, "details": details}
+        )  # fmt: skip
+        return eid
+
+
+def _task(h: _H, prev: int, name: str, *outcomes: str) -> int:
+    """A Task visit: one LambdaFunctionScheduled per outcome ("ok", "fail:E", "abort")."""
+    at = h.add(prev, "TaskStateEntered", name=name, input="{}")
+    for outcome in outcomes:
+        if outcome == "abort":
+            return h.add(at, "TaskStateAborted")
+        at = h.add(at, "LambdaFunctionScheduled", resource=name)
+        if outcome == "ok":
+            at = h.add(at, "LambdaFunctionSucceeded", output='"done"')
+            return h.add(at, "TaskStateExited", name=name, output='"done"')
+        at = h.add(at, "LambdaFunctionFailed", error=outcome[5:], cause=f"{name} broke")
+    return at
+
+
+PAR = {"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
+    {"StartAt": "X", "States": {"X": {"Type": "Task", "Resource": "x", "End": True}}},
+    {"StartAt": "Y", "States": {"Y": {"Type": "Task", "Resource": "y", "End": True}}},
+]}}}  # fmt: skip
+
+
+def _parallel(x: tuple[str, ...], y: tuple[str, ...], end: str) -> list[dict[str, Any]]:
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    entered = h.add(1, "ParallelStateEntered", name="P", input="{}")
+    started = h.add(entered, "ParallelStateStarted")
+    _task(h, started, "X", *x)
+    _task(h, started, "Y", *y)
+    if end == "succeeded":
+        done = h.add(started, "ParallelStateSucceeded")
+        done = h.add(done, "ParallelStateExited", name="P", output="[]")
+        h.add(done, "ExecutionSucceeded")
+    elif end == "caught":
+        done = h.add(started, "ParallelStateFailed", error="E", cause="Y broke")
+        done = h.add(done, "ParallelStateExited", name="P", output='{"Error": "E"}')
+        h.add(done, "ExecutionSucceeded")
+    elif end == "stopped":
+        h.add(started, "ExecutionAborted")
+    else:
+        done = h.add(started, "ParallelStateFailed", error="E", cause="Y broke")
+        last = h.add(done, "ExecutionFailed", error="E", cause="Y broke")
+        if end == "redriven":
+            h.add(last, "ExecutionRedriven")
+    return h.events
+
+
+def _map(first: tuple[str, ...], second: tuple[str, ...], ends: tuple[str, str]) -> list[Any]:
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    entered = h.add(1, "MapStateEntered", name="M", input="[]")
+    started = h.add(entered, "MapStateStarted")
+    for index, (outcome, end) in enumerate(((first, ends[0]), (second, ends[1]))):
+        it = h.add(started, "MapIterationStarted", index=index, name="M")
+        last = _task(h, it, "W", *outcome)
+        h.add(last, f"MapIteration{end}", index=index, name="M")
+    if "Failed" in ends:
+        failed = h.add(started, "MapStateFailed", error="E", cause="W broke")
+        h.add(failed, "ExecutionFailed", error="E", cause="W broke")
+    else:
+        done = h.add(started, "MapStateSucceeded")
+        done = h.add(done, "MapStateExited", name="M", output="[]")
+        h.add(done, "ExecutionSucceeded")
+    return h.events
+
+
+def _nested() -> list[dict[str, Any]]:
+    """Parallel P: branch 0 a Map N whose iteration 1 fails; branch 1 Task Z, aborted."""
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    started = h.add(h.add(1, "ParallelStateEntered", name="P", input="{}"), "ParallelStateStarted")
+    m_started = h.add(h.add(started, "MapStateEntered", name="N", input="[]"), "MapStateStarted")
+    z = h.add(started, "TaskStateEntered", name="Z", input="{}")
+    z = h.add(z, "LambdaFunctionScheduled", resource="z")
+    for index, outcome in ((0, "ok"), (1, "fail:Boom")):
+        it = h.add(m_started, "MapIterationStarted", index=index, name="N")
+        last = _task(h, it, "W", outcome)
+        h.add(last, "MapIterationSucceeded" if outcome == "ok" else "MapIterationFailed",
+              index=index, name="N")  # fmt: skip
+    h.add(m_started, "MapStateFailed", error="Boom", cause="W broke")
+    h.add(z, "TaskStateAborted")
+    failed = h.add(started, "ParallelStateFailed", error="Boom", cause="W broke")
+    h.add(failed, "ExecutionFailed", error="Boom", cause="W broke")
+    return h.events
+
+
+NESTED = {"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
+    {"StartAt": "N", "States": {"N": {"Type": "Map", "End": True, "ItemProcessor": {
+        "StartAt": "W", "States": {"W": {"Type": "Task", "Resource": "w", "End": True}}}}}},
+    {"StartAt": "Z", "States": {"Z": {"Type": "Task", "Resource": "z", "End": True}}},
+]}}}  # fmt: skip
+
+# id, history, definition, group → [(status, retries, error)], states → (status, retries, error)
+CASES = [
+    ("parallel-success", _parallel(("ok",), ("ok",), "succeeded"), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("SUCCEEDED", 0, None)]},
+     {"P": ("SUCCEEDED", 0, None), "X": ("SUCCEEDED", 0, None), "Y": ("SUCCEEDED", 0, None)}),
+    ("parallel-retried", _parallel(("ok",), ("fail:E", "ok"), "succeeded"), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("SUCCEEDED", 1, None)]},
+     {"Y": ("SUCCEEDED", 1, None)}),
+    ("parallel-failed", _parallel(("ok",), ("fail:E", "fail:E"), "failed"), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("FAILED", 1, "E")]},
+     {"P": ("FAILED", 0, "E"), "X": ("SUCCEEDED", 0, None), "Y": ("FAILED", 1, "E")}),
+    ("parallel-aborted", _parallel(("abort",), ("fail:E",), "failed"), PAR,
+     {"P": [("ABORTED", 0, None), ("FAILED", 0, "E")]},
+     {"X": ("ABORTED", 0, None), "Y": ("FAILED", 0, "E")}),
+    ("parallel-caught", _parallel(("ok",), ("fail:E",), "caught"), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("FAILED", 0, "E")]},
+     {"P": ("CAUGHT", 0, "E"), "Y": ("FAILED", 0, "E")}),
+    ("parallel-stopped", _parallel(("ok",), (), "stopped"), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("ABORTED", 0, None)]},
+     {"P": ("ABORTED", 0, None), "Y": ("ABORTED", 0, None)}),
+    ("parallel-redriven", _parallel(("ok",), ("fail:E",), "redriven"), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("RUNNING", 0, "E")]},
+     {"P": ("RUNNING", 0, "E"), "X": ("SUCCEEDED", 0, None), "Y": ("RUNNING", 0, "E")}),
+    ("map-success", _map(("ok",), ("fail:E", "ok"), ("Succeeded", "Succeeded")), None,
+     {"M": [("SUCCEEDED", 0, None), ("SUCCEEDED", 1, None)]},
+     {"M": ("SUCCEEDED", 0, None), "W": ("SUCCEEDED", 1, None)}),
+    ("map-failed", _map(("ok",), ("fail:E", "fail:E"), ("Succeeded", "Failed")), None,
+     {"M": [("SUCCEEDED", 0, None), ("FAILED", 1, "E")]},
+     {"M": ("FAILED", 0, "E"), "W": ("FAILED", 1, "E")}),
+    ("map-aborted", _map(("abort",), ("fail:E",), ("Aborted", "Failed")), None,
+     {"M": [("ABORTED", 0, None), ("FAILED", 0, "E")]},
+     {"W": ("FAILED", 0, "E")}),
+    ("nested", _nested(), NESTED,
+     {"P": [("FAILED", 0, "Boom"), ("ABORTED", 0, None)],
+      "N": [("SUCCEEDED", 0, None), ("FAILED", 0, "Boom")]},
+     {"P": ("FAILED", 0, "Boom"), "N": ("FAILED", 0, "Boom"), "Z": ("ABORTED", 0, None)}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("history", "definition", "groups", "states"),
+                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])  # fmt: skip
+def test_status_of_every_shape(
+    history: list[dict[str, Any]],
+    definition: dict[str, Any] | None,
+    groups: dict[str, list[tuple[str, int, str | None]]],
+    states: dict[str, tuple[str, int, str | None]],
+) -> None:
+    derived = derive_status(history, definition)
+    for group, expected in groups.items():
+        got = [(i.status, i.retries, i.error) for i in derived.iterations[group]]
+        assert got == expected, group
+        for run in derived.iterations[group]:
+            if run.status != "RUNNING":
+                assert run.started is not None and run.ended is not None, (group, run.index)
+    for name, expected in states.items():
+        view = derived.overall[name]
+        assert (view.status, view.retries, view.error) == expected, name
+    for name, view in derived.overall.items():
+        if view.status == "ABORTED":
+            assert (view.error, view.cause) == (None, None), name
+        if view.status not in ("RUNNING",):
+            assert view.exited is not None, name
+
+
+def test_a_succeeded_branch_ends_when_its_end_state_exits_while_others_run() -> None:
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    started = h.add(h.add(1, "ParallelStateEntered", name="P", input="{}"), "ParallelStateStarted")
+    _task(h, started, "X", "ok")
+    h.add(started, "TaskStateEntered", name="Y", input="{}")
+    left, right = derive_status(h.events, PAR).iterations["P"]
+    assert (left.status, right.status) == ("SUCCEEDED", "RUNNING")
+    assert left.ended == 1000.0 + 7
