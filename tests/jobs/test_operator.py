@@ -235,3 +235,42 @@ def test_cli_actions_and_refusals(
     code, out = _cli(capsys, "-o", "json", "job", "show", run_id)
     actions = json.loads(out)["lineage"]["operatorActions"]
     assert [a["action"] for a in actions] == ["hold", "skip", "force", "release"]
+
+
+def test_a_held_run_reads_held_in_run_listings(
+    jobs: JobService,
+    job_engine: Engine,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cfnops.console._runs_query import RunFilter, RunsQuery
+
+    monkeypatch.setenv("CFNOPS_DATABASE_URL", job_engine.settings.database_url)
+    GATES["t1"] = threading.Event()
+    run_id = _start(jobs, "op-held-list-1")
+    _until(lambda: "t1" in CALLS)
+    jobs.hold(run_id, actor="alice", reason="maintenance window")
+    query = RunsQuery(jobs.store.engine)
+
+    def listed(status: str | None) -> dict[str, tuple[str, str | None]]:
+        page = query.page(RunFilter(status=status))
+        return {r.run_id: (r.status, r.waiting) for r in page.rows}
+
+    try:
+        capsys.readouterr()
+        code = run(["-o", "json", "runs", "list", "--limit", "200"])
+        rows = {r["runId"]: r for r in json.loads(capsys.readouterr().out)}
+        assert code == 0
+        assert (rows[run_id]["status"], rows[run_id]["outcome"]) == ("RUNNING", "HELD")
+        assert rows[run_id]["waiting"] == "held by an operator"
+        code = run(["-o", "json", "job", "list", "--limit", "200"])
+        jobs_listed = {r["runId"]: r for r in json.loads(capsys.readouterr().out)}
+        assert jobs_listed[run_id]["status"] == "HELD"
+        # The console's Runs page: HELD, its own filter, and not under RUNNING.
+        assert listed(None)[run_id] == ("HELD", "held by an operator")
+        assert run_id in listed("HELD") and run_id not in listed("RUNNING")
+        jobs.release(run_id, actor="bob")
+        assert listed(None)[run_id][0] == "RUNNING"
+    finally:
+        GATES["t1"].set()
+    assert jobs.wait(run_id, timeout=30).status == "SUCCEEDED"

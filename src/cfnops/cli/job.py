@@ -281,8 +281,16 @@ def list_cmd(
         )
     rows = store.list_runs(status=status.upper() if status else None, limit=limit)
     origins = store.lineage_map([r.run_id for r in rows])
+    # Held by an operator: RUNNING to the engine, but no new state starts until released.
+    shown = {r.run_id: "HELD" if r.status == "RUNNING" and store.held(r.run_id) else r.status
+             for r in rows}  # fmt: skip
     if st.output_format == "json":
-        st.emit_json([{**r.to_json(), "rerunOf": origins.get(r.run_id)} for r in rows])
+        st.emit_json(
+            [
+                {**r.to_json(), "status": shown[r.run_id], "rerunOf": origins.get(r.run_id)}
+                for r in rows
+            ]
+        )
         return
     table = Table(
         "RUN ID", "STATE MACHINE", "STATUS", "STARTED (UTC)", "SOURCE", "REDRIVES", "RERUN OF"
@@ -290,7 +298,7 @@ def list_cmd(
     for r in rows:
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(r.started_at))
         table.add_row(
-            r.run_id, r.machine_name, r.status, started, r.source, str(r.redrive_count),
+            r.run_id, r.machine_name, shown[r.run_id], started, r.source, str(r.redrive_count),
             origins.get(r.run_id, "-"),
         )  # fmt: skip
     st.console.print(table if rows else "no job runs")

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from cfnops.cli._held import held_runs
 from cfnops.cli._progress import watch_run
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
@@ -51,7 +52,8 @@ def list_runs(
         str | None,
         typer.Option(
             help="Only runs that ended so: FAILED (a job-net that failed, too), REJECTED, "
-            "HEALED, IN_SYNC, … (the OUTCOME column)."
+            "HEALED, NOT_HEALED, IN_SYNC, … (the OUTCOME column); HELD: a heal waiting for "
+            "approval or a job run an operator held."
         ),
     ] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many (newest first).")] = 50,
@@ -70,11 +72,18 @@ def list_runs(
             workflow=workflow,
             limit=limit if outcome is None else max(limit * 20, 2000),
         )
+        held = held_runs(store, records, _jobs_of(st, records))
+    outcomes = {r.run_id: "HELD" if r.run_id in held else r.outcome for r in records}
     if outcome is not None:
         _check_outcome(outcome, records)
-        records = [r for r in records if r.outcome == outcome.upper()][:limit]
+        records = [r for r in records if outcomes[r.run_id] == outcome.upper()][:limit]
     if st.output_format == "json":
-        st.emit_json([r.to_json() for r in records])
+        st.emit_json(
+            [
+                {**r.to_json(), "outcome": outcomes[r.run_id], "waiting": held.get(r.run_id)}
+                for r in records
+            ]
+        )
         return
     table = Table(
         "RUN ID", "WORKFLOW", "STATUS", "OUTCOME", "CREATED (UTC)", "UPDATED (UTC)", "VERSION"
@@ -85,7 +94,7 @@ def list_runs(
             r.run_id,
             r.workflow,
             r.status if r.needs is None else f"{r.status} (needs {r.needs})",
-            r.outcome,
+            f"HELD ({held[r.run_id]})" if r.run_id in held else r.outcome,
             _when(r, "created"),
             _when(r, "updated"),
             version if r.compatible else f"{version} (incompatible)",
@@ -96,9 +105,9 @@ def list_runs(
 # What the built-in workflows end with beside the engine's statuses (heal, drift scans,
 # ami rotations, job-nets); a workflow of one's own may say others: those recorded count.
 _OUTCOMES = (
-    "HEALED", "IN_SYNC", "HELD", "CHANGE_SET_CREATED", "REJECTED", "EXPIRED", "OBSOLETE",
-    "NOT_CHECKABLE", "NOT_REVERTABLE", "DRIFT_APPEARED", "SCAN_FAILED", "UPDATED", "UNCHANGED",
-    "SKIPPED", "TIMED_OUT", "ABORTED",
+    "HEALED", "NOT_HEALED", "IN_SYNC", "HELD", "CHANGE_SET_CREATED", "REJECTED", "EXPIRED",
+    "OBSOLETE", "NOT_CHECKABLE", "NOT_REVERTABLE", "DRIFT_APPEARED", "SCAN_FAILED", "UPDATED",
+    "UNCHANGED", "SKIPPED", "TIMED_OUT", "ABORTED",
 )  # fmt: skip
 
 
@@ -109,6 +118,15 @@ def _check_outcome(outcome: str, records: list[RunRecord]) -> None:
             f"unknown outcome {outcome!r}: no run ended so and no workflow here ends so",
             hint=f"use one of {', '.join(known)}",
         )
+
+
+def _jobs_of(st: CliState, records: list[RunRecord]) -> Any:
+    """The job store when a running job run is listed (its holds are read there)."""
+    if not any(r.status == "RUNNING" and r.workflow.startswith("cfnops.jobs.") for r in records):
+        return None
+    from cfnops.jobs import JobStore
+
+    return JobStore(st.runtime.database)
 
 
 def _shown(value: Any) -> str:

@@ -21,7 +21,11 @@ import sqlalchemy as sa
 from cfnops.console.errors import BadFilter
 
 PAGE_SIZE = 50
-STATUSES = ("RUNNING", "QUEUED", "SUCCEEDED", "FAILED", "CANCELLED", "ABORTED")
+STATUSES = ("RUNNING", "HELD", "QUEUED", "SUCCEEDED", "FAILED", "CANCELLED", "ABORTED")
+# A running heal waiting in its approval callback (submitted, neither answered nor
+# expired: cfnops.heal's step names), or a job run an operator held.
+_APPROVAL_SUBMIT = "approval submit"
+_APPROVAL_ENDS = ("record-approval", "delete-change-set")
 KINDS = ("heal", "ami", "job", "other")
 _DBOS = {
     "RUNNING": ["PENDING"],
@@ -106,11 +110,12 @@ class RunRow:
     updated: datetime
     error: str | None
     job_run: str | None = None
+    waiting: str | None = None  # what a HELD run waits for
 
     @property
     def duration(self) -> str:
         seconds = (self.updated - self.created).total_seconds()
-        if self.status in ("RUNNING", "QUEUED"):
+        if self.status in ("RUNNING", "QUEUED", "HELD"):
             seconds = (datetime.now(UTC) - self.created).total_seconds()
         if seconds < 60:
             return f"{seconds:.1f} s"
@@ -130,6 +135,26 @@ class RunPage:
     @property
     def pages(self) -> int:
         return max(1, -(-self.total // PAGE_SIZE))
+
+
+def _steps_table(schema: str | None) -> sa.Table:
+    return sa.Table(
+        "operation_outputs",
+        sa.MetaData(),
+        sa.Column("workflow_uuid", sa.Text),
+        sa.Column("function_name", sa.Text),
+        schema=schema,
+    )
+
+
+def _controls_table() -> sa.Table:
+    return sa.Table(
+        "cfnops_job_controls",
+        sa.MetaData(),
+        sa.Column("id", sa.Integer),
+        sa.Column("run_id", sa.String(200)),
+        sa.Column("action", sa.String(16)),
+    )
 
 
 def _tables(schema: str | None) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table]:
@@ -178,6 +203,26 @@ class RunsQuery:
         self.status, self.inputs, self.outputs, self.jobs = _tables(schema)
         self._schema = schema
 
+    def _held_conditions(self, has_jobs: bool) -> tuple[Any, Any]:
+        """SQL: this run waits for an approval; an operator holds this job run."""
+        uuid = self.status.c.workflow_uuid
+        steps = _steps_table(self._schema)
+        submitted = sa.exists().where(
+            steps.c.workflow_uuid == uuid, steps.c.function_name == _APPROVAL_SUBMIT
+        )
+        answered = sa.exists().where(
+            steps.c.workflow_uuid == uuid, steps.c.function_name.in_(_APPROVAL_ENDS)
+        )
+        approval = sa.and_(self.status.c.status == "PENDING", submitted, sa.not_(answered))
+        if not has_jobs:
+            return approval, sa.false()
+        c, later = _controls_table(), _controls_table().alias("later")
+        released = sa.exists().where(
+            later.c.run_id == c.c.run_id, later.c.action == "release", later.c.id > c.c.id
+        )
+        hold = sa.exists().where(c.c.run_id == uuid, c.c.action == "hold", sa.not_(released))
+        return approval, sa.and_(self.status.c.status == "PENDING", hold)
+
     def _ready(self) -> tuple[bool, bool]:
         inspector = sa.inspect(self.engine)
         return (
@@ -217,8 +262,15 @@ class RunsQuery:
             joined = joined.outerjoin(jobs, jobs.c.run_id == st.c.workflow_uuid)
             job_status, machine = jobs.c.status, jobs.c.machine_name
         conds: list[Any] = [st.c.name == "cfnops.run"]
+        approval, hold = self._held_conditions(has_jobs)
         if flt.status == "ABORTED":
             conds.append(job_status == "ABORTED")
+        elif flt.status == "HELD":
+            conds.append(sa.or_(approval, hold))
+        elif flt.status == "RUNNING":
+            conds += [st.c.status.in_(_DBOS["RUNNING"]), sa.not_(approval), sa.not_(hold)]
+            if has_jobs:
+                conds.append(sa.or_(jobs.c.status.is_(None), jobs.c.status == "RUNNING"))
         elif flt.status and has_jobs:
             # A job-net that failed ends its DBOS workflow normally (SUCCESS): the row shows
             # the job run's status, and the filter matches what the row shows.
@@ -262,6 +314,8 @@ class RunsQuery:
                 out.c.error,
                 job_status.label("job_status"),
                 machine.label("machine"),
+                approval.label("approval"),
+                hold.label("hold"),
             )
             .select_from(joined)
             .where(where)
@@ -309,6 +363,10 @@ def _row(r: Any) -> RunRow:
     target = r.machine or event.get("StackName") or event.get("runId") or ""
     if event.get("Region"):
         target = f"{target} ({event['Region']})"
+    waiting = None
+    if status == "RUNNING" and (r.approval or r.hold):
+        status = "HELD"
+        waiting = "waiting for approval" if r.approval else "held by an operator"
     error = _loads(r.error)
     if isinstance(error, dict):
         error = f"{error.get('name')}: {error.get('message')}"
@@ -322,4 +380,5 @@ def _row(r: Any) -> RunRow:
         updated=datetime.fromtimestamp(r.updated_at / 1000, tz=UTC),
         error=None if error is None else str(error),
         job_run=str(event.get("runId")) if kind == "job" and event.get("runId") else None,
+        waiting=waiting,
     )

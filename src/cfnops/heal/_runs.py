@@ -109,6 +109,16 @@ class HeldInfo:
     stack: str
     reasons: tuple[str, ...]
     change_set_id: str | None
+    since: dt.datetime | None = None  # when the run started waiting for the approval
+    expires: dt.datetime | None = None  # then it deletes the change set and ends EXPIRED
+
+    @property
+    def open_for(self) -> str:
+        """How long the approval stays open, e.g. ``71 h 58 min`` (``-`` when unknown)."""
+        if self.expires is None:
+            return "-"
+        left = max(0, int((self.expires - dt.datetime.now(dt.UTC)).total_seconds()))
+        return f"{left // 3600} h {left % 3600 // 60} min"
 
 
 def gate_decision(steps: list[StepRecord]) -> dict[str, Any] | None:
@@ -131,12 +141,23 @@ def held_info(record: RunRecord, steps: list[StepRecord]) -> HeldInfo | None:
     if f"{APPROVAL} submit" not in names or {"record-approval", "delete-change-set"} & set(names):
         return None
     made = next((s.result for s in steps if s.name == "create-change-set"), None)
+    submitted = next(s for s in steps if s.name == f"{APPROVAL} submit")
+    since = submitted.ended or submitted.started
     return HeldInfo(
         record.run_id,
         str((record.input or {}).get("StackName", "?")),
         tuple(decision.get("reasons", [])),
         made.get("Id") if isinstance(made, dict) else None,
+        since,
+        None if since is None else since + dt.timedelta(hours=_expiry_hours(record)),
     )
+
+
+def _expiry_hours(record: RunRecord) -> float:
+    """``approval_expiry_hours`` the run was started with (its event's Settings), else 72."""
+    event = record.input if isinstance(record.input, dict) else {}
+    given = (event.get("Settings") or {}).get("approval_expiry_hours")
+    return float(given) if isinstance(given, int | float) else 72.0
 
 
 def run_outcome(record: RunRecord, steps: list[StepRecord] | None = None) -> str:

@@ -116,10 +116,7 @@ class RunOperations:
         self._act(run_id, "release", actor, reason)
 
     def _held(self, run_id: str) -> bool:
-        holds = [
-            c.action for c in self.store.list_controls(run_id) if c.action in ("hold", "release")
-        ]
-        return bool(holds) and holds[-1] == "hold"
+        return self.store.held(run_id)
 
     # -- skip ----------------------------------------------------------------------------
     def skip(

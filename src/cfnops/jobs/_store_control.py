@@ -120,6 +120,11 @@ class ControlRows:
         with self.engine.connect() as conn:
             return [_control(r) for r in conn.execute(query).mappings()]
 
+    def held(self, run_id: str) -> bool:
+        """Whether an operator's hold on the run is in force (its last hold/release is a hold)."""
+        holds = [c.action for c in self.list_controls(run_id) if c.action in ("hold", "release")]
+        return bool(holds) and holds[-1] == "hold"
+
     def apply_control(self, control_id: int, key: str) -> bool:
         """Mark a skip/force as taken at ``key`` (a position's JSON, or the hold/release
         event's name); False if taken already."""
