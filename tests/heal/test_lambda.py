@@ -45,6 +45,8 @@ def test_reference_event_heals_under_the_sdk_runner(heal_env: Heal) -> None:
         "wait-change-set",
         "execute-change-set",
         "wait-execution",
+        "recheck-drift",
+        "wait-recheck-drift",
         "notify-healed",
     ]
     value = heal_env.ssm.get_parameter(Name=f"/{stack}/p")["Parameter"]["Value"]

@@ -28,7 +28,8 @@ idle)``; forbidden status → clear error); the detection poll that sees DRIFTED
 also reads the drifted resources and applies the ignore rules (``"drifted"`` in
 its state); the change set poll that sees CREATE_COMPLETE reads the whole change
 set and runs the safety gate (``"gate"`` in its state). Folding those reads into
-checkpoints the run writes anyway keeps a heal at ten checkpoints. A held change
+checkpoints the run writes anyway keeps a heal at ten checkpoints (thirteen with the
+recheck after execution). A held change
 set waits durably on the ``approval`` callback (``cfnops approve`` / ``cfnops
 reject``) until ``approval_expiry_hours``, then is deleted. Nested stacks are
 healed through their root (:mod:`cfnops.heal._nested`): detection on each, one
