@@ -312,7 +312,9 @@ class AwsClients:
         region = self.region  # first: no region, no botocore import
         from botocore.config import Config
 
-        return Config(
+        # A host prefix (TestState's "sync-") cannot resolve on an endpoint URL's host; without
+        # one, botocore's AWS_DISABLE_HOST_PREFIX_INJECTION decides (the sandbox sets it).
+        config = Config(
             region_name=region,
             retries={
                 "mode": self.settings.retry_mode,
@@ -323,6 +325,9 @@ class AwsClients:
             read_timeout=self.settings.read_timeout,
             max_pool_connections=self.settings.max_pool_connections,
         )
+        if self.settings.endpoint_url:
+            return config.merge(Config(inject_host_prefix=False))
+        return config
 
     @overload
     def client(self, service: Literal["autoscaling"]) -> AutoScalingClient: ...

@@ -52,6 +52,7 @@ def test_exported_members() -> None:
         "Interpreter", "InvalidDefinition", "LambdaError", "RandomTaskTokens", "Recorder",
         "SkipState", "StartPoint", "StateGate", "StatesFailure", "SystemClock", "TaskContext",
         "TaskFailure", "TaskInvoker", "TaskTokens", "ThreadBranchExecutor",
+        "TestStateError", "test_state",
         "check_definition", "lambda_stand_in", "load_definition", "run_branch", "validate",
         # the data-flow check (cfnops job check)
         "CheckFinding", "CheckReport", "DeclaredResults", "NotChecked", "StateShape", "Unknown",

@@ -4,7 +4,8 @@ A block that needs AWS, a running sandbox or a previous block's state is marked
 with ``<!-- snippet: skip (reason) -->`` on the line right before its fence; it
 is reported as skipped with that reason (``pytest -rs`` lists them). Blocks run
 offline in a temporary directory holding the files the docs name (``old.yaml``,
-``new.yaml``, ``template.yaml``, ``stack.yaml``), with a temporary database.
+``new.yaml``, ``template.yaml``, ``stack.yaml``, the repository's ``examples/``), with a
+temporary database.
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def test_snippet_runs(snippet: Snippet, tmp_path: Path) -> None:
     (tmp_path / "stack.yaml").write_text(OLD.replace("Bucket:", "Bucket:", 1))
     (tmp_path / "template.yaml").write_text(CUSTOM)
     (tmp_path / "build").mkdir()
+    (tmp_path / "examples").symlink_to(DOCS.parent / "examples")  # job-nets and their mocks
     (tmp_path / "build" / "index.py").write_text(
         "def handler(event, context):\n    return {'PhysicalResourceId': 'fixed'}\n"
     )

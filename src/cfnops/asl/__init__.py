@@ -28,6 +28,7 @@ from cfnops.asl._ports import (
     TaskTokens,
     ThreadBranchExecutor,
 )
+from cfnops.asl._teststate import TestStateError, test_state
 from cfnops.asl._validate import check_definition, validate
 from cfnops.asl.errors import (
     DefinitionLoadError,
@@ -69,6 +70,7 @@ __all__ = [
     "TaskFailure",
     "TaskInvoker",
     "TaskTokens",
+    "TestStateError",
     "ThreadBranchExecutor",
     "Unknown",
     "check_dataflow",
@@ -77,6 +79,7 @@ __all__ = [
     "load_definition",
     "run_branch",
     "shape_text",
+    "test_state",
     "validate",
 ]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -70,5 +70,75 @@ def _render(st: CliState, results: list[CaseResult]) -> None:
     console.print(f"{len(results)} cases: {passed} passed, {len(results) - passed} failed")
 
 
+def test_state_cmd(
+    ctx: typer.Context,
+    definition: Annotated[Path, typer.Argument(help="A state, or a state machine (JSON/YAML).")],
+    state_name: Annotated[
+        str | None, typer.Option("--state", help="The state to test (default: StartAt).")
+    ] = None,
+    input_: Annotated[str, typer.Option("--input", help="State input: JSON, or @FILE.")] = "{}",
+    variables: Annotated[
+        str | None, typer.Option(help="Variables in scope: a JSON object, or @FILE.")
+    ] = None,
+    mock_result: Annotated[
+        str | None, typer.Option(help="The Task's (Map's, Parallel's) result: JSON, or @FILE.")
+    ] = None,
+    mock_error: Annotated[str | None, typer.Option(help="Mock an error with this name.")] = None,
+    mock_cause: Annotated[str | None, typer.Option(help="The mocked error's cause.")] = None,
+    retry_count: Annotated[
+        int | None, typer.Option(min=0, help="Retries already made (retrierRetryCount).")
+    ] = None,
+    inspection_level: Annotated[str, typer.Option(help="INFO, DEBUG or TRACE.")] = "DEBUG",
+) -> None:
+    """Test one state with Step Functions' TestState (AWS, or the sandbox by --endpoint-url)."""
+    import json
+
+    from cfnops.errors import UsageError
+    from cfnops.jobs import load_definition, parse_input
+
+    st = state(ctx)
+    request: dict[str, object] = {
+        "definition": json.dumps(load_definition(definition)),
+        "input": json.dumps(parse_input(input_)),
+        "inspectionLevel": inspection_level.upper(),
+    }
+    if state_name:
+        request["stateName"] = state_name
+    if variables:
+        request["variables"] = json.dumps(parse_input(variables))
+    if mock_result is not None and mock_error is not None:
+        raise UsageError("--mock-result and --mock-error exclude each other: give one")
+    if mock_result is not None:
+        request["mock"] = {"result": json.dumps(parse_input(mock_result))}
+    elif mock_error is not None:
+        error = {"error": mock_error, **({"cause": mock_cause} if mock_cause else {})}
+        request["mock"] = {"errorOutput": error}
+    if retry_count is not None:
+        request["stateConfiguration"] = {"retrierRetryCount": retry_count}
+    sfn: Any = st.clients.client("stepfunctions")  # the request is built as a plain dict
+    answer: dict[str, Any] = dict(sfn.test_state(**request))
+    answer.pop("ResponseMetadata", None)
+    if st.output_format == "json":
+        st.emit_json(answer)
+    else:
+        _render_test_state(st, answer)
+    if answer.get("status") == "FAILED":
+        raise typer.Exit(1)
+
+
+def _render_test_state(st: CliState, answer: dict[str, Any]) -> None:
+    console = st.console
+    line = f"status {answer.get('status')}"
+    if answer.get("nextState"):
+        line += f" → next state {answer['nextState']}"
+    console.print(line, markup=False, highlight=False)
+    for key in ("error", "cause", "output"):
+        if key in answer:
+            console.print(f"{key}: {answer[key]}", markup=False, highlight=False)
+    for key, value in (answer.get("inspectionData") or {}).items():
+        console.print(f"  {key}: {value}", markup=False, highlight=False)
+
+
 def register_test(job_app: typer.Typer) -> None:
     job_app.command("test")(test_cmd)
+    job_app.command("test-state")(test_state_cmd)

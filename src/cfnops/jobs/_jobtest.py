@@ -156,9 +156,12 @@ class JobNetTest:
         )
         problems: list[str] = []
         if expectation is not None and invoker.problem is None:
+            calls: dict[str, int] = {}
+            for call in invoker.calls:
+                calls[call.state] = calls.get(call.state, 0) + 1
             problems = check_expectation(
                 expectation, status=result.status, output=result.output,
-                error=result.error, cause=result.cause, states=states,
+                error=result.error, cause=result.cause, states=states, calls=calls,
             )  # fmt: skip
         return CaseResult(
             self.state_machine, case, result.status, result.output, result.error,

@@ -11,8 +11,10 @@ of the same shape::
         "output": {...},                        # the whole output (JSON equality)
         "outputIncludes": {...},                # a subset of the output's objects
         "outputPaths": {"$.report.ok": true},   # JSONPath ($.a.b[0]) → value
-        "states": ["Init", "…"]                 # every state entered, in order
-    }}}}}}
+        "states": ["Init", "…"],                # every state entered, in order
+        "statesInclude": ["StopCluster", "…"],  # these, in this order, others between
+        "taskCalls": {"StopApache": 3}          # Task calls (attempts) per state
+    }}, "Input": {...}}}}}                      # the input of cases that give none
 
 Values compare as JSON: object key order is ignored, ``1 == 1.0``, booleans are never
 numbers.
@@ -31,7 +33,18 @@ from cfnops.jobs.errors import MockConfigError
 
 __all__ = ["Expectation", "check_expectation", "parse_expectations"]
 
-_KEYS = ("input", "status", "error", "cause", "output", "outputIncludes", "outputPaths", "states")
+_KEYS = (
+    "input",
+    "status",
+    "error",
+    "cause",
+    "output",
+    "outputIncludes",
+    "outputPaths",
+    "states",
+    "statesInclude",
+    "taskCalls",
+)
 _STATUSES = ("SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED")
 _MISSING = object()
 
@@ -59,9 +72,13 @@ def parse_expectations(data: Any, where: str) -> dict[str, dict[str, Expectation
         if not isinstance(cases, Mapping):
             raise MockConfigError(f"{where}.StateMachines.{machine}", "has no TestCases object")
         out[machine] = {}
+        default_input = body.get("Input", {})
         for case, fields in cases.items():
             here = f"{where}.StateMachines.{machine}.TestCases.{case}"
-            out[machine][case] = _expectation(fields, here)
+            exp = _expectation(fields, here)
+            if "input" not in exp.fields:
+                exp = Expectation({**exp.fields, "input": default_input})
+            out[machine][case] = exp
     return out
 
 
@@ -73,9 +90,15 @@ def _expectation(fields: Any, where: str) -> Expectation:
         raise MockConfigError(where, f"has unknown keys {unknown}: use {', '.join(_KEYS)}")
     if "status" in fields and fields["status"] not in _STATUSES:
         raise MockConfigError(f"{where}.status", f"must be one of {', '.join(_STATUSES)}")
-    states = fields.get("states", [])
-    if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
-        raise MockConfigError(f"{where}.states", "must be a list of state names")
+    for key in ("states", "statesInclude"):
+        states = fields.get(key, [])
+        if not isinstance(states, list) or not all(isinstance(s, str) for s in states):
+            raise MockConfigError(f"{where}.{key}", "must be a list of state names")
+    calls = fields.get("taskCalls", {})
+    if not isinstance(calls, Mapping) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in calls.values()
+    ):
+        raise MockConfigError(f"{where}.taskCalls", "must map state names to call counts")
     paths = fields.get("outputPaths", {})
     if not isinstance(paths, Mapping) or not all(_PATH.fullmatch(p) for p in paths):
         raise MockConfigError(f"{where}.outputPaths", "must map JSONPaths ($.a.b[0]) to values")
@@ -146,6 +169,7 @@ def check_expectation(
     error: str | None,
     cause: str | None,
     states: Sequence[str],
+    calls: Mapping[str, int] | None = None,
 ) -> list[str]:
     """The ways the run differs from what the case expects (empty: it passed)."""
     f = exp.fields
@@ -168,4 +192,18 @@ def check_expectation(
             problems.append(f"output {path}: expected {_text(want)}, got {_text(got)}")
     if "states" in f and list(f["states"]) != list(states):
         problems.append("visited states differ:\n" + states_diff(f["states"], states))
+    if "statesInclude" in f and not _subsequence(f["statesInclude"], states):
+        problems.append(
+            f"visited states do not include {' → '.join(f['statesInclude'])} in that order:\n"
+            + states_diff(f["statesInclude"], states)
+        )
+    for state, want_calls in f.get("taskCalls", {}).items():
+        got_calls = (calls or {}).get(state, 0)
+        if got_calls != want_calls:
+            problems.append(f"task calls of {state!r}: expected {want_calls}, got {got_calls}")
     return problems
+
+
+def _subsequence(want: Sequence[str], got: Sequence[str]) -> bool:
+    it = iter(got)
+    return all(any(name == seen for seen in it) for name in want)

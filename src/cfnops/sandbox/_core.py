@@ -252,6 +252,8 @@ class Sandbox:
             "AWS_SECRET_ACCESS_KEY": DUMMY_SECRET_ACCESS_KEY,
             "AWS_DEFAULT_REGION": self.region,
             "AWS_REGION": self.region,
+            # host prefixes (TestState's "sync-") cannot resolve on the sandbox's host
+            "AWS_DISABLE_HOST_PREFIX_INJECTION": "true",
         }
 
     def export_lines(self) -> list[str]:

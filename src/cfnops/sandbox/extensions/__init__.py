@@ -34,6 +34,7 @@ EXTENSIONS: tuple[str, ...] = (
     "sts_roles",
     "cfn_nested_ids",
     "lambda_durable",
+    "sfn_test_state",
 )
 
 _lock = threading.Lock()
