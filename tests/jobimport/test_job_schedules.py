@@ -102,3 +102,22 @@ def test_xml_job_criteria_in_a_smart_folder_and_in_a_plain_folder() -> None:
     }
     first = _entered(plan.definitions["R"], {"cfnopsSchedule": "R-2"})
     assert "Y" in first and "X.Skipped" in first and "X" not in first
+
+
+def test_the_forecast_shows_what_the_reported_job_criteria_change() -> None:
+    from datetime import date
+
+    from cfnops.jobimport import forecast
+
+    model = read_export(_XML.encode(), "t.xml", "controlm", today=date(2027, 1, 1))
+    plan_import(model, "t.xml")
+    rows = {r["job"]: r for r in forecast(model, date(2027, 3, 1), 7)}
+    # by hand: the folder runs Mon-Fri at 06:00 (Mar 1-5, 2027); B only on Monday Mar 1, at
+    # its own 09:00
+    assert rows["S/A"]["equal"] and len(rows["S/A"]["source"]) == 5
+    b = rows["S/B"]
+    assert b["source"] == ["2027-03-01 09:00"] and len(b["imported"]) == 5
+    assert any("job S/B: its own criteria narrow" in r for r in b["reasons"])
+    # the plain folder: each job on its own days (X Mondays 09:00, Y the 1st at 20:00)
+    assert rows["R/X"]["equal"] and rows["R/X"]["source"] == ["2027-03-01 09:00"]
+    assert rows["R/Y"]["equal"] and rows["R/Y"]["source"] == ["2027-03-01 20:00"]

@@ -85,7 +85,11 @@ def _source_runs(model: ImportModel, net: JobNet, job: Job, start: date, end: da
         return own or set()
     if own is None:
         return folder
-    days = {d for d, _ in own}  # a SMART folder's job: its own days within the folder's
+    # a SMART folder's job: its own days within the folder's, at its own time if it has one
+    if any(w.from_time for w in job.rules or []):
+        days = {d for d, _ in folder}
+        return {r for r in own if r[0] in days}
+    days = {d for d, _ in own}
     return {r for r in folder if r[0] in days}
 
 
