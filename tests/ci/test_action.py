@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from tests.ci.github_sarif import problems
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "tests" / "diff" / "data" / "sarif-2.1.0-rtm.5.json").read_text())
@@ -205,6 +206,12 @@ def test_action_steps_report_gate_sarif_and_one_comment(
     stack = workspace / "infra" / "stack.yaml"
     stack.write_text(TEMPLATE.replace("reports-one", "reports-two"))
     (workspace / "README.md").write_text("changed, not a template\n")
+    # a second changed template: guard checks two files, GitHub still gets one guard run
+    shutil.copy(
+        ROOT / "tests" / "guard" / "fixtures" / "cr001_node_inline" / "template.yaml",
+        workspace / "infra" / "settings.yaml",
+    )
+    _git(workspace, "add", ".")
     _git(workspace, "commit", "-qam", "rename the bucket")
 
     code, outputs, skipped = run_action(
@@ -212,16 +219,32 @@ def test_action_steps_report_gate_sarif_and_one_comment(
     )
     assert code == 1  # the replacement trips --fail-on replace: the job fails, last
     assert outputs["exit-code"] == "1"
-    assert skipped == ["actions/setup-python@v5", "github/codeql-action/upload-sarif@v3"]
-    sarif = json.loads((Path(outputs["sarif"]) / "diff.sarif").read_text())
-    jsonschema.validate(sarif, SCHEMA)
-    [result] = sarif["runs"][0]["results"]
+    assert [s.split("@")[0] for s in skipped] == [
+        "actions/setup-python",
+        "actions/cache",
+        "github/codeql-action/upload-sarif",
+    ]
+    # what the upload step sends: one run per tool, each with its own category
+    folder = Path(outputs["sarif"])
+    assert sorted(p.name for p in folder.iterdir()) == ["diff.sarif", "guard.sarif"]
+    logs = [json.loads((folder / name).read_text()) for name in ("diff.sarif", "guard.sarif")]
+    for log in logs:
+        jsonschema.validate(log, SCHEMA)
+    assert [len(log["runs"]) for log in logs] == [1, 1]
+    ids = [log["runs"][0]["automationDetails"]["id"] for log in logs]
+    assert ids == ["cfnops/diff/", "cfnops/guard/"]
+    assert problems(logs) == []  # GitHub's rules, tests/ci/github_sarif.py
+    guard_results = logs[1]["runs"][0]["results"]
+    assert {r["ruleId"] for r in guard_results} == {"CR001"}
+    assert {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in guard_results
+    } == {"infra/settings.yaml"}
+    sarif = logs[0]
+    [result] = [r for r in sarif["runs"][0]["results"] if "stack.yaml" in json.dumps(r)]
     assert result["ruleId"] == "CFNOPS-D001"
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "infra/stack.yaml"
     assert location["region"]["startLine"] == 2
-    guard = json.loads((Path(outputs["sarif"]) / "guard-1.sarif").read_text())
-    jsonschema.validate(guard, SCHEMA)
 
     [comment] = github.comments
     assert comment["body"].startswith("<!-- cfnops-report -->")
@@ -256,3 +279,12 @@ def test_action_on_two_cloud_assemblies(
     assert "| `AppStack/DbNested` | changed | 1 |" in report
     assert github.calls == []  # comment: false
     jsonschema.validate(json.loads((Path(outputs["sarif"]) / "diff.sarif").read_text()), SCHEMA)
+
+
+def test_third_party_actions_are_pinned_by_commit_with_their_version() -> None:
+    lines = [ln for ln in (ROOT / "action.yml").read_text().splitlines() if "uses:" in ln]
+    assert len(lines) == 3
+    for line in lines:
+        found = re.search(r"uses:\s*([\w./-]+)@([0-9a-f]{40}) # v\d+\.\d+\.\d+$", line)
+        assert found, line
+    assert any("github/codeql-action/upload-sarif@" in ln and "# v4." in ln for ln in lines)
