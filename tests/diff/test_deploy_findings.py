@@ -120,3 +120,17 @@ def test_without_validate_only_the_name_checks_run(
     assert run(["diff", *pair, "-o", "json"]) == 0
     found = json.loads(capsys.readouterr().out)["deployFindings"]
     assert [f["rule"] for f in found] == ["physical-name-collision"]
+
+
+def test_validate_without_cfn_lint_is_a_usage_error(
+    pair: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import sys
+
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert run(["diff", *pair, "--validate"]) == 2
+    assert "--validate needs the cfn-lint command" in capsys.readouterr().err

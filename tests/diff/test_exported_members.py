@@ -26,7 +26,6 @@ def test_diff_exports() -> None:
             "sam_annotations",
             "sam_origins",
             "sam_untransformed",
-            "schema_findings",
             "DeployFinding",
             "SamTransformError",
             "template_lines",

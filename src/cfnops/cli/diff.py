@@ -302,10 +302,9 @@ def _validated(st: CliState, result: Any, template: Path, validate: bool) -> Any
     """With ``--validate``: the changed resources' properties against the registry schema."""
     if not validate:
         return result
-    from cfnops.diff import schema_findings
+    from cfnops.cli._diff_validate import schema_findings
 
-    text = template.read_text(encoding="utf-8")
-    found = schema_findings(text, result, [_table_region(st)])
+    found = schema_findings(template, result, _table_region(st))
     return replace(result, deploy_findings=(*result.deploy_findings, *found))
 
 

@@ -50,7 +50,6 @@ from cfnops.diff._sam import (
     sam_untransformed,
     transform_sam,
 )
-from cfnops.diff._schema_check import schema_findings
 from cfnops.diff.errors import (
     ChangeSetError,
     SamTransformError,
@@ -143,7 +142,6 @@ __all__ = [
     "sam_annotations",
     "sam_origins",
     "sam_untransformed",
-    "schema_findings",
     "template_lines",
     "to_json",
     "to_sarif",
