@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from cfnops.config import Settings
@@ -29,6 +29,7 @@ from cfnops.console import (
 )
 from cfnops.console._auth import Auth
 from cfnops.console._security import RequireSession, SecurityHeaders
+from cfnops.console._static import VersionedStatic
 from cfnops.console._web import HERE, Console, error_page
 from cfnops.console.errors import ConsoleError
 from cfnops.errors import CfnopsError, UsageError
@@ -90,7 +91,7 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
     app = _ConsoleApp(
         routes=[
             Route("/healthz", _health),
-            Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+            Mount("/static", VersionedStatic(HERE / "static"), name="static"),
             *_pages_runs.routes[:2],
             *_pages_batch.routes,
             *_pages_jobs.routes,
@@ -102,7 +103,9 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
             *_pages_metrics.routes,
             *_pages_runs.routes[2:],
         ],
-        middleware=[Middleware(RequireSession)],
+        # Pages, fragments and JSON compressed when the browser asks (Accept-Encoding:
+        # gzip); Server-Sent Events never are (Starlette leaves text/event-stream alone).
+        middleware=[Middleware(GZipMiddleware, minimum_size=1024), Middleware(RequireSession)],
         exception_handlers={
             CfnopsError: _cfnops_error,
             HTTPException: _http_error,

@@ -26,6 +26,15 @@ def definition_roots(settings: Settings, cwd: Path | None = None) -> tuple[Path,
     return tuple((base / root.expanduser()).resolve() for root in roots)
 
 
+def shown_root(root: Path, cwd: Path | None = None) -> str:
+    """A root as an error page may show it: relative to the console's folder, or only its
+    last two parts (a refused request learns nothing of the machine's folder layout)."""
+    base = (cwd or Path.cwd()).resolve()
+    if root.is_relative_to(base):
+        return str(root.relative_to(base)) or "."
+    return "…/" + "/".join(root.parts[-2:])
+
+
 def resolve_inside(path_text: str, roots: Sequence[Path], cwd: Path | None = None) -> Path:
     """``path_text`` resolved, if it names a definition file inside one of ``roots``.
 
@@ -38,7 +47,7 @@ def resolve_inside(path_text: str, roots: Sequence[Path], cwd: Path | None = Non
         given = (cwd or Path.cwd()) / given
     real = given.resolve()  # symlinks and ".." first, then the check
     if not any(real.is_relative_to(root) for root in roots):
-        shown = ", ".join(str(r) for r in roots) or "none"
+        shown = ", ".join(shown_root(r, cwd) for r in roots) or "none"
         raise Forbidden(
             f"{path_text!r} is outside the definition roots ({shown})",
             hint="open a file under a root, or add its folder to [console] definition_roots",

@@ -21,6 +21,7 @@ from cfnops.config import Settings
 from cfnops.console._auth import COOKIE, Auth, Principal, Role
 from cfnops.console._roots import definition_roots
 from cfnops.console._runs_query import RunsQuery
+from cfnops.console._static import static_version
 from cfnops.console.errors import Forbidden
 from cfnops.database import Database
 from cfnops.durable import AuditLog
@@ -47,6 +48,7 @@ def _pretty(value: Any) -> str:
 
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates.env.globals["static_v"] = static_version(HERE / "static")
 templates.env.filters["when"] = _when
 templates.env.filters["pretty"] = _pretty
 templates.env.filters["urlq"] = lambda v: quote(str(v), safe="")

@@ -534,7 +534,7 @@ window.cfnopsDesigner = (function () {
     $("d-strict").addEventListener("click", () => runCheck().then(() => { drawFindings(true); status(
       S.check && !S.check.strict.length ? "Validate strict: accepted." : "Validate strict: see the problems under Check."); }));
     $("d-run").addEventListener("click", run);
-    $("d-save").addEventListener("click", save);
+    if ($("d-save")) $("d-save").addEventListener("click", save);  // operators only
     $("d-download").addEventListener("click", download);
     $("d-copy").addEventListener("click", copy);
     $("d-code").addEventListener("input", onCode);
