@@ -233,3 +233,53 @@ def test_save_keeps_the_files_mode_and_new_files_get_the_umasks(
     finally:
         os.umask(mask)
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o640  # 0666 less the umask 027
+
+
+def _lambda_part(end: dict[str, Any]) -> dict[str, Any]:
+    """The designer's Lambda part as the palette adds it (default ResultPath $.result)."""
+    return {
+        "Type": "Task",
+        "Resource": "arn:aws:states:::lambda:invoke",
+        "Parameters": {"FunctionName": "my-function", "Payload.$": "$"},
+        "ResultSelector": {"Payload.$": "$.Payload"},
+        "ResultPath": "$.result",
+        **end,
+    }
+
+
+def test_a_lambda_part_inside_a_map_over_numbers_is_flagged() -> None:
+    """Lambda → Choice (on the Lambda's unknown result) → Map over numbers whose item step
+    is a Lambda part: its ResultPath cannot be applied to an item such as 2 (the run would
+    fail with States.ResultPathMatchFailure), and the check says so with the sample's items."""
+    definition = {
+        "StartAt": "Lambda",
+        "States": {
+            "Lambda": _lambda_part({"Next": "Choice"}),
+            "Choice": {
+                "Type": "Choice",
+                "Choices": [
+                    {"Variable": "$.result.Payload.ok", "BooleanEquals": True, "Next": "Map"}
+                ],
+                "Default": "Done",
+            },
+            "Map": {
+                "Type": "Map",
+                "ItemsPath": "$.numbers",
+                "ItemProcessor": {
+                    "ProcessorConfig": {"Mode": "INLINE"},
+                    "StartAt": "Each",
+                    "States": {"Each": _lambda_part({"End": True})},
+                },
+                "ResultPath": "$.mapped",
+                "Next": "Done",
+            },
+            "Done": {"Type": "Succeed"},
+        },
+    }
+    found = design_check(definition, {"numbers": [1, 2, 3]}, {})
+    assert found["ok"] is False
+    errors = [f for f in found["findings"] if f["severity"] == "error"]
+    assert [f["pointer"] for f in errors] == ["/States/Map/ItemProcessor/States/Each/ResultPath"]
+    assert "Unable to apply ResultPath '$.result'" in errors[0]["message"]
+    assert found["states"]["/States/Map/ItemProcessor/States/Each"]["input"] == ["number"]
+    assert found["notChecked"]  # the Lambda's result is unknown: the page must not say "No errors"

@@ -371,8 +371,13 @@ window.cfnopsDesigner = (function () {
     if (!c) return;
     const items = c.findings.map((f) => el("li", {className: `sev-${f.severity}`},
       `${f.severity === "error" ? "✘" : "!"} ${f.pointer}: ${f.message}${f.suggestion ? ` (fix: ${f.suggestion})` : ""} [${f.code}]`));
-    const parts = [el("p", {}, c.ok ? `No errors: ${Object.keys(c.states).length} states checked with the sample data.`
-      : `${c.findings.filter((f) => f.severity === "error").length} error(s).`), el("ul", {}, ...items)];
+    // "No errors" only when everything was checked: references the sample data could not
+    // reach (unknown Task results) may still fail at run time.
+    const n = Object.keys(c.states).length, unchecked = c.notChecked.length;
+    const head = !c.ok ? `${c.findings.filter((f) => f.severity === "error").length} error(s).`
+      : unchecked ? `No errors found so far: ${n} states checked with the sample data, ${unchecked} reference(s) NOT checked.`
+      : `No errors: ${n} states checked with the sample data.`;
+    const parts = [el("p", {id: "d-check-head"}, head), el("ul", {}, ...items)];
     if (c.notChecked.length) parts.push(el("p", {className: "hint"}, `${c.notChecked.length} reference(s) not checked (unknown Task results: declare them under Task results).`));
     if (strict) {
       parts.push(el("h3", {}, "Validate strict (what Step Functions would reject)"));
