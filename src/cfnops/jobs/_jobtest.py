@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -139,11 +140,17 @@ class JobNetTest:
         if execution_input is _DEFAULT_INPUT:
             execution_input = expectation.input if expectation is not None else {}
         invoker = MockInvoker(case, self.config.case(self.state_machine, case))
-        invoker.cancel = CancelToken()
+        invoker.cancel = cancel = CancelToken()
+        clock = InstantClock()
+        if "TimeoutSeconds" in self.definition:  # on the clock's time, not the wall's
+            clock.deadline = clock.now() + timedelta(
+                seconds=float(self.definition["TimeoutSeconds"])
+            )
+            clock.on_deadline = lambda: cancel.cancel("timeout")
         interpreter = Interpreter(
-            self.definition,
+            {k: v for k, v in self.definition.items() if k != "TimeoutSeconds"},
             invoker=invoker,
-            clock=InstantClock(),
+            clock=clock,
             branch_executor=SequentialBranchExecutor(),
             state_machine_name=self.state_machine,
             validate=False,

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -81,12 +81,18 @@ class MockInvoker:
 
 
 class InstantClock:
-    """A clock whose sleeps return at once, moving its time forward by the time slept."""
+    """A clock whose sleeps return at once, moving its time forward by the time slept.
+
+    With a ``deadline`` (the state machine's ``TimeoutSeconds``), a sleep that reaches it
+    stops there and calls ``on_deadline`` (which times the run out), as real time would.
+    """
 
     def __init__(self, start: datetime | None = None) -> None:
         self._now = start or datetime.now(UTC)
         self._lock = threading.Lock()
         self.slept = 0.0
+        self.deadline: datetime | None = None
+        self.on_deadline: Callable[[], None] | None = None
 
     def now(self) -> datetime:
         with self._lock:
@@ -96,8 +102,15 @@ class InstantClock:
         if cancel is not None and cancel.is_set():
             return False
         with self._lock:
-            self._now += timedelta(seconds=max(seconds, 0.0))
-            self.slept += max(seconds, 0.0)
+            wake = self._now + timedelta(seconds=max(seconds, 0.0))
+            timed_out = self.deadline is not None and wake >= self.deadline
+            if timed_out and self.deadline is not None:
+                wake = max(self.deadline, self._now)
+            self.slept += (wake - self._now).total_seconds()
+            self._now = wake
+        if timed_out and self.on_deadline is not None:
+            self.on_deadline()
+            return False
         return True
 
 
