@@ -17,6 +17,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 from rich.console import Console
+from tests.ci.github_sarif import problems
 
 from cfnops.cli.main import run
 from cfnops.guard import (
@@ -220,7 +221,9 @@ def test_a_new_id_on_update_is_an_ex001_error(uuid_report: GuardReport) -> None:
     assert report.has_errors
 
 
-def test_json_sarif_and_text_carry_the_runs(uuid_report: GuardReport) -> None:
+def test_json_sarif_and_text_carry_the_runs(
+    uuid_report: GuardReport, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = to_json(uuid_report)
     (entry,) = data["exercised"]
     assert entry["resource"] == "Thing" and entry["exercised"] is True
@@ -231,6 +234,8 @@ def test_json_sarif_and_text_carry_the_runs(uuid_report: GuardReport) -> None:
     assert set(ids) >= {rule.id for rule in EXERCISE_RULES}
     results = {r["ruleId"]: r for r in sarif["results"]}
     assert ids[results["EX001"]["ruleIndex"]] == "EX001"
+    monkeypatch.chdir(Path(uuid_report.template).parent)  # URIs relative to the checkout
+    assert problems([to_sarif(uuid_report)]) == []  # GitHub code scanning's rules
     console = Console(record=True, width=200, color_system=None)
     render_text(uuid_report, console)
     text = console.export_text()
