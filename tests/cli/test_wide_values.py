@@ -77,6 +77,13 @@ def test_audit_list_at_80_columns_keeps_the_arn_and_command_whole(
     settings = load_settings(database_url=env["CFNOPS_DATABASE_URL"])
     with AuditLog(settings) as audit:
         audit.record(actor="ops@example.com", action="approve", target=ARN, reason=FIX)
+        audit.record(
+            actor="ops@example.com",
+            action="drift-accept",
+            target="us-east-1/web/Queue",
+            reason="vendor [bold]hotfix[/] until the release",
+            detail={"until": "through 2099-12-31 (UTC)", "expiresAt": "2100-01-01T00:00:00+00:00"},
+        )
     done = subprocess.run(
         [sys.executable, "-m", "cfnops", "audit", "list"],
         capture_output=True,
@@ -93,7 +100,15 @@ def test_audit_list_at_80_columns_keeps_the_arn_and_command_whole(
     lines = done.stdout.splitlines()
     assert any(line.endswith(f"  {ARN}") for line in lines), done.stdout
     assert any(line.endswith(f"  {FIX}") for line in lines), done.stdout
-    assert all(len(line) <= 80 for line in lines if ARN not in line and FIX not in line)
+    (detail,) = [line for line in lines if line.startswith("  DETAIL    {")]  # one line, whole
+    assert json.loads(detail.split(None, 1)[1]) == {
+        "until": "through 2099-12-31 (UTC)",
+        "expiresAt": "2100-01-01T00:00:00+00:00",
+    }
+    assert "vendor [bold]hotfix[/] until" in done.stdout  # an operator's text is never markup
+    assert all(
+        len(line) <= 80 for line in lines if ARN not in line and FIX not in line and "{" not in line
+    )
     done = subprocess.run(
         [sys.executable, "-m", "cfnops", "-o", "json", "audit", "list"],
         capture_output=True,

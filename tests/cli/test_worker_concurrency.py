@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 
-def _banner(tmp_path: Path, *args: str) -> str:
-    env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}")
+def _banner(tmp_path: Path, *args: str, lines: int = 1, **extra: str) -> str:
+    env = dict(os.environ, CFNOPS_DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite'}", **extra)
     proc = subprocess.Popen(
         [sys.executable, "-m", "cfnops", "worker", *args],
         env=env,
@@ -27,7 +27,7 @@ def _banner(tmp_path: Path, *args: str) -> str:
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], 120)
         assert ready, "the worker printed nothing in 120 s"
-        return proc.stdout.readline()
+        return "".join(proc.stdout.readline() for _ in range(lines))
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=60)
@@ -48,3 +48,11 @@ def test_worker_concurrency(tmp_path: Path, args: tuple[str, ...], expected: int
     found = re.search(r"concurrency (\d+)", banner)
     assert found, banner
     assert int(found.group(1)) == expected
+
+
+def test_the_banner_keeps_the_database_whole_at_80_columns(tmp_path: Path) -> None:
+    deep = tmp_path / ("a-long-folder-name-" * 4) / "runs"
+    deep.mkdir(parents=True)
+    first, second = _banner(deep, lines=2, COLUMNS="80").splitlines()
+    assert first.startswith("cfnops worker ") and first.endswith(", database:"), first
+    assert second == f"  {deep / 'db.sqlite'}", second  # one line, never split

@@ -131,10 +131,15 @@ def _as_records(table: _rich_table.Table) -> _console.RenderResult:
             if not value.plain:
                 continue
             line = Text.assemble(f"  {header.ljust(width)}  ", value)
-            if not any(ch.isspace() for ch in value.plain):
-                # an id, ARN, path or URL: one line, never broken (the terminal may wrap it)
+            if _one_piece(value.plain):
+                # an id, ARN, path, URL or JSON document: one line, never broken (the
+                # terminal may wrap it; copying keeps it whole)
                 line.no_wrap, line.overflow = True, "ignore"
             yield line
+
+
+def _one_piece(value: str) -> bool:
+    return not any(ch.isspace() for ch in value) or (value[:1] in "{[" and value[-1:] in "}]")
 
 
 def _markup_cells(column: _rich_table.Column) -> list[Text]:

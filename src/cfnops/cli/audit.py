@@ -54,15 +54,18 @@ def list_entries(
         st.console.print("no audit entries")
         return
     table = Table("ID", "AT (UTC)", "ACTOR", "ACTION", "TARGET", "REASON", "DETAIL")
+    from rich.markup import escape  # what operators typed is text, never markup
+
     for e in entries:
+        detail = json.dumps(dict(e.detail), separators=(",", ":")) if e.detail else "-"
         table.add_row(
             str(e.id),
             e.at.strftime("%Y-%m-%d %H:%M:%S"),
-            e.actor,
-            e.action,
-            e.target,
-            e.reason or "-",
-            json.dumps(dict(e.detail)) if e.detail else "-",
+            escape(e.actor),
+            escape(e.action),
+            escape(e.target),
+            escape(e.reason or "-"),
+            escape(detail),
         )
     st.console.print(table)
 

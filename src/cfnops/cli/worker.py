@@ -128,8 +128,11 @@ def worker(
     services += drift_threads
     st.console.print(
         f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "
-        f"{worker_cfg.concurrency}, database {redact_url(settings.database_url)}"
-    )
+        f"{worker_cfg.concurrency}, database:",
+        soft_wrap=True, markup=False,
+    )  # fmt: skip
+    # the database on a line of its own, whole (copied as one piece, never split at 80 columns)
+    st.console.print(f"  {redact_url(settings.database_url)}", soft_wrap=True, markup=False)
     for line in drift_lines:
         st.console.print(line, soft_wrap=True)
     from cfnops.cli._worker_lines import watch_runs
