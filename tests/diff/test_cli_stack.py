@@ -118,3 +118,24 @@ def test_change_set_mode_merges_and_cleans_up(
     assert any("change set" in note for note in doc["notes"])
     cfn = boto3.client("cloudformation", region_name="us-east-1")
     assert cfn.list_change_sets(StackName="web")["Summaries"] == []
+
+
+def test_validate_with_stack_names_taken_in_the_account(
+    stack: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="taken-bucket")
+    boto3.client("sqs", region_name="us-east-1").create_queue(QueueName="taken-queue")
+    stack.write_text(
+        NEW
+        + "  Extra:\n    Type: AWS::S3::Bucket\n    Properties: {BucketName: taken-bucket}\n"
+        + "  Free:\n    Type: AWS::S3::Bucket\n    Properties: {BucketName: free-bucket}\n"
+        + "  Jobs:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: taken-queue}\n",
+        encoding="utf-8",
+    )
+    argv = ["--region", "us-east-1", "diff", "--stack", "web", str(stack), "--validate"]
+    assert run([*argv, "-o", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)["deployFindings"]
+    taken = sorted(f["resource"] for f in found if f["rule"] == "name-exists")
+    assert taken == ["Extra", "Jobs"]
+    assert run([*argv, "--fail-on", "destroy"]) == 1
+    assert "Extra (name-exists)" in capsys.readouterr().err

@@ -53,6 +53,7 @@ def test_diff_exports() -> None:
             "gate",
             "load_template",
             "merge_change_set",
+            "name_property",
             "parameter_values",
             "parse_template",
             "render_markdown",

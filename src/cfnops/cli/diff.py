@@ -194,6 +194,11 @@ def _one(
         )
     result = _with_guard_findings(found.diff, new_path, code)
     result = _validated(st, result, new_path, validate)
+    if validate and stack:
+        from cfnops.cli._diff_names_live import taken_names
+
+        taken = taken_names(st.clients, new, result)
+        result = replace(result, deploy_findings=(*result.deploy_findings, *taken))
     if drift and stack:
         result = _with_live_drift(st, stack, result)
     found = replace(found, diff=result)

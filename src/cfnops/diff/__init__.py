@@ -39,6 +39,7 @@ from cfnops.diff._model import (
     escalate,
     worst,
 )
+from cfnops.diff._names import name_property
 from cfnops.diff._params import parameter_values
 from cfnops.diff._render_json import to_json
 from cfnops.diff._render_markdown import render_markdown
@@ -135,6 +136,7 @@ __all__ = [
     "load_assembly",
     "load_template",
     "merge_change_set",
+    "name_property",
     "parameter_values",
     "parse_template",
     "render_markdown",

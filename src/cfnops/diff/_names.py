@@ -26,6 +26,11 @@ from cfnops.diff._resources import properties_of, type_of
 from cfnops.schemas import SchemaTable, TypeBehaviour
 
 _OTHER_SPELLINGS = {
+    "AWS::S3::Bucket": "BucketName",
+    "AWS::SQS::Queue": "QueueName",
+    "AWS::DynamoDB::Table": "TableName",
+    "AWS::Lambda::Function": "FunctionName",
+    "AWS::IAM::Role": "RoleName",
     "AWS::ElasticLoadBalancingV2::TargetGroup": "Name",
     "AWS::ElasticLoadBalancingV2::LoadBalancer": "Name",
     "AWS::RDS::DBInstance": "DBInstanceIdentifier",
