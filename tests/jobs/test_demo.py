@@ -10,11 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from cfnops.config import load_settings
+from cfnops.jobs import JobService
+
 pytestmark = pytest.mark.slow
 
 
 def test_demo_jobnet_stops_then_starts_the_web_system(tmp_path: Path) -> None:
-    env = {**os.environ, "CFNOPS_DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite'}"}
+    url = f"sqlite:///{tmp_path / 'named.sqlite'}"
+    env = {**os.environ, "CFNOPS_DATABASE_URL": url}  # honoured: the runs are recorded there
     for key in ("AWS_ENDPOINT_URL", "AWS_PROFILE"):
         env.pop(key, None)
     done = subprocess.run(
@@ -41,3 +45,5 @@ def test_demo_jobnet_stops_then_starts_the_web_system(tmp_path: Path) -> None:
     assert [r["status"] for r in results] == ["SUCCEEDED", "SUCCEEDED"]
     assert "Web system stopped" in results[0]["slack"]
     assert "Web system started" in results[1]["slack"]
+    recorded = JobService(load_settings(database_url=url)).store.list_runs(limit=10)
+    assert sorted(r.machine_name for r in recorded) == ["webapp-start", "webapp-stop"]
