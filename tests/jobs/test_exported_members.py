@@ -68,6 +68,7 @@ def test_jobs_exports() -> None:
         "run_job",
         "select_runs",
         "start_worker_services",
+        "starter_mocks",
         "state_views",
         "strict_problems",
         "summary_json",

@@ -218,3 +218,24 @@ def test_mock_config_is_reusable_as_parsed() -> None:
     second = JobNetTest(CATCHING, config).run("Happy")  # attempts start again at 0
     assert first.status == second.status == "SUCCEEDED"
     assert first.states == second.states == ("Stop", "Done")
+
+
+def test_starter_file_has_a_case_per_path_and_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    definition, _ = _files(tmp_path, CATCHING, {}, name="stopper")
+    starter = tmp_path / "stopper.mocks.json"
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter), "--starter")
+    assert code == 0 and "2 cases (HappyPath, StopFails)" in out
+    data = json.loads(starter.read_text())
+    expected = data["cfnops"]["StateMachines"]["stopper"]["TestCases"]
+    assert expected["HappyPath"] == {"status": "SUCCEEDED", "states": ["Stop", "Done"]}
+    assert expected["StopFails"] == {
+        "status": "FAILED",
+        "states": ["Stop", "Notify", "Failed"],
+        "error": "StopFailed",
+    }
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter))
+    assert code == 0 and "2 cases: 2 passed, 0 failed" in out
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter), "--starter")
+    assert code == 2 and "never written over an existing one" in out

@@ -29,11 +29,20 @@ def test_cmd(
     junit: Annotated[
         Path | None, typer.Option(help="Also write a JUnit XML report here ('-': stdout).")
     ] = None,
+    starter: Annotated[
+        bool, typer.Option(help="Write a starter --mocks file (one case per path); run none.")
+    ] = False,
+    input_: Annotated[
+        str | None, typer.Option("--input", help="With --starter: the cases' input (JSON/@FILE).")
+    ] = None,
 ) -> None:
     """Run mocked test cases in-process; exit 1 when a case fails, 2 when one cannot run."""
     from cfnops.jobs import exit_status, junit_xml, load_job_test, summary_json
 
     st = state(ctx)
+    if starter:
+        _write_starter(st, definition, mocks, state_machine, input_)
+        return
     test = load_job_test(definition, mocks, expectations=expect, state_machine=state_machine)
     results = test.run_all(case or None)
     if junit is not None:
@@ -49,6 +58,26 @@ def test_cmd(
     code = exit_status(results)
     if code:
         raise typer.Exit(code)
+
+
+def _write_starter(
+    st: CliState, definition: Path, mocks: Path, name: str | None, input_: str | None
+) -> None:
+    import json
+
+    from cfnops.errors import UsageError
+    from cfnops.jobs import load_definition, machine_name, parse_input, starter_mocks
+
+    if mocks.exists():
+        raise UsageError(f"{mocks} exists: the starter file is never written over an existing one")
+    value = parse_input(input_) if input_ is not None else None
+    data = starter_mocks(load_definition(definition), name or machine_name(definition), value)
+    mocks.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    cases = list(data["cfnops"]["StateMachines"][name or machine_name(definition)]["TestCases"])
+    if st.output_format == "json":
+        st.emit_json({"mocks": str(mocks), "cases": cases})
+    else:
+        st.console.print(f"wrote {mocks}: {len(cases)} cases ({', '.join(cases)})", markup=False)
 
 
 def _render(st: CliState, results: list[CaseResult]) -> None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._integrations import register_function, register_state_machine
     from cfnops.jobs._jobtest import CaseResult, JobNetTest, load_job_test
     from cfnops.jobs._jobtest_report import exit_status, junit_xml, summary_json
+    from cfnops.jobs._jobtest_starter import starter_mocks
     from cfnops.jobs._mockconfig import MockConfig, parse_mock_config
     from cfnops.jobs._pools import Pool, PoolStore
     from cfnops.jobs._rerun import RerunRequest
@@ -58,6 +59,7 @@ _WHERE = {
     "JobNetTest": "_jobtest",
     "load_job_test": "_jobtest",
     "exit_status": "_jobtest_report",
+    "starter_mocks": "_jobtest_starter",
     "junit_xml": "_jobtest_report",
     "summary_json": "_jobtest_report",
     "MockConfig": "_mockconfig",
@@ -174,6 +176,7 @@ __all__ = [
     "run_job",
     "select_runs",
     "start_worker_services",
+    "starter_mocks",
     "state_views",
     "strict_problems",
     "summary_json",
