@@ -1,12 +1,15 @@
 """AWS's durable-execution conformance requirements on cfnops's local Lambda backend.
 
 Runs every requirement of ``../shared/conformance/durable`` (155 in 10 suites) with the
-handler written for it (``tests/durable/conformance``), on SQLite and, when a
-PostgreSQL server can be started (``/usr/lib/postgresql/*/bin``), on PostgreSQL too.
+handler written for it (``tests/durable/conformance``), on SQLite and, with
+``--postgres``, on a throw-away PostgreSQL server too (``/usr/lib/postgresql/*/bin``).
 Prints one line per failing requirement with the first difference, then
 ``durable conformance: K/N requirements pass (SQLite)`` and the per-suite figures.
+Exit status: 0 when every requirement run passes, 1 when one fails, 2 when the
+requirements are missing.
 
-    python benchmarks/durable_conformance.py [--suite step] [--no-postgres] [--json FILE]
+    python benchmarks/durable_conformance.py [--suite step] [--postgres]
+        [--database-url URL] [--json FILE]
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         figures[label.lower()] = report(run_on(args.database_url, args.suite), label)
         if args.json:
             Path(args.json).write_text(json.dumps(figures, indent=2))
-        return 0
+        return _exit_code(figures)
     with tempfile.TemporaryDirectory() as tmp:
         outcomes = run_on(f"sqlite:///{tmp}/conformance.sqlite", args.suite)
         figures["sqlite"] = report(outcomes, "SQLite")
@@ -92,9 +95,15 @@ def main(argv: list[str] | None = None) -> int:
                 figures["postgresql"] = report(outcomes, "PostgreSQL")
         except PostgresUnavailable as exc:
             print(f"durable conformance: PostgreSQL not run ({exc})")
+            return 2
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
-    return 0
+    return _exit_code(figures)
+
+
+def _exit_code(figures: dict[str, Any]) -> int:
+    """1 when any requirement failed on any database (CI and scripts see it), else 0."""
+    return 1 if any(f["passed"] != f["total"] for f in figures.values()) else 0
 
 
 if __name__ == "__main__":

@@ -205,9 +205,8 @@ def h3_14(event: Any, context: DurableContext) -> Any:
     def child(ctx: DurableContext) -> Any:
         return ctx.step(lambda _: event)
 
-    context.run_in_child_context(child, name="upper", config=ChildConfig(serdes=_Upper()))
-    # The parent sees the serialised (uppercased) form once replayed; be explicit.
-    return str(event).upper()
+    # The child context's own result, as the SDK hands it back (never recomputed here).
+    return context.run_in_child_context(child, name="upper", config=ChildConfig(serdes=_Upper()))
 
 
 @lambda_function("conf-3-15")

@@ -9,8 +9,10 @@ history and the logs with the suite's matching rules:
 - ``${NAME}`` of ``Variables`` (``${GEN_STR:n}``) is generated once per run;
 - any other ``${NAME}`` is bound to the first value seen at that place in the actual
   history and must be equal wherever it recurs; ``${/regex/}`` must match;
-- an expected event is compared with the actual event of the same ``EventId``; keys the
-  expectation does not list are not compared (events it does not list neither).
+- the whole history is compared: every event between ``ExecutionStarted`` and the
+  execution's end event must be listed, in order (an extra or duplicate event fails);
+  an expected event is compared with the actual event of the same ``EventId``; keys
+  the expectation does not list are not compared.
 """
 
 from __future__ import annotations
@@ -150,9 +152,45 @@ def match(expected: Any, actual: Any, binds: dict[str, Any], where: str) -> str 
     return None
 
 
+# The frame of every history: the requirements list what happens between them.
+_FRAME = frozenset(
+    {"ExecutionStarted", "ExecutionSucceeded", "ExecutionFailed", "ExecutionTimedOut",
+     "ExecutionStopped"}
+)  # fmt: skip
+
+
 def compare_history(
-    expected: list[dict[str, Any]], actual: list[dict[str, Any]], binds: dict[str, Any]
+    expected: list[dict[str, Any]],
+    actual: list[dict[str, Any]],
+    binds: dict[str, Any],
+    *,
+    complete: bool = True,
+    unlisted_ignored: bool = False,
 ) -> str | None:
+    """The whole history: every event between the frame, the count and the order.
+
+    The actual events between ``ExecutionStarted`` and the execution's end (the end
+    too when the requirement lists it) must be numbered 2 … the last listed id, with
+    nothing after it: an extra or duplicate event fails. An id the requirement's own
+    numbering skips (an event it leaves out, as some requirements do) must exist but is
+    not compared. ``complete=False`` (a run stopped on purpose after the listed
+    events): events after the last listed id are not judged. ``unlisted_ignored``: a
+    requirement whose text says its matcher ignores unlisted events (their ids depend
+    on completion order) is compared on its listed events only.
+    """
+    listed = {int(e["EventId"]) for e in expected}
+    body = [e for e in actual if int(e["EventId"]) in listed or e.get("EventType") not in _FRAME]
+    last = max(listed, default=1)
+    if not complete:
+        body = [e for e in body if int(e["EventId"]) <= last]
+    got = [int(e["EventId"]) for e in body]
+    if not unlisted_ignored and got != list(range(2, last + 1)):
+        extra = [f"{e['EventId']} {e.get('EventType')}" for e in body if e["EventId"] > last]
+        missing = [f"{e['EventId']} {e['EventType']}" for e in expected if e["EventId"] not in got]
+        return (
+            f"history has {len(body)} events, the requirement numbers {last - 1}"
+            f" (extra: {', '.join(extra) or 'none'}; missing: {', '.join(missing) or 'none'})"
+        )
     by_id = {e["EventId"]: e for e in actual}
     for event in expected:
         got = by_id.get(event["EventId"])
@@ -279,7 +317,13 @@ class Driver:
             if diff:
                 outcome.difference = diff
                 return outcome
-        diff = compare_history(history, events, binds)
+        diff = compare_history(
+            history,
+            events,
+            binds,
+            complete=expected_result is not None,
+            unlisted_ignored="ignores unlisted events" in json.dumps(req.doc),
+        )
         if diff:
             outcome.difference = diff
             return outcome
