@@ -54,6 +54,11 @@ def test_page_opens_a_file_and_a_template_and_escapes_the_data(
     assert "<script>" not in body  # no inline script (CSP): data only in the JSON block
     assert "<html><body><h1>" not in page.text  # the definition's HTML is escaped in the JSON block
     assert _boot(client.get("/designer?template=nightly-batch").text)["doc"]["sample"]["date"]
+    # "Start from" names what was opened, selected, not "an empty canvas"
+    start_from = page.text.split('id="d-template">', 1)[1].split("</select>", 1)[0]
+    first = start_from.split("<option", 2)[1]
+    assert first.startswith(' value="@opened" selected>') and f"the file {opened}" in first
+    assert "@opened" not in client.get("/designer").text.split('id="d-template">', 1)[1][:200]
     assert client.get("/designer?template=nope").status_code == 400
 
 

@@ -51,6 +51,14 @@ def _doc_json(doc: DesignDoc, sample: Any = None) -> dict[str, Any]:
     return {"format": doc.format, "text": doc.text, "data": doc.data, "sample": sample}
 
 
+def _opened(path: str, template: str, run_id: str) -> str:
+    if path:
+        return f"the file {path}"
+    if template:
+        return f"the template {TEMPLATES.get(template, template)}"
+    return f"the definition of run {run_id}"
+
+
 def _template(name: str) -> dict[str, Any]:
     """A start point: its definition and a sample input for the data-flow check."""
     if name not in TEMPLATES:
@@ -130,6 +138,8 @@ async def designer_page(request: Request) -> Response:
         doc["check"] = await anyio.to_thread.run_sync(_first_check, doc["data"], doc["sample"])
     boot = {
         "path": path,
+        # what the page opened, named first in "Start from" (it is not an empty canvas)
+        "opened": _opened(path, template, run_id) if doc["data"] is not None else None,
         "doc": doc,
         "templates": [{"name": k, "title": v} for k, v in TEMPLATES.items()],
         "roots": [str(r) for r in definition_roots(request)],

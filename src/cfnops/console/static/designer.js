@@ -547,8 +547,10 @@ window.cfnopsDesigner = (function () {
     $("d-format").addEventListener("change", () => { S.format = $("d-format").value; renderCode(true); });
     $("d-input").addEventListener("input", () => scheduleCheck(300));
     $("d-results").addEventListener("input", () => scheduleCheck(300));
+    const asOpened = JSON.stringify(boot.doc);  // edits change the loaded copy, not this
     $("d-new").addEventListener("click", () => {
       const t = $("d-template").value;
+      if (t === "@opened") { load(JSON.parse(asOpened), boot.path); status(`Started again from ${boot.opened}.`); return; }
       if (!t) { load({format: "json", text: "", data: EMPTY()}, ""); status("Empty canvas: add parts from the palette."); return; }
       api(`/designer/api/templates/${encodeURIComponent(t)}`).then((r) => {
         if (r.ok) { load(r.body, ""); status(`Started from the template ${t}.`); }
