@@ -239,3 +239,33 @@ def test_starter_file_has_a_case_per_path_and_passes(
     assert code == 0 and "2 cases: 2 passed, 0 failed" in out
     code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter), "--starter")
     assert code == 2 and "never written over an existing one" in out
+
+
+def test_precommit_hook_runs_changed_pairs(tmp_path: Path) -> None:
+    import re
+
+    import yaml
+
+    from cfnops.cli.hooks import main
+
+    good = _mocks(Happy={"Stop": "Ok"})
+    good["cfnops"] = {
+        "StateMachines": {"stopper": {"TestCases": {"Happy": {"status": "SUCCEEDED"}}}}
+    }
+    definition, mock_file = _files(tmp_path, CATCHING, good, name="stopper")
+    paired = tmp_path / "stopper.mocks.json"
+    Path(mock_file).rename(paired)
+    lonely = tmp_path / "other.asl.json"
+    lonely.write_text(json.dumps(CATCHING))
+    assert main(["job-test", definition, str(lonely), str(tmp_path / "README.md")]) == 0
+    good["cfnops"]["StateMachines"]["stopper"]["TestCases"]["Happy"]["status"] = "FAILED"
+    paired.write_text(json.dumps(good))
+    assert main(["job-test", str(paired)]) == 1
+    hooks = yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml").read_text()
+    )
+    hook = next(h for h in hooks if h["id"] == "cfnops-job-test")
+    assert hook["entry"] == "python -m cfnops.cli.hooks job-test"
+    pattern = re.compile(hook["files"])
+    assert pattern.search("a/stopper.mocks.json") and pattern.search("b/x.asl.yaml")
+    assert not pattern.search("template.json")
