@@ -62,12 +62,34 @@ if [ "$mode" = "guard" ] || [ "$mode" = "both" ]; then
   done
 fi
 
+# job-net tests: each NAME.mocks.json (whitespace-separated paths or globs) beside its
+# NAME.asl.json, a JUnit XML report per file under $out/junit
+if [ -n "${INPUT_JOB_TESTS:-}" ]; then
+  mkdir -p "$out/junit"
+  shopt -s globstar nullglob
+  for pattern in $INPUT_JOB_TESTS; do
+    for mocks in $pattern; do
+      definition="${mocks%.mocks.json}.asl.json"
+      name="$(basename "${mocks%.mocks.json}")"
+      {
+        echo; echo "### cfnops job test: $definition"; echo; echo '```'
+        cfnops job test "$definition" --mocks "$mocks" --junit "$out/junit/$name.xml" 2>&1
+        code=$?
+        echo '```'
+      } >> "$report"
+      worst "$code"
+    done
+  done
+  shopt -u globstar nullglob
+fi
+
 # one run per tool, each with its own category (GitHub rejects several runs of one tool)
 python "$(dirname "${BASH_SOURCE[0]}")/merge_sarif.py" "$out/sarif" || worst 2
 
 {
   echo "report=$report"
   if ls "$out/sarif"/*.sarif >/dev/null 2>&1; then echo "sarif=$out/sarif"; else echo "sarif="; fi
+  if [ -d "$out/junit" ]; then echo "junit=$out/junit"; else echo "junit="; fi
   echo "exit-code=$status"
 } >> "${GITHUB_OUTPUT:-/dev/null}"
 echo "cfnops: exit code $status, report $report"

@@ -281,6 +281,27 @@ def test_action_on_two_cloud_assemblies(
     jsonschema.validate(json.loads((Path(outputs["sarif"]) / "diff.sarif").read_text()), SCHEMA)
 
 
+def test_action_runs_job_net_tests_with_junit_reports(
+    workspace: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    jobnets = workspace / "jobnets"
+    jobnets.mkdir()
+    for name in ("webapp-stop.asl.json", "webapp-stop.mocks.json"):
+        shutil.copy(ROOT / "examples" / "jobnets" / name, jobnets / name)
+    inputs = {"install": "none", "job-tests": "jobnets/*.mocks.json", "comment": "false"}
+    code, outputs, _ = run_action(workspace, inputs, github, tmp_path)
+    assert code == 0, Path(outputs["report"]).read_text()
+    suite = Path(outputs["junit"]) / "webapp-stop.xml"
+    assert 'tests="3" failures="0" errors="0"' in suite.read_text()
+    assert "3 cases: 3 passed, 0 failed" in Path(outputs["report"]).read_text()
+    mocks = json.loads((jobnets / "webapp-stop.mocks.json").read_text())
+    mocks["cfnops"]["StateMachines"]["webapp-stop"]["TestCases"]["HappyPath"]["status"] = "FAILED"
+    (jobnets / "webapp-stop.mocks.json").write_text(json.dumps(mocks))
+    code, outputs, _ = run_action(workspace, inputs, github, tmp_path)
+    assert code == 1 and outputs["exit-code"] == "1"
+    assert 'failures="1"' in (Path(outputs["junit"]) / "webapp-stop.xml").read_text()
+
+
 def test_third_party_actions_are_pinned_by_commit_with_their_version() -> None:
     lines = [ln for ln in (ROOT / "action.yml").read_text().splitlines() if "uses:" in ln]
     assert len(lines) == 3
