@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import tempfile
 from pathlib import Path
 
 from tests._source import parse_file
@@ -187,10 +188,13 @@ def _is_client(func: ast.expr, clients: re.Pattern[str]) -> bool:
 
 
 def _holders(
-    path: Path, holds: re.Pattern[str] = _RUNTIME_TYPES, clients: re.Pattern[str] = _CLIENT_SEED
+    path: Path,
+    holds: re.Pattern[str] = _RUNTIME_TYPES,
+    clients: re.Pattern[str] = _CLIENT_SEED,
+    root: Path = SRC,
 ) -> list[str]:
     tree = parse_file(path)
-    rel = path.relative_to(SRC)
+    rel = path.relative_to(root)
     found: list[str] = []
     module_level: dict[str, str] = {}
     opaque = _opaque_names(tree)
@@ -261,18 +265,18 @@ def test_no_process_global_holds_clients_settings_or_engines() -> None:
 
 
 def _planted(source: str) -> list[str]:
-    """The holder check applied to ``source`` as if it were a module of heal (one file
-    name per source: parsed trees are cached by path)."""
+    """The holder check applied to ``source`` as if it were a module of heal, written into
+    a throw-away ``src/cfnops/heal/`` under a temporary directory (tests never write into
+    the project's ``src/``; one file name per source: parsed trees are cached by path)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]
-    probe = PACKAGE / "heal" / f"_probe_for_test_{digest}.py"
-    probe.write_text(source)
-    try:
+    with tempfile.TemporaryDirectory(prefix="cfnops-holders-") as tmp:
+        root = Path(tmp) / "src"
+        probe = root / PACKAGE.name / "heal" / f"_probe_for_test_{digest}.py"
+        probe.parent.mkdir(parents=True)
+        probe.write_text(source)
         paths = [probe]
-        return [
-            h.partition(":")[2] for h in _holders(probe, holder_types(paths), client_types(paths))
-        ]
-    finally:
-        probe.unlink()
+        found = _holders(probe, holder_types(paths), client_types(paths), root=root)
+        return [h.partition(":")[2] for h in found]
 
 
 def test_the_holder_check_sees_module_and_class_globals() -> None:
