@@ -100,7 +100,8 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
         lines += ["#### Will it deploy?", ""]
         for f in diff.deploy_findings:
             at = f" (line {f.line})" if f.line else ""
-            lines.append(f"- ❌ `{f.logical_id}` {f.rule}{at}: {_cell(f.message)}")
+            mark = "❌" if f.level == "error" else "⚠️"
+            lines.append(f"- {mark} `{f.logical_id}` {f.rule}{at}: {_cell(f.message)}")
         lines.append("")
     if diff.value_changes:
         lines += ["#### Values changed by replacements", ""]
