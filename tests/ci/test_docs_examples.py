@@ -34,3 +34,14 @@ def test_workflow_example_passes_inputs_the_action_declares() -> None:
     assert ours["with"]["mode"] in ("diff", "guard", "both")
     assert example["permissions"]["security-events"] == "write"
     assert steps[0]["with"]["fetch-depth"] == 0
+
+
+def test_hooks_bring_the_sam_translator_of_the_sam_extra() -> None:
+    """pre-commit installs the hooks' own environment: SAM templates need no extra setup."""
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    for hook in hooks:
+        if hook["id"] in ("cfnops-diff", "cfnops-guard"):
+            assert hook["additional_dependencies"] == extra["sam"], hook["id"]
