@@ -77,6 +77,24 @@ def _until(predicate: Any, timeout: float = 20) -> None:
         time.sleep(0.05)
 
 
+def _read_by_run(jobs: JobService, monkeypatch: pytest.MonkeyPatch, action: str) -> threading.Event:
+    """Set once a thread other than the test's (the run's watcher, or its read before a
+    state) has read an operator action ``action`` from the store: the run has seen it."""
+    seen = threading.Event()
+    here = threading.get_ident()
+    store_type = type(jobs.store)
+    original = store_type.list_controls
+
+    def watched(self: Any, run_id: str, *, after: int = 0) -> Any:
+        rows = original(self, run_id, after=after)
+        if threading.get_ident() != here and any(r.action == action for r in rows):
+            seen.set()
+        return rows
+
+    monkeypatch.setattr(store_type, "list_controls", watched)
+    return seen
+
+
 def _types(jobs: JobService, run_id: str) -> list[str]:
     return [e["type"] for e in jobs.store.history(run_id)]
 
@@ -126,7 +144,10 @@ def test_hold_lets_the_running_task_finish_and_starts_nothing_until_release(
         jobs.release(run_id, actor="bob")
 
 
-def test_skip_passes_a_state_not_yet_started(jobs: JobService) -> None:
+def test_skip_passes_a_state_not_yet_started(
+    jobs: JobService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skip_seen = _read_by_run(jobs, monkeypatch, "skip")
     GATES["t1"] = threading.Event()
     run_id = _start(jobs, "op-skip-1")
     _until(lambda: "t1" in CALLS)
@@ -135,7 +156,7 @@ def test_skip_passes_a_state_not_yet_started(jobs: JobService) -> None:
     with pytest.raises(UnknownState, match="no state 'T9'"):
         jobs.skip(run_id, "T9", {}, actor="alice")
     jobs.skip(run_id, "T2", {"skipped": True}, actor="alice", reason="not needed today")
-    time.sleep(0.6)  # the run reads actions every half second (and before states)
+    _until(skip_seen.is_set)  # the run reads actions every half second (and before states)
     GATES["t1"].set()
     result = jobs.wait(run_id, timeout=30)
     assert result.status == "SUCCEEDED"
@@ -205,6 +226,7 @@ def test_cli_actions_and_refusals(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("CFNOPS_DATABASE_URL", job_engine.settings.database_url)
+    skip_seen = _read_by_run(jobs, monkeypatch, "skip")
     GATES["t1"] = threading.Event()
     run_id = _start(jobs, "op-cli-1")
     _until(lambda: "t1" in CALLS)
@@ -224,7 +246,7 @@ def test_cli_actions_and_refusals(
     assert code == 0 and json.loads(out) == {"runId": run_id, "action": "hold"}
     code, out = _cli(capsys, "job", "skip", run_id, "T3", "--output-json", '{"s": 1}')
     assert code == 0 and "T3 will be skipped" in out
-    time.sleep(0.6)  # seen by the run before T1 ends
+    _until(skip_seen.is_set)  # seen by the run before T1 ends
     code, out = _cli(capsys, "job", "force", run_id, "T1", "--ok", "--output-json", "{}")
     assert code == 0, out
     code, out = _cli(capsys, "job", "release", run_id)
