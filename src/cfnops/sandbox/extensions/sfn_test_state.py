@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from cfnops.sandbox.extensions._patching import replace
+from cfnops.sandbox.extensions._sfn_mock_check import mock_problem
 
 __all__ = ["install"]
 
@@ -36,7 +37,11 @@ def _test_state(self: Any) -> Any:
         request = json.loads(self.body or "{}")
         if not isinstance(request, dict) or not isinstance(request.get("definition"), str):
             raise TestStateError("ValidationException", "definition is required")
-        return json.dumps(test_state(request))
+        answer = test_state(request)  # checks the request (definition, input) first
+        problem = mock_problem(request)
+        if problem is not None:
+            raise TestStateError("ValidationException", problem)
+        return json.dumps(answer)
     except TestStateError as exc:
         body = json.dumps({"__type": exc.code, "message": exc.message})
         return 400, {"status": 400, "Content-Type": "application/x-amz-json-1.0"}, body
