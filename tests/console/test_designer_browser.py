@@ -504,3 +504,68 @@ def test_one_comment_edited_in_the_form_is_a_one_line_git_diff(
     if removed == "0":
         assert ' "Type": "Task",\n+' in diff  # placed after Type, as Workflow Studio does
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def _thirty_states() -> dict[str, Any]:
+    """A 30-state job-net: a chain, a Choice with three rules and a Map of four steps."""
+    states: dict[str, Any] = {}
+    chain = [f"Step{i:02d}" for i in range(21)]
+    for i, name in enumerate(chain):
+        states[name] = {"Type": "Pass", "Next": chain[i + 1] if i + 1 < len(chain) else "Route"}
+    states["Route"] = {
+        "Type": "Choice",
+        "Choices": [
+            {"Variable": "$.mode", "StringEquals": m, "Next": n}
+            for m, n in (("all", "EachItem"), ("none", "Skipped"), ("fail", "Broken"))
+        ],
+        "Default": "Done",
+    }
+    inner = [f"Item{i}" for i in range(4)]
+    states["EachItem"] = {
+        "Type": "Map", "ItemsPath": "$.items", "Next": "Done",
+        "ItemProcessor": {"ProcessorConfig": {"Mode": "INLINE"}, "StartAt": inner[0], "States": {
+            n: {"Type": "Pass", **({"Next": inner[i + 1]} if i + 1 < len(inner) else {"End": True})}
+            for i, n in enumerate(inner)
+        }},
+    }  # fmt: skip
+    states["Skipped"] = {"Type": "Pass", "Next": "Done"}
+    states["Broken"] = {"Type": "Fail", "Error": "Bad.Mode", "Cause": "unknown mode"}
+    states["Done"] = {"Type": "Succeed"}
+    return {"StartAt": chain[0], "States": states}
+
+
+LABEL_SIZES = """() => { const cy = cfnopsDesignerGraph, z = cy.zoom();
+    return cy.elements().filter((e) => e.style('label')).map((e) =>
+        parseFloat(e.style('font-size')) * z); }"""
+
+
+def test_a_thirty_state_job_net_opens_readable_with_zoom_and_fit(
+    page: Any, console: ConsoleProcess, tmp_path: Path
+) -> None:
+    path = tmp_path / "thirty.asl.json"
+    path.write_text(json.dumps(_thirty_states(), indent=2))
+    page.goto(f"{console.url}/designer?path={path}")
+    wait_until(page, "() => document.getElementById('d-graph').dataset.shown")
+    assert page.evaluate("cfnopsDesignerGraph.nodes('[name]').length") == 30
+    assert min(page.evaluate(LABEL_SIZES)) >= 11  # every label drawn at 11 px or more
+    start = page.evaluate(
+        """() => { const cy = cfnopsDesignerGraph, b = cy.nodes('[name]')[0].renderedBoundingBox();
+             return {x1: b.x1, x2: b.x2, y1: b.y1, w: cy.width()}; }"""
+    )
+    assert start["x1"] >= 0 and start["x2"] <= start["w"] and start["y1"] >= 0  # the start shows
+    zoom = page.evaluate("cfnopsDesignerGraph.zoom()")
+    page.get_by_role("button", name="Zoom out").click()
+    assert page.evaluate("cfnopsDesignerGraph.zoom()") < zoom
+    page.get_by_role("button", name="Zoom in").click()
+    page.get_by_role("button", name="Zoom in").click()
+    assert page.evaluate("cfnopsDesignerGraph.zoom()") > zoom
+    page.get_by_role("button", name="Fit the job-net in the canvas").click()
+    assert abs(page.evaluate("cfnopsDesignerGraph.zoom()") - zoom) < 1e-6
+    shot(page, "designer-thirty-states")
+    page.set_viewport_size({"width": 390, "height": 844})
+    for url in ("/designer", f"/designer?path={path}", "/runs", "/audit"):
+        page.goto(f"{console.url}{url}")
+        page.wait_for_load_state("load")
+        wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert wide <= 0, (url, wide)
+    shot(page, "designer-390")

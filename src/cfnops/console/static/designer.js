@@ -30,7 +30,7 @@ window.cfnopsDesigner = (function () {
       {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center", "shape": "round-rectangle",
         "width": "data(w)", "height": "data(h)", "padding": "8px", "font-size": 11, "background-color": "#fff", "border-width": 1,
         "border-color": "#7a8699", "min-zoomed-font-size": 5, "z-index-compare": "manual", "z-index": 100}},
-      {selector: "node.box", style: {"text-valign": "top", "background-opacity": 0.06, "border-style": "dashed", "font-size": 10,
+      {selector: "node.box", style: {"text-valign": "top", "background-opacity": 0.06, "border-style": "dashed", "font-size": 11,
         "width": "data(bw)", "height": "data(bh)", "padding": 0, "z-index": "data(z)"}},
       {selector: "node.part", style: {"background-color": "#e8f1ff", "background-opacity": 0.5, "border-color": "#0b5fff"}},
       {selector: "node[kind = 'end']", style: {"shape": "ellipse", "background-color": "#232f3e", "color": "#fff"}},
@@ -40,7 +40,7 @@ window.cfnopsDesigner = (function () {
       {selector: "node.bad", style: {"border-color": "#c8102e", "border-width": 3, "background-color": "#ffecec"}},
       {selector: "node:selected", style: {"border-width": 3, "border-color": "#0b5fff"}},
       {selector: "edge", style: {"curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.2, "line-color": "#9aa5b5",
-        "target-arrow-color": "#9aa5b5", "label": "data(label)", "font-size": 9, "text-wrap": "wrap", "text-max-width": 220,
+        "target-arrow-color": "#9aa5b5", "label": "data(label)", "font-size": 11, "text-wrap": "wrap", "text-max-width": 220,
         "text-background-color": "#fff", "text-background-opacity": 0.85, "min-zoomed-font-size": 6,
         "z-index-compare": "manual", "z-index": 50}},
       {selector: "edge.k-catch", style: {"line-style": "dashed", "line-color": "#d9822b", "target-arrow-color": "#d9822b"}},
@@ -176,9 +176,25 @@ window.cfnopsDesigner = (function () {
     const pts = Object.values(at), pad = 90;
     const x0 = Math.min(...pts.map((p) => p.x)) - pad, x1 = Math.max(...pts.map((p) => p.x)) + pad;
     const y0 = Math.min(...pts.map((p) => p.y)) - pad / 2, y1 = Math.max(...pts.map((p) => p.y)) + pad / 2;
-    const zoom = Math.min(1.6, cy.width() / (x1 - x0), cy.height() / (y1 - y0));
-    cy.viewport({zoom, pan: {x: (cy.width() - zoom * (x0 + x1)) / 2, y: (cy.height() - zoom * (y0 + y1)) / 2}});
+    S.extent = {x0, x1, y0, y1};
+    fitView();
     for (const [id, p] of Object.entries(at)) S.positions[id] = {...p};
+  }
+  // The whole job-net, centred, when it fits at a readable zoom (11 px labels drawn at
+  // 11 px or more); a larger one opens at that zoom, centred across and from its top,
+  // and is panned (drag, or the scroll wheel) or zoomed out by hand.
+  const READABLE = 1.0;
+  function fitView() {
+    const cy = S.cy, e = S.extent;
+    if (!cy || !e) return;
+    const whole = Math.min(1.6, cy.width() / (e.x1 - e.x0), cy.height() / (e.y1 - e.y0));
+    const zoom = Math.max(whole, READABLE);
+    const y = whole >= READABLE ? (cy.height() - zoom * (e.y0 + e.y1)) / 2 : -zoom * e.y0;
+    cy.viewport({zoom, pan: {x: (cy.width() - zoom * (e.x0 + e.x1)) / 2, y}});
+  }
+  function zoomBy(f) {
+    const cy = S.cy;
+    cy.zoom({level: Math.min(cy.maxZoom(), Math.max(0.2, cy.zoom() * f)), renderedPosition: {x: cy.width() / 2, y: cy.height() / 2}});
   }
   function hover(edgeId) {
     const info = S.check && S.check.edgesById[edgeId];
@@ -533,6 +549,9 @@ window.cfnopsDesigner = (function () {
     $("d-undo").addEventListener("click", undo);
     $("d-redo").addEventListener("click", redo);
     $("d-layout").addEventListener("click", () => { autoLayout(); status("Laid out."); });
+    $("d-fit").addEventListener("click", fitView);
+    $("d-zoom-in").addEventListener("click", () => zoomBy(1.25));
+    $("d-zoom-out").addEventListener("click", () => zoomBy(0.8));
     $("d-connect").addEventListener("click", startConnect);
     $("d-delete").addEventListener("click", removeSelected);
     $("d-flow").addEventListener("change", () => draw(false));
@@ -562,5 +581,5 @@ window.cfnopsDesigner = (function () {
   if (document.getElementById("designer-boot")) {
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
   }
-  return {state: S, runCheck, addPart, undo, redo, save};
+  return {state: S, runCheck, addPart, undo, redo, save, fitView};
 })();
