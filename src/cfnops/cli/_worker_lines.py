@@ -3,6 +3,7 @@ finishes, as heals already had: the operator watching ``cfnops worker`` sees its
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from cfnops.durable import RunRecord, RunStore
 
 __all__ = ["watch_runs"]
 
+_log = logging.getLogger(__name__)
 _FINAL = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
 _POLL_SECONDS = 1.0
 
@@ -30,13 +32,15 @@ def watch_runs(
 
     def loop() -> None:
         seen: dict[str, str] = {}
+        errors: set[str] = set()
         store: RunStore | None = None
         try:
             while not stop.wait(poll_seconds):
                 try:
                     store = store or RunStore(settings)
                     records = store.list_runs(limit=200)
-                except Exception:  # the database may be away for a while: the worker says so
+                except Exception as error:  # the database may be away for a while: say so
+                    _log_once(error, errors)
                     time.sleep(poll_seconds)
                     continue
                 for record in reversed(records):  # oldest first
@@ -48,6 +52,16 @@ def watch_runs(
     thread = threading.Thread(target=loop, name="cfnops-worker-lines", daemon=True)
     thread.start()
     return thread
+
+
+def _log_once(error: Exception, errors: set[str]) -> None:
+    """Log each distinct error once (a database away for minutes is one line, not one a
+    second); the thread keeps polling."""
+    text = f"{type(error).__name__}: {error}"
+    if text in errors:
+        return
+    errors.add(text)
+    _log.warning("worker run lines: cannot list runs (%s); retrying", text)
 
 
 def _report(
