@@ -203,3 +203,33 @@ def test_eventbridge_refusal_is_a_failed_delivery(cfnops_sandbox) -> None:  # ty
     )
     report = notify_all(_note(), settings, cfnops_sandbox.clients, sleep=lambda _s: None)
     assert [(d.channel, d.ok) for d in report] == [("eventbridge", False)]
+
+
+def test_pagerduty_and_teams_bodies_carry_no_null_and_no_code_fences() -> None:
+    """stack_id and change_set_id are unknown here: no ``null`` field goes out, and the
+    Markdown fence of a failure message is not shown literally where it is not rendered."""
+    import dataclasses
+
+    from cfnops.notify._webhooks import pagerduty_event, teams_card
+
+    note = dataclasses.replace(
+        _note("error", "FAILED"),
+        message="step failed:\n```\nAccessDenied: `ssm:PutParameter`\n```",
+        details=(("error", "```text\nboom\n```"),),
+    )
+    event = pagerduty_event(note, ROUTING_KEY)
+    card = teams_card(note)
+
+    def nulls(value: Any) -> list[Any]:
+        children = value.values() if isinstance(value, dict) else value
+        found = [k for k, v in value.items() if v is None] if isinstance(value, dict) else []
+        if isinstance(value, dict | list):
+            found += [n for child in children for n in nulls(child)]
+        return found
+
+    assert nulls(event) == [] and nulls(card) == []
+    assert "stack_id" not in event["payload"]["custom_details"]
+    assert "class" in event["payload"] and "component" in event["payload"]
+    assert "`" not in json.dumps(event) and "`" not in json.dumps(card)
+    assert event["payload"]["summary"].endswith("step failed:\nAccessDenied: ssm:PutParameter")
+    assert event["payload"]["custom_details"]["error"] == "boom"

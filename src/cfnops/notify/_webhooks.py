@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from cfnops.notify._model import Notification
@@ -32,6 +33,18 @@ PAGERDUTY_URL = "https://events.pagerduty.com/v2/enqueue"
 _PD_SEVERITY = {"error": "error", "warning": "warning", "info": "info"}
 _CARD_COLOR = {"error": "Attention", "warning": "Warning", "info": "Good"}
 _SUMMARY_LIMIT = 1024  # PagerDuty truncates summaries at 1024 characters
+_FENCE = re.compile(r"^[ \t]*```[\w-]*[ \t]*(?:\n|$)", re.M)
+
+
+def plain_text(text: str) -> str:
+    """Markdown code fences and backticks taken out: PagerDuty shows text as written and
+    Adaptive Cards' TextBlock renders no code spans, so they would appear literally."""
+    return re.sub(r"\n{3,}", "\n\n", _FENCE.sub("", text)).replace("`", "").strip()
+
+
+def _present(values: dict[str, Any]) -> dict[str, Any]:
+    """Fields with a value: PagerDuty shows ``null`` and empty lists as they are."""
+    return {k: v for k, v in values.items() if v not in (None, "", [], {})}
 
 
 def dedup_key(notification: Notification) -> str:
@@ -52,23 +65,26 @@ def pagerduty_event(notification: Notification, routing_key: str) -> dict[str, A
         "event_action": "resolve" if notification.severity == "info" else "trigger",
     }
     if body["event_action"] == "trigger":
-        summary = f"{notification.subject}: {notification.message}"
-        body["payload"] = {
-            "summary": summary[:_SUMMARY_LIMIT],
-            "source": notification.stack or "cfnops",
-            "severity": _PD_SEVERITY.get(notification.severity, "error"),
-            "component": notification.stack,
-            "group": "cfnops",
-            "class": notification.outcome or None,
-            "custom_details": {
-                "outcome": notification.outcome,
-                "run_id": notification.run_id,
-                "stack_id": notification.stack_id,
-                "change_set_id": notification.change_set_id,
-                "drifted": [r.logical_id for r in notification.drifted],
-                **dict(notification.details),
-            },
+        summary = plain_text(f"{notification.subject}: {notification.message}")
+        details = {
+            "outcome": notification.outcome,
+            "run_id": notification.run_id,
+            "stack_id": notification.stack_id,
+            "change_set_id": notification.change_set_id,
+            "drifted": [r.logical_id for r in notification.drifted],
+            **{k: plain_text(str(v)) if v else v for k, v in notification.details},
         }
+        body["payload"] = _present(
+            {
+                "summary": summary[:_SUMMARY_LIMIT],
+                "source": notification.stack or "cfnops",
+                "severity": _PD_SEVERITY.get(notification.severity, "error"),
+                "component": notification.stack,
+                "group": "cfnops",
+                "class": notification.outcome,
+                "custom_details": _present(details),
+            }
+        )
         if notification.console_url:
             body["links"] = [{"href": notification.console_url, "text": "CloudFormation console"}]
     return body
@@ -77,7 +93,7 @@ def pagerduty_event(notification: Notification, routing_key: str) -> dict[str, A
 def teams_card(notification: Notification) -> dict[str, Any]:
     """The workflow webhook body: a message with one Adaptive Card."""
     facts = [
-        {"title": title, "value": value}
+        {"title": title, "value": plain_text(str(value))}
         for title, value in (
             ("Stack", notification.stack_id or notification.stack),
             ("Outcome", notification.outcome),
@@ -96,7 +112,7 @@ def teams_card(notification: Notification) -> dict[str, Any]:
             "color": _CARD_COLOR.get(notification.severity, "Default"),
             "wrap": True,
         },
-        {"type": "TextBlock", "text": notification.message, "wrap": True},
+        {"type": "TextBlock", "text": plain_text(notification.message), "wrap": True},
     ]
     if facts:
         body.append({"type": "FactSet", "facts": facts})
@@ -129,7 +145,6 @@ def teams_card(notification: Notification) -> dict[str, Any]:
         "attachments": [
             {
                 "contentType": "application/vnd.microsoft.card.adaptive",
-                "contentUrl": None,
                 "content": card,
             }
         ],
