@@ -60,10 +60,23 @@ def test_unknown_type_is_none() -> None:
 def test_other_regions_load_and_differ_only_by_overlay() -> None:
     regions = available_regions()
     assert BASE_REGION in regions and "eu-west-1" in regions and len(regions) > 20
-    eu = load_table("eu-west-1")
+    eu, base = load_table("eu-west-1"), load_table()
     assert eu.region == "eu-west-1"
-    assert eu.get("AWS::S3::Bucket") is not None
-    assert abs(len(eu) - len(load_table())) < len(load_table())
+    blob = resources.files("cfnops.schemas").joinpath("data", "overlay-eu-west-1.json.gz")
+    overlay = json.loads(gzip.decompress(blob.read_bytes()))
+    removed, changed = set(overlay["removed"]), set(overlay["changed"])
+    assert removed and changed  # eu-west-1 lacks some us-east-1 types and has others
+    # the region's types are the base's, less the removed, plus the overlay's entries
+    assert set(eu.type_names()) == (set(base.type_names()) - removed) | changed
+    for type_name in sorted(removed - changed):
+        assert base.get(type_name) is not None and eu.get(type_name) is None, type_name
+    for type_name in sorted(changed):
+        assert eu.get(type_name) != base.get(type_name), type_name
+    # every other type behaves in eu-west-1 exactly as in us-east-1
+    untouched = set(base.type_names()) - removed - changed
+    assert len(untouched) > 1000
+    assert [t for t in sorted(untouched) if eu.get(t) != base.get(t)] == []
+    assert eu.get("AWS::S3::Bucket") == base.get("AWS::S3::Bucket") is not None
 
 
 def test_unknown_region_is_a_usage_error() -> None:
