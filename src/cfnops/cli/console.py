@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 import webbrowser
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -33,6 +35,7 @@ def console(
     CFNOPS_METRICS_TOKEN is a scraper's token: it reads /metrics and nothing else.
     """
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
 
     from cfnops.console import Auth, create_app
     from cfnops.durable import AuditLog
@@ -62,7 +65,33 @@ def console(
         st.console.print(f"cfnops console on {url} — sign in with your token", markup=False)
     if open_browser:
         webbrowser.open(link if auth.generated else url)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    )
+    quiet = _ShutdownCut(server)
+    logging.getLogger("uvicorn.error").addFilter(quiet)
+    try:  # as uvicorn.run(app, …) does, with the server at hand for the filter
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        logging.getLogger("uvicorn.error").removeFilter(quiet)
+    if not server.started:
+        sys.exit(STARTUP_FAILURE)
+
+
+class _ShutdownCut(logging.Filter):
+    """Drops uvicorn's "ASGI callable returned without completing response." once the
+    server is stopping: a live page's stream cut by Ctrl-C is the expected end, not an
+    error (before the stop the line still shows, as it would for a real fault)."""
+
+    def __init__(self, server: Any) -> None:
+        super().__init__()
+        self.server = server
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        cut = "ASGI callable returned without completing response" in record.getMessage()
+        return not (cut and self.server.should_exit)
 
 
 def register(app: typer.Typer) -> None:
