@@ -47,6 +47,25 @@ def enabled() -> bool:
     return _tracer() is not None
 
 
+def resource_attributes(env: Mapping[str, str]) -> dict[str, str]:
+    """cfnops's defaults under what the standard variables say: ``OTEL_RESOURCE_ATTRIBUTES``
+    (``key=value,…``, values percent-decoded) overrides them and ``OTEL_SERVICE_NAME``
+    overrides ``service.name`` there (OpenTelemetry's SDK environment variables,
+    https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/)."""
+    from urllib.parse import unquote
+
+    from cfnops._version import __version__
+
+    found = {"service.name": "cfnops", "service.version": __version__}
+    for item in env.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
+        key, sep, value = item.partition("=")
+        if sep and key.strip():
+            found[key.strip()] = unquote(value.strip())
+    if env.get("OTEL_SERVICE_NAME", "").strip():
+        found["service.name"] = env["OTEL_SERVICE_NAME"].strip()
+    return found
+
+
 def setup(environ: Mapping[str, str] | None = None) -> bool:
     """Configure tracing from ``OTEL_*`` when the extra is installed; ``True`` when on."""
     env = os.environ if environ is None else environ
@@ -61,7 +80,7 @@ def setup(environ: Mapping[str, str] | None = None) -> bool:
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
     except ModuleNotFoundError:
         return False
-    provider = TracerProvider(resource=Resource.create({"service.name": "cfnops"}))
+    provider = TracerProvider(resource=Resource.create(resource_attributes(env)))
     if exporter_name == "console":
         exporter: Any = ConsoleSpanExporter()
     else:

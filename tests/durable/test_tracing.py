@@ -108,3 +108,15 @@ def test_tracing_off_imports_nothing() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]
+
+
+def test_otel_environment_variables_win_over_cfnops_defaults() -> None:
+    from cfnops.tracing import resource_attributes
+
+    assert resource_attributes({})["service.name"] == "cfnops"
+    given = {"OTEL_RESOURCE_ATTRIBUTES": "service.name=ops-a, deployment.environment=prod%20eu"}
+    found = resource_attributes(given)
+    assert found["service.name"] == "ops-a"
+    assert found["deployment.environment"] == "prod eu"
+    found = resource_attributes({**given, "OTEL_SERVICE_NAME": "ops-b"})
+    assert found["service.name"] == "ops-b" and found["deployment.environment"] == "prod eu"
