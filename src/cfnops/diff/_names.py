@@ -16,6 +16,7 @@ types below whose name property has another spelling.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,13 +57,23 @@ def name_property(type_name: str, behaviour: TypeBehaviour | None) -> str | None
 def _names(resources: Mapping[str, Any], table: SchemaTable) -> dict[str, tuple[str, str, Any]]:
     """logical id → (type, name property, value) of every explicitly named resource."""
     out: dict[str, tuple[str, str, Any]] = {}
+    props_of: dict[str, str | None] = {}  # one lookup per type: large templates repeat types
     for rid, res in resources.items():
         kind = type_of(res)
-        prop = name_property(kind, table.get(kind))
-        value = properties_of(res).get(prop) if prop else None
-        if prop and value is not None and value != {"Ref": "AWS::NoValue"}:
+        if kind not in props_of:
+            props_of[kind] = name_property(kind, table.get(kind))
+        prop = props_of[kind]
+        if prop is None:
+            continue
+        value = properties_of(res).get(prop)
+        if value is not None and not (type(value) is dict and value == {"Ref": "AWS::NoValue"}):
             out[str(rid)] = (kind, prop, value)
     return out
+
+
+def _key(value: Any) -> Any:
+    """One key per value: a plain text as itself, other spellings canonical."""
+    return value if type(value) is str else canon(value, None)
 
 
 def _colliding(ids: list[str], new: Mapping[str, Any], touched: set[str]) -> list[str]:
@@ -81,7 +92,7 @@ def _colliding(ids: list[str], new: Mapping[str, Any], touched: set[str]) -> lis
 
 
 def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else str(plain(value))
+    return value if isinstance(value, str) else json.dumps(plain(value))
 
 
 def name_findings(
@@ -96,7 +107,7 @@ def name_findings(
     findings: list[DeployFinding] = []
     seen: dict[tuple[str, Any], list[str]] = {}
     for rid, (kind, _, value) in named.items():  # template order: the later one collides
-        seen.setdefault((kind, canon(value, None)), []).append(rid)
+        seen.setdefault((kind, _key(value)), []).append(rid)
     for (kind, _), ids in seen.items():
         for rid in _colliding(ids, new, touched):
             prop, value = named[rid][1], named[rid][2]
@@ -109,8 +120,8 @@ def name_findings(
                     ("Resources", rid, "Properties", prop),
                 )
             )
-    old_named = _names(old, table)
     replaced = {r.logical_id for r in resources if r.impact.replaces}
+    old_named = _names({k: old[k] for k in replaced if k in old}, table)
     for res in resources:
         rid = res.logical_id
         if not res.impact.replaces or rid not in named or rid not in old_named:
