@@ -160,6 +160,18 @@ def carry(fn: Callable[_P, _T]) -> Callable[_P, _T]:
     return run
 
 
+def fail(error: str, message: str = "") -> None:
+    """Mark the current span failed (status ERROR): a step attempt that raised, retried
+    or not (OpenTelemetry's span status: https://opentelemetry.io/docs/specs/otel/trace/api/#set-status)."""
+    if _tracer() is None:
+        return
+    from opentelemetry import trace
+    from opentelemetry.trace import Status, StatusCode
+
+    description = f"{error}: {message}" if message else error
+    trace.get_current_span().set_status(Status(StatusCode.ERROR, description[:256]))
+
+
 def event(name: str, **attributes: Any) -> None:
     """An event on the current span (a retry)."""
     api = sys.modules.get("opentelemetry.trace")

@@ -81,6 +81,7 @@ def test_retries_are_events_and_asl_states_are_spans(tmp_path: Path) -> None:
     attempts = [s for s in _spans(spans) if s["name"].startswith("step ")]
     assert [s["attributes"]["cfnops.attempt"] for s in attempts] == [1, 2]
     assert attempts[0]["events"] == ["retry"] and attempts[1]["events"] == []
+    assert [s["status"] for s in attempts] == ["ERROR", "UNSET"]  # the failed attempt
 
     definition = tmp_path / "two.asl.json"
     definition.write_text(

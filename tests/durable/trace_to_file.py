@@ -38,6 +38,7 @@ def _row(span: ReadableSpan) -> dict[str, Any]:
         "parent": f"{span.parent.span_id:016x}" if span.parent else None,
         "attributes": dict(span.attributes or {}),
         "events": [e.name for e in span.events],
+        "status": span.status.status_code.name,
         "pid": os.getpid(),
     }
 

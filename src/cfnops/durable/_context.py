@@ -185,6 +185,7 @@ class DbosDurableContext:
             delay = max(1, decision.delay_seconds)
             if metrics is not None:
                 self._observe(metrics, started, retried=bool(decision.should_retry))
+            tracing.fail(type(exc).__name__, str(exc))
             if decision.should_retry:
                 tracing.event("retry", delay_seconds=delay, error=type(exc).__name__)
             return {
