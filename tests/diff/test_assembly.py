@@ -147,3 +147,14 @@ def test_bad_manifest_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[st
     with pytest.raises(TemplateLoadError, match="manifest"):
         load_assembly(tmp_path / "a")
     assert run(["diff", str(tmp_path / "a"), str(V2)]) == 2
+
+
+def test_asset_metadata_churn_folds_into_the_code_change(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A new Lambda asset changes Code and the aws:asset:* metadata: only Code is shown."""
+    assert run(["diff", str(V1), str(V2)]) == 0
+    out = capsys.readouterr().out
+    app = out[out.index("Stack AppStack (app-prod)") : out.index("Stack AppStack/DbNested")]
+    assert "Code" in app
+    assert "aws:asset:" not in out

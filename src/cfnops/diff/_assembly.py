@@ -257,6 +257,26 @@ def _unchanged_assets(
 DiffFn = Callable[[dict[str, Any], dict[str, Any]], TemplateDiff]
 
 
+def _without_asset_metadata(template: Any) -> Any:
+    """The template without the CDK's ``aws:asset:*`` resource metadata: a new asset
+    changes it together with the property that deploys the asset (``Code``,
+    ``TemplateURL``), and that property's change is the one worth showing."""
+    resources = template.get("Resources") if isinstance(template, dict) else None
+    if not isinstance(resources, dict):
+        return template
+    out = dict(template)
+    out["Resources"] = {}
+    for logical_id, resource in resources.items():
+        meta = resource.get("Metadata") if isinstance(resource, dict) else None
+        if isinstance(meta, dict) and any(str(k).startswith("aws:asset:") for k in meta):
+            kept = {k: v for k, v in meta.items() if not str(k).startswith("aws:asset:")}
+            resource = {k: v for k, v in resource.items() if k != "Metadata"}
+            if kept:
+                resource["Metadata"] = kept
+        out["Resources"][logical_id] = resource
+    return out
+
+
 def _stack_diff(
     artifact_id: str,
     stack_name: str,
@@ -275,7 +295,7 @@ def _stack_diff(
         change = StackChange.MODIFIED
     else:
         change = StackChange.ADDED if new_file else StackChange.REMOVED
-    diff = diff_fn(old_t, new_t)
+    diff = diff_fn(_without_asset_metadata(old_t), _without_asset_metadata(new_t))
     if change is StackChange.MODIFIED and diff.is_empty:
         change = StackChange.UNCHANGED
     children: list[StackDiff] = []
