@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -126,6 +127,15 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _choices(*values: str) -> Callable[[str], list[str]]:
+    """Shell completion of an option's values (``cfnops --output <TAB>``)."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [value for value in values if value.startswith(incomplete)]
+
+    return complete
+
+
 @app.callback()
 def _global_options(
     ctx: typer.Context,
@@ -145,7 +155,12 @@ def _global_options(
     ] = None,
     output: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="text | json | markdown (where the command has it)."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="text | json | markdown (where the command has it).",
+            autocompletion=_choices("text", "json", "markdown"),
+        ),
     ] = None,
     config: Annotated[
         Path | None,
@@ -160,6 +175,7 @@ def _global_options(
             "--log-format",
             help="text | json: logs on stderr as text or one JSON object per line "
             "(default: CFNOPS_LOG_FORMAT, else text).",
+            autocompletion=_choices("text", "json"),
         ),
     ] = None,
     version: Annotated[
