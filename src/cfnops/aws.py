@@ -308,6 +308,24 @@ class AwsClients:
             raise AwsSetupError("no AWS region configured", hint="pass --region or set AWS_REGION")
         return region
 
+    def context(self) -> dict[str, str | None]:
+        """Where these clients work, as a run records it so that another process
+        continues the run in the same place: region, endpoint, profile. Read without
+        importing botocore: a region only the profile's configuration file names is
+        not recorded (the continuing process then uses its own)."""
+        region = _configured_region(self.settings)
+        if region is None and self._session is not None:
+            region = self._session.region_name or None
+        if region is None:
+            region = os.environ.get("AWS_DEFAULT_REGION", "").strip() or None
+        return {
+            "region": region,
+            "endpoint_url": self.settings.endpoint_url
+            or os.environ.get("AWS_ENDPOINT_URL", "").strip()
+            or None,
+            "profile": self.settings.profile or os.environ.get("AWS_PROFILE", "").strip() or None,
+        }
+
     def botocore_config(self) -> Config:
         region = self.region  # first: no region, no botocore import
         from botocore.config import Config

@@ -266,6 +266,10 @@ class WorkerSettings(_Section, frozen=True):
     executor_id: (
         Annotated[str, Meta(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:@-]+$")] | None
     ) = None
+    # The machine a process runs on, for liveness: processes of one host identity are
+    # judged by their pids (alive or not), others by their leases. Unset: hostname, boot
+    # id and PID namespace (containers that share a hostname stay apart).
+    host_id: Annotated[str, Meta(min_length=1, max_length=200)] | None = None
 
 
 class SandboxSettings(_Section, frozen=True):

@@ -34,18 +34,18 @@ def test_the_pin_allows_only_tested_dbos_releases() -> None:
 
 
 def test_a_changed_dbos_fails_loudly_naming_what(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dbos import _sys_db
+    from dbos import _dbos, _sys_db
 
-    def reenqueue_for_recovery(self: object, workflow_id: str, executors: list[str]) -> bool:
-        return False
+    def _check_owner_txn(self: object, conn: object, workflow_id: str) -> None:
+        return None
 
-    monkeypatch.setattr(_sys_db.SystemDatabase, "reenqueue_for_recovery", reenqueue_for_recovery)
-    monkeypatch.delattr(_dbos_port.importlib.import_module("dbos._utils"), "INTERNAL_QUEUE_NAME")
+    monkeypatch.setattr(_sys_db.SystemDatabase, "_check_owner_txn", _check_owner_txn)
+    monkeypatch.delattr(_dbos, "_get_or_create_dbos_registry")  # read only by DBOS()
     with pytest.raises(_dbos_port.DbosIncompatible) as err:
         _dbos_port.check_dbos()
     message = str(err.value)
-    assert "reenqueue_for_recovery takes" in message
-    assert "INTERNAL_QUEUE_NAME is gone" in message
+    assert "_check_owner_txn takes" in message
+    assert "dbos._dbos._get_or_create_dbos_registry is gone" in message
     assert "_dbos_port.py" in message and version("dbos") in message
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from durable_test_workflows import count
 
-from cfnops.durable import Engine, RunFailed, RunStore, UnknownWorkflow
+from cfnops.durable import DEFAULT_QUEUE, Engine, RunFailed, RunStore, UnknownWorkflow
+from cfnops.durable._executors import Recovery
+from cfnops.durable._leases import LeaseObserver, LeaseTable
 
 
 def _run_id(prefix: str) -> str:
@@ -148,7 +150,7 @@ def test_cancel_then_resume_keeps_finished_steps(engine: Engine, tmp_path: Path)
         time.sleep(0.05)
     with RunStore(engine.settings) as store:
         assert store.cancel(run_id).status == "CANCELLED"
-        store.resume(run_id)
+        store.resume(run_id, queue=engine.listen_own_queue())  # continued here, nowhere else
     assert engine.result(run_id, timeout=30) == {"results": ["one", "two", "three"]}
     assert count(log, "step1") == 1
 
@@ -194,8 +196,14 @@ def test_runs_of_another_version_are_reported_not_resumed(
             {"id": run_id},
         )
     db.dispose()
+    # a worker's recovery (this engine is a command's: it recovers nothing)
+    assert engine.recover() == []
+    leases = LeaseTable(engine.runtime.database.engine, 30, create=False)
+    observer = LeaseObserver(30)
+    observer.connected_now()
+    recovery = Recovery(leases, "a-worker", DEFAULT_QUEUE, observer)
     with caplog.at_level("WARNING", logger="cfnops.durable"):
-        assert run_id not in engine.recover()
+        assert run_id not in recovery.recover()
     assert f"run {run_id} was recorded by cfnops 0.0.1" in caplog.text
     with RunStore(engine.settings) as store:
         record = store.get(run_id)

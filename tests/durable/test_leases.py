@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from cfnops._version import __version__
 from cfnops.database import Database
 from cfnops.durable import ExecutorIdInUse, ExecutorIdTaken
-from cfnops.durable._leases import LeaseTable, executors, process_start_marker
+from cfnops.durable._leases import LeaseObserver, LeaseTable, executors, process_start_marker
 
 
 @pytest.fixture
@@ -81,7 +81,8 @@ def test_a_reused_pid_is_not_the_holder(leases: LeaseTable) -> None:
     """Same pid, another start time (a container restarted with pid 1 again)."""
     _hold(leases, "w1", host=leases.hostname, pid=os.getpid(), marker="1", age=0)
     leases.register("w1", __version__)
-    assert [r.pid_started for r in leases.rows()] == [process_start_marker(os.getpid())]
+    mine = f"{leases.host_id}/{process_start_marker(os.getpid())}"
+    assert [r.pid_started for r in leases.rows()] == [mine]
 
 
 def test_another_host_keeps_its_name_until_its_lease_expires(leases: LeaseTable) -> None:
@@ -104,13 +105,96 @@ def test_a_stopped_holder_gives_its_name_up(leases: LeaseTable) -> None:
 
 
 def test_a_forgotten_lease_registers_again_on_the_next_heartbeat(leases: LeaseTable) -> None:
-    """Another process forgot this one's row (silent past its lease): it comes back, so
-    its runs are not taken for a dead executor's from then on."""
+    """Another process forgot this one's row (judged dead): it comes back, so its later
+    runs are not taken for a dead executor's."""
     leases.register("w1", __version__)
-    leases.forget(["w1"])
-    assert leases.live_ids() == set()
+    leases.forget(leases.rows())
+    assert leases.rows() == []
     leases.heartbeat("w1", __version__)
-    assert leases.live_ids() == {"w1"}
+    assert [r.executor_id for r in leases.rows()] == ["w1"]
+
+
+def test_a_row_renewed_since_it_was_judged_is_not_forgotten(leases: LeaseTable) -> None:
+    leases.register("w1", __version__)
+    judged = leases.rows()
+    time.sleep(0.01)
+    leases.heartbeat("w1", __version__)  # renewed after the judgement was read
+    leases.forget(judged)
+    assert [r.executor_id for r in leases.rows()] == ["w1"]
+
+
+def test_a_live_process_on_this_host_is_never_dead_whatever_its_heartbeat(
+    leases: LeaseTable,
+) -> None:
+    """An outage (or a wall-clock step) makes every heartbeat old: a live pid still counts."""
+    leases.register("w1", __version__)
+    with leases.engine.begin() as conn:
+        conn.execute(executors.update().values(heartbeat_at=time.time() - 10_000))
+    (row,) = leases.rows()
+    assert not leases.is_dead(row)
+    assert not leases.is_dead(row, observer=LeaseObserver(0.001))
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_another_host_is_dead_only_after_a_whole_lease_watched_unrenewed(
+    leases: LeaseTable,
+) -> None:
+    _hold(leases, "w1", host="elsewhere", pid=4242, marker="9", age=0)
+    clock = _Clock()
+    observer = LeaseObserver(30, clock=clock)
+    observer.connected_now()
+    (row,) = leases.rows()
+    assert not leases.is_dead(row, observer=observer)  # first look
+    clock.now += 29
+    assert not leases.is_dead(row, observer=observer)
+    clock.now += 2
+    assert leases.is_dead(row, observer=observer)  # 31 s unchanged while connected
+
+
+def test_a_renewal_or_an_outage_restarts_the_watch(leases: LeaseTable) -> None:
+    _hold(leases, "w1", host="elsewhere", pid=4242, marker="9", age=0)
+    clock = _Clock()
+    observer = LeaseObserver(30, clock=clock)
+    observer.connected_now()
+    (row,) = leases.rows()
+    leases.is_dead(row, observer=observer)
+    clock.now += 20
+    observer.disconnected()  # the database did not answer: nobody could renew
+    clock.now += 60  # a long outage
+    assert not leases.is_dead(row, observer=observer)
+    observer.connected_now()
+    assert not leases.is_dead(row, observer=observer)  # watched from the reconnect on
+    clock.now += 29
+    assert not leases.is_dead(row, observer=observer)
+    with leases.engine.begin() as conn:  # it renews
+        conn.execute(executors.update().values(heartbeat_at=time.time()))
+    (renewed,) = leases.rows()
+    clock.now += 29
+    assert not leases.is_dead(renewed, observer=observer)
+    clock.now += 31
+    assert leases.is_dead(renewed, observer=observer)
+
+
+def test_a_wall_clock_step_makes_no_live_executor_dead(
+    leases: LeaseTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wall clock jumps an hour ahead in the judging process: nothing it watches
+    depends on it (monotonic watch; same host by pid)."""
+    leases.register("here", __version__)
+    _hold(leases, "w1", host="elsewhere", pid=4242, marker="9", age=0)
+    observer = LeaseObserver(30)
+    observer.connected_now()
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 3600)
+    rows = leases.rows()
+    assert [leases.is_dead(r, observer=observer) for r in rows] == [False, False]
 
 
 def test_a_name_taken_over_stops_the_old_holder(leases: LeaseTable) -> None:

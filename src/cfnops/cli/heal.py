@@ -87,7 +87,7 @@ def run_fleet(
 ) -> FleetSummary:
     console = st.console
     lines = PhaseLines()
-    st.register_workflows()  # the engine recovers any run a dead process left
+    st.register_workflows()  # the heal workflow, for the runs this command starts
     if st.output_format == "json":
         summary = run_heal(
             replace(st.runtime, console=Console(stderr=True)),
@@ -226,9 +226,10 @@ def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bo
         if st.output_format == "json":
             st.emit_json({"runId": run_id, "answer": answer})
         return
-    # This process resumes the run if its previous process is gone.
-    # The outcome is read from the record below, whatever result() raises.
+    # This process continues the run if its previous process is gone (a live one, or a
+    # worker, keeps it). The outcome is read from the record below, whatever result() raises.
     with engine_for(st) as engine, st.console.status(f"{run_id}: finishing …"), suppress(Exception):
+        engine.adopt(run_id)
         engine.result(run_id)
     with RunStore(st.runtime.database) as store:
         record = store.get(run_id)

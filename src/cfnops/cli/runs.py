@@ -379,14 +379,17 @@ def resume(
 ) -> None:
     """Resume a cancelled or failed run from its last finished step."""
     st = state(ctx)
-    with RunStore(st.runtime.database) as store:
-        store.resume(run_id)
-    _audit(st, "resume", run_id)
     if not wait:
+        with RunStore(st.runtime.database) as store:
+            store.resume(run_id, queue=DEFAULT_QUEUE)
+        _audit(st, "resume", run_id)
         st.console.print(f"{run_id}: queued for a worker")
         return
     engine = st.engine()
     try:
+        with RunStore(st.runtime.database) as store:
+            store.resume(run_id, queue=engine.listen_own_queue())  # executed here, nowhere else
+        _audit(st, "resume", run_id)
         output = engine.result(run_id)
     finally:
         engine.shutdown()

@@ -113,12 +113,51 @@ class _QuietConnectCheck(logging.Filter):
         return not str(record.msg).startswith("Error connecting to the DBOS system database")
 
 
+# What DBOS's background threads (queue pollers, notification listener, heartbeat-like
+# loops) log when the database does not answer: one line per thread per poll, hundreds in
+# a few seconds. cfnops's engine says it once when an outage starts and once when it ends
+# (and once per run it stops), so these lines are dropped.
+_OUTAGE_MARKERS = (
+    "connection refused",
+    "could not connect",
+    "connection failed",
+    "server closed the connection",
+    "terminating connection",
+    "the database system is",
+    "connection is closed",
+    "consuming input failed",
+    "database is locked",
+    "unable to open database file",
+    "disk i/o error",
+    "operationalerror",
+    "no such table",
+    "readonly database",
+    "database or disk is full",
+)
+
+
+class _QuietOutage(logging.Filter):
+    """Drops DBOS's repeated lines about a database that does not answer."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and storage_error(exc) is not None:
+            return False
+        try:
+            text = record.getMessage().lower()
+        except Exception:  # a record whose arguments do not format: let it through
+            return True
+        return not any(marker in text for marker in _OUTAGE_MARKERS)
+
+
 def install() -> None:
     """Tag every SQLAlchemy engine's errors with its database (once per process)."""
     with _installed:
         if not _done:
             sa.event.listen(sa.Engine, "handle_error", _tag)
-            logging.getLogger("dbos").addFilter(_QuietConnectCheck())
+            dbos_log = logging.getLogger("dbos")
+            dbos_log.addFilter(_QuietConnectCheck())
+            dbos_log.addFilter(_QuietOutage())
             _done.append(True)
 
 

@@ -32,6 +32,7 @@ from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 from cfnops.durable._checkpoints import Checkpoint, CheckpointStore
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
+from cfnops.durable._fence import Fence
 from cfnops.durable._handoff import PlainRun, runtime_of
 from cfnops.durable._positions import (
     Attempt,
@@ -46,6 +47,7 @@ from cfnops.durable._positions import (
 from cfnops.durable._records import STATUSES as RUN_STATUSES
 from cfnops.durable._records import RunRecord, RunStore, StepRecord, redacted
 from cfnops.durable._registry import register_lazily, register_workflow, registered, workflow
+from cfnops.durable._run_context import run_context
 from cfnops.durable.errors import (
     BadAuditEntry,
     CallbackClosed,
@@ -53,6 +55,7 @@ from cfnops.durable.errors import (
     ExecutorIdInUse,
     ExecutorIdTaken,
     IncompatibleRun,
+    InvalidRunId,
     MissingModule,
     NoRuntime,
     NotRunnableHere,
@@ -85,7 +88,9 @@ __all__ = [
     "Engine",
     "ExecutorIdInUse",
     "ExecutorIdTaken",
+    "Fence",
     "IncompatibleRun",
+    "InvalidRunId",
     "LambdaFunction",
     "LocalLambda",
     "Mark",
@@ -122,6 +127,7 @@ __all__ = [
     "register_lazily",
     "register_workflow",
     "registered",
+    "run_context",
     "run_history",
     "runtime_of",
     "schema_lock",

@@ -3,14 +3,21 @@
 cfnops uses DBOS's public API (``DBOS``, ``DBOSClient``, ``DBOSConfig``) everywhere
 else. What it needs that has no public form in DBOS 3.4:
 
-- recovery of one run of a dead executor (DBOS recovers per executor only,
-  at launch): ``SystemDatabase.reenqueue_for_recovery`` with the internal queue;
+- claiming one run for a queue of cfnops's choosing, conditionally on who holds it (a
+  dead executor's run for the workers' queue, a run stopped here for this process's own
+  queue): ``SystemDatabase.tables`` and ``_now_ms_sql``, as DBOS's recovery re-enqueue
+  does; DBOS's own re-enqueue uses its internal queue, which *every* DBOS process
+  dequeues from, so a run put there could be taken by a process not made for it;
+- a queue only this process dequeues from (``DBOSRegistry._register_internal_queue``:
+  DBOS's in-memory queues are listened to by the process that registered them alone);
+- ownership fencing of cfnops's own checkpoints: the execution's token
+  (``current_owner_xid``), checked in the checkpoint's transaction
+  (``SystemDatabase._check_owner_txn``), and the exception with which DBOS parks an
+  execution that lost its run (``DBOSWorkflowConflictIDError``);
 - how many workflows this process executes (so a shutdown with none in flight
   does not sleep DBOS's whole-second grace period): ``DBOS._active_workflows_set``;
 - the portable JSON serializer (``dbos._serialization.DBOSPortableJSONSerializer``),
   so that step results are plain JSON any process (and ``runs show``) can read;
-- moving a run this process cannot execute to another queue (``SystemDatabase.tables``,
-  ``_now_ms_sql``), as DBOS's recovery re-enqueue does;
 - stopping an execution without recording an outcome (``DBOSWorkflowCancelledError``),
   for a run stopped by a storage fault (:mod:`cfnops.durable._stalls`);
 - the system database's recorded and latest migration versions (``dbos._migration``), so
@@ -48,6 +55,7 @@ import importlib
 import inspect
 import sys
 import threading
+import time
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,18 +66,24 @@ __all__ = [
     "DbosIncompatible",
     "active_workflows",
     "check_dbos",
-    "hand_over",
+    "check_owner",
+    "claim",
+    "current_owner",
+    "execution_token",
     "import_dbos",
+    "lost_ownership",
     "park",
     "portable_serializer",
-    "reenqueue",
+    "private_queue",
+    "release_private_queue",
     "schema_versions",
+    "take_back",
 ]
 
 # The DBOS releases this module was checked against (kept in step with pyproject.toml).
 TESTED_DBOS = ("3.4",)
 
-_REENQUEUE_PARAMS = ["self", "workflow_id", "executor_ids", "recovery_queue_name"]
+_CHECK_OWNER_PARAMS = ["self", "conn", "workflow_id", "owner_xid"]
 
 
 class DbosIncompatible(RuntimeError):
@@ -144,17 +158,25 @@ def portable_serializer() -> Any:
     return DBOSPortableJSONSerializer()
 
 
-def reenqueue(run_id: str, dead_executor: str) -> bool:
-    """Hand one PENDING run of a dead executor back to a queue; ``True`` if this call did.
+def private_queue(name: str, polling_interval_sec: float) -> None:
+    """Make ``name`` a queue this process, and no other, dequeues from.
 
-    The update is conditional on status and executor, so two processes recovering
-    the same run cannot both claim it.
+    DBOS's in-memory queues are polled by the process that registered them only (its
+    database-backed ones by every process listening to them), so a run put on ``name``
+    is executed here. Call after ``DBOS(config=…)`` and before ``DBOS.launch()``.
     """
     from dbos._dbos import _get_dbos_instance
-    from dbos._utils import INTERNAL_QUEUE_NAME
 
-    sys_db = _get_dbos_instance()._sys_db
-    return bool(sys_db.reenqueue_for_recovery(run_id, [dead_executor], INTERNAL_QUEUE_NAME))
+    registry = _get_dbos_instance()._registry
+    registry._register_internal_queue(name, polling_interval_sec=polling_interval_sec)
+
+
+def release_private_queue(name: str) -> None:
+    """Forget :func:`private_queue` ``name`` (DBOS's registry outlives one DBOS instance:
+    a later engine in this process must not poll a queue of an executor that stopped)."""
+    from dbos._dbos import _get_or_create_dbos_registry
+
+    _get_or_create_dbos_registry().internal_queue_map.pop(name, None)
 
 
 def schema_versions(engine: Any) -> tuple[int, int]:
@@ -169,23 +191,34 @@ def schema_versions(engine: Any) -> tuple[int, int]:
     return found
 
 
-def hand_over(run_id: str, executor: str, queue: str) -> bool:
-    """Put a PENDING run that ``executor`` holds on ``queue`` (ENQUEUED, no owner); ``True``
-    if this call did. As :func:`reenqueue`, but to the given queue even when the run was
-    on another: a run this process cannot execute goes where processes that can will
-    dequeue it."""
+def claim(
+    run_id: str,
+    queue: str,
+    *,
+    executor: str | None = None,
+    from_queue: str | None = None,
+) -> bool:
+    """Move one run onto ``queue`` (ENQUEUED, no owner); ``True`` if this call did.
+
+    One conditional statement both checks and takes: the run must still be PENDING under
+    ``executor`` (a dead executor's run, or one this process holds), or, with
+    ``from_queue``, still ENQUEUED there. Two processes claiming the same run cannot both
+    succeed, and a run its owner renewed in the meantime is not touched. The queue's own
+    atomic dequeue then admits exactly one runner.
+    """
     import sqlalchemy as sa
     from dbos._dbos import _get_dbos_instance
 
     sys_db = _get_dbos_instance()._sys_db
     table = sys_db.tables.workflow_status
+    query = sa.update(table).where(table.c.workflow_uuid == run_id)
+    if from_queue is not None:
+        query = query.where(table.c.status == "ENQUEUED", table.c.queue_name == from_queue)
+    else:
+        query = query.where(table.c.status == "PENDING", table.c.executor_id == executor)
     with sys_db.engine.begin() as conn:
         result = conn.execute(
-            sa.update(table)
-            .where(table.c.workflow_uuid == run_id)
-            .where(table.c.status == "PENDING")
-            .where(table.c.executor_id == executor)
-            .values(
+            query.values(
                 status="ENQUEUED",
                 queue_name=queue,
                 owner_xid=None,
@@ -194,6 +227,89 @@ def hand_over(run_id: str, executor: str, queue: str) -> bool:
             )
         )
         return bool(result.rowcount)
+
+
+def execution_token() -> str | None:
+    """The ownership token of the DBOS workflow executing on this thread (``None``
+    outside one): DBOS gives each execution its own when it starts or dequeues a run."""
+    from dbos._context import get_local_dbos_context
+
+    ctx = get_local_dbos_context()
+    if ctx is None or not ctx.workflow_id:
+        return None
+    token: str | None = ctx.owner_xid
+    return token
+
+
+def current_owner(run_id: str) -> str | None:
+    """The ownership token now recorded for ``run_id`` (one indexed read)."""
+    import sqlalchemy as sa
+    from dbos._dbos import _get_dbos_instance
+
+    sys_db = _get_dbos_instance()._sys_db
+    table = sys_db.tables.workflow_status
+    with sys_db.engine.connect() as conn:
+        found = conn.execute(
+            sa.select(table.c.owner_xid).where(table.c.workflow_uuid == run_id)
+        ).first()
+    return None if found is None else found[0]
+
+
+def take_back(engine: Any, executor: str, queue: str) -> int:
+    """Before DBOS launches: move the PENDING runs of ``executor`` (a named worker's
+    previous, dead incarnation) onto ``queue``; how many. DBOS's own start-up recovery
+    would put them on its internal queue, where any DBOS process could take them."""
+    import sqlalchemy as sa
+
+    schema = None if engine.dialect.name == "sqlite" else "dbos"
+    if not sa.inspect(engine).has_table("workflow_status", schema=schema):
+        return 0  # a new database: nothing to take back
+    table = sa.table(
+        "workflow_status",
+        sa.column("status"),
+        sa.column("executor_id"),
+        sa.column("queue_name"),
+        sa.column("owner_xid"),
+        sa.column("started_at_epoch_ms"),
+        sa.column("updated_at"),
+        schema=schema,
+    )
+    with engine.begin() as conn:
+        result = conn.execute(
+            sa.update(table)
+            .where(table.c.status == "PENDING", table.c.executor_id == executor)
+            .values(
+                status="ENQUEUED",
+                queue_name=queue,
+                owner_xid=None,
+                started_at_epoch_ms=None,
+                updated_at=int(time.time() * 1000),
+            )
+        )
+        return int(result.rowcount or 0)
+
+
+def check_owner(conn: Any, run_id: str, token: str) -> None:
+    """Inside ``conn``'s transaction: raise :func:`lost_ownership`'s exception unless the
+    execution holding ``token`` still owns ``run_id`` (the row stays locked until commit,
+    so no hand-over lands between this check and the caller's write)."""
+    from dbos._dbos import _get_dbos_instance
+    from dbos._error import DBOSWorkflowConflictIDError
+
+    sys_db = _get_dbos_instance()._sys_db
+    sys_db._apply_caller_schema(conn)  # DBOS's tables name a placeholder schema
+    try:
+        sys_db._check_owner_txn(conn, run_id, token)
+    except DBOSWorkflowConflictIDError:
+        raise lost_ownership(run_id) from None
+
+
+def lost_ownership(run_id: str) -> BaseException:
+    """The exception that stops an execution which no longer owns ``run_id``: DBOS parks
+    it (records nothing) and it waits for the outcome the run's owner records."""
+    from dbos._error import DBOSWorkflowConflictIDError
+
+    return DBOSWorkflowConflictIDError(run_id)
 
 
 def park(reason: str) -> BaseException:
@@ -223,16 +339,26 @@ def check_dbos() -> str:
     found = version("dbos")
     problems: list[str] = []
     sys_db = _attr("dbos._sys_db", "SystemDatabase", problems)
-    method = getattr(sys_db, "reenqueue_for_recovery", None) if sys_db else None
+    method = getattr(sys_db, "_check_owner_txn", None) if sys_db else None
     if sys_db is not None and method is None:
-        problems.append("dbos._sys_db.SystemDatabase.reenqueue_for_recovery is gone")
+        problems.append("dbos._sys_db.SystemDatabase._check_owner_txn is gone")
     elif method is not None:
         params = list(inspect.signature(method).parameters)
-        if params != _REENQUEUE_PARAMS:
+        if params != _CHECK_OWNER_PARAMS:
             problems.append(
-                f"SystemDatabase.reenqueue_for_recovery takes {params}, "
-                f"cfnops calls it as {_REENQUEUE_PARAMS}"
+                f"SystemDatabase._check_owner_txn takes {params}, "
+                f"cfnops calls it as {_CHECK_OWNER_PARAMS}"
             )
+    if sys_db is not None and not callable(getattr(sys_db, "_apply_caller_schema", None)):
+        problems.append("dbos._sys_db.SystemDatabase._apply_caller_schema is gone")
+    registry = _attr("dbos._dbos", "DBOSRegistry", problems)
+    if registry is not None and not callable(getattr(registry, "_register_internal_queue", None)):
+        problems.append("DBOSRegistry._register_internal_queue is gone")
+    if registry is not None and "internal_queue_map" not in _source(registry.__init__):
+        problems.append("DBOSRegistry no longer keeps internal_queue_map")
+    _attr("dbos._dbos", "_get_or_create_dbos_registry", problems)
+    _attr("dbos._context", "get_local_dbos_context", problems)
+    _attr("dbos._error", "DBOSWorkflowConflictIDError", problems)
     _attr("dbos._dbos", "_get_dbos_instance", problems)
     dbos_cls = _attr("dbos._dbos", "DBOS", problems)
     if dbos_cls is not None and not isinstance(getattr(dbos_cls, "_sys_db", None), property):
@@ -242,9 +368,6 @@ def check_dbos() -> str:
         problems.append("dbos._core.ActiveWorkflowById has no activeList()")
     if dbos_cls is not None and "_active_workflows_set" not in _source(dbos_cls.__init__):
         problems.append("DBOS instances no longer keep _active_workflows_set")
-    queue = _attr("dbos._utils", "INTERNAL_QUEUE_NAME", problems)
-    if queue is not None and not isinstance(queue, str):
-        problems.append(f"dbos._utils.INTERNAL_QUEUE_NAME is {queue!r}, not a queue name")
     _attr("dbos._error", "DBOSWorkflowCancelledError", problems)
     if sys_db is not None and not callable(getattr(sys_db, "_now_ms_sql", None)):
         problems.append("dbos._sys_db.SystemDatabase._now_ms_sql is gone")

@@ -1,14 +1,30 @@
 """The durable engine: DBOS lifecycle, starting runs, recovery across processes.
 
 One :class:`Engine` per process (DBOS is a process-wide singleton). Every run is
-the DBOS workflow ``cfnops.run(workflow_name, event)``, which looks the workflow
-up in the registry and calls it with a :class:`DbosDurableContext` (or ``None``, for
-a workflow registered with ``context=False``).
+the DBOS workflow ``cfnops.run(workflow_name, event, context)``, which looks the
+workflow up in the registry and calls it with a :class:`DbosDurableContext` (or a
+:class:`PlainRun`, for a workflow registered with ``context=False``).
+
+**Who executes what.** A foreground engine (``job run``, ``heal``, ``ami rotate``,
+``runs start``) executes the runs it starts, and a run it is explicitly asked to
+continue (:meth:`Engine.adopt`), nothing else: it recovers no other process's runs and
+dequeues only from a queue of its own (``cfnops executor <id>``, which DBOS lets no other
+process poll). A worker (``Engine(worker=True)``) also dequeues the shared queues and
+recovers dead executors' runs (:mod:`cfnops.durable._executors`).
+
+**A runtime per run.** A run records the context it was started with (AWS region,
+endpoint, profile; modules), as the third argument of ``cfnops.run``. The process that
+started it executes it with the very :class:`Runtime` it was started with; any other
+process executes it with its own runtime aimed at the recorded context
+(:meth:`Engine.runtime_for`). Two services with different settings in one process
+each run their runs with their own settings.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import threading
 import time
 import uuid
@@ -28,7 +44,15 @@ from cfnops.database import (
     retry_while_unreachable,
     storage_error,
 )
-from cfnops.durable._dbos_port import active_workflows, park, reenqueue
+from cfnops.durable._dbos_port import (
+    active_workflows,
+    claim,
+    execution_token,
+    park,
+    private_queue,
+    release_private_queue,
+    take_back,
+)
 from cfnops.durable._dbos_setup import (
     COMMAND_LISTENER_POLL_SECONDS,
     LISTENER_POLL_SECONDS,
@@ -36,9 +60,10 @@ from cfnops.durable._dbos_setup import (
     dbos_config,
 )
 from cfnops.durable._executors import HandedOver, Recovery
+from cfnops.durable._fence import Fence
 from cfnops.durable._handoff import PlainRun
 from cfnops.durable._inputs import check_json
-from cfnops.durable._leases import LeaseTable, new_executor_id
+from cfnops.durable._leases import LeaseObserver, LeaseTable, new_executor_id
 from cfnops.durable._registry import (
     check_input,
     get_workflow,
@@ -46,9 +71,11 @@ from cfnops.durable._registry import (
     registered,
     takes_context,
 )
+from cfnops.durable._run_context import run_context, runtime_in_context
 from cfnops.durable._stalls import Stalls
 from cfnops.durable.errors import (
     ExecutorIdTaken,
+    InvalidRunId,
     NotRunnableHere,
     RunCancelled,
     RunFailed,
@@ -69,12 +96,18 @@ NEEDS_QUEUE_PREFIX = "cfnops needs "
 # without them handed over: at 0.2 s, seven such queues were ~70 % of an idle worker's
 # statements (3 per poll); a handed-over run may wait this long to start instead.
 HANDED_OVER_POLL_SECONDS = 2.0
+# A process's own queue holds what it continues itself (a run a storage fault stopped, a
+# run adopted or resumed): rare, so a slower poll than the workers' queue.
+OWN_QUEUE_POLL_SECONDS = 0.2
+
+
+OWN_QUEUE_PREFIX = "cfnops executor "
 
 
 @DBOS.workflow(name=RUN_WORKFLOW)
-def _run(workflow: str, event: Any) -> Any:
+def _run(workflow: str, event: Any, context: dict[str, Any] | None = None) -> Any:
     try:
-        return _call(workflow, event)
+        return _call(workflow, event, context)
     except NotRunnableHere as exc:
         # Not this process's to run: hand it, untouched, to the processes that can
         engine, run_id = Engine.current(), DBOS.workflow_id or ""
@@ -97,7 +130,12 @@ def needs_queue(needs: str) -> str:
     return NEEDS_QUEUE_PREFIX + needs
 
 
-def _call(workflow: str, event: Any) -> Any:
+def own_queue(executor_id: str) -> str:
+    """The queue only the process of ``executor_id`` dequeues from."""
+    return OWN_QUEUE_PREFIX + executor_id
+
+
+def _call(workflow: str, event: Any, context: dict[str, Any] | None) -> Any:
     stack = event.get("stack") if isinstance(event, dict) else None
     with (
         logcontext.bound(
@@ -112,11 +150,13 @@ def _call(workflow: str, event: Any) -> Any:
         if engine is None:  # pragma: no cover - the engine is current before DBOS launches
             raise RuntimeError(f"{RUN_WORKFLOW} runs only in a launched cfnops.durable.Engine")
         run_id = DBOS.workflow_id or ""
+        runtime = engine.runtime_for(run_id, context)
         if not takes_context(workflow):  # e.g. job-nets: no Durable Execution SDK to load
-            return fn(event, PlainRun(run_id, engine.runtime))
+            fence = Fence(run_id, execution_token(), engine.executor_id)
+            return fn(event, PlainRun(run_id, runtime, fence))
         from cfnops.durable._context import DbosDurableContext
 
-        return fn(event, DbosDurableContext(run_id, runtime=engine.runtime))
+        return fn(event, DbosDurableContext(run_id, runtime=runtime))
 
 
 @dataclass(frozen=True)
@@ -129,10 +169,10 @@ class RunHandle:
 
 
 class Engine:
-    """Starts, executes and recovers runs on the runtime's database.
+    """Starts, executes and (in a worker) recovers runs on the runtime's database.
 
-    The engine holds the process's :class:`~cfnops.runtime.Runtime` (``engine.runtime``)
-    and hands it to every workflow it executes.
+    ``engine.runtime`` is the process's base :class:`~cfnops.runtime.Runtime`; each run
+    is executed on the runtime it was started with (:meth:`runtime_for`).
     """
 
     # DBOS is a process-wide singleton, and so is the engine that launched it: the
@@ -150,6 +190,16 @@ class Engine:
         # Commands always take a new one (two at once must not share a name).
         named = runtime.settings.worker.executor_id if worker else None
         self.executor_id = named or new_executor_id()
+        self._named = named is not None
+        # the queue only this process dequeues from: its runs stopped by a storage fault,
+        # runs it adopts or resumes (see the module docstring)
+        self.own_queue = own_queue(self.executor_id)
+        self._own_queue_on = False
+        self._observer = LeaseObserver(runtime.settings.worker.lease_seconds)
+        self._runtimes_lock = threading.Lock()
+        self._run_runtimes: dict[str, Runtime] = {}  # runs started here: their runtime
+        self._context_runtimes: dict[str, Runtime] = {}  # recorded context → runtime
+        self._outage_since: float | None = None
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._leases: LeaseTable | None = None
@@ -187,9 +237,10 @@ class Engine:
     def start_process(cls, runtime: Runtime | Settings, *, worker: bool = False) -> Engine:
         """Launch the process-wide engine on ``runtime`` (or return the one already running).
 
-        DBOS is a process-wide singleton: a second call gets the running engine,
-        whatever its runtime (a different database is logged). Given bare settings,
-        the engine builds its runtime from them.
+        DBOS is a process-wide singleton: a second call gets the running engine, whose
+        base runtime does not change (a different database is logged); pass your runtime
+        to :meth:`start` so that your runs use it. Given bare settings, the engine builds
+        its runtime from them.
         """
         with cls._class_lock:
             if cls._current is None:
@@ -202,24 +253,40 @@ class Engine:
                 except BaseException:
                     cls._current = None
                     raise
-            elif isinstance(runtime, Runtime):
-                cls._current.use(runtime)
-            elif cls._current.runtime.database.url != runtime.database_url:
-                cls._current._warn_other_database(runtime.database_url)
+            else:
+                url = runtime.database.url if isinstance(runtime, Runtime) else runtime.database_url
+                if cls._current.runtime.database.url != url:
+                    cls._current._warn_other_database(url)
             return cls._current
 
-    def use(self, runtime: Runtime) -> None:
-        """Hand ``runtime`` (its settings, clients, notifiers) to the runs started or
-        recovered from now on; the engine keeps its database (DBOS runs on it)."""
+    def runtime_for(self, run_id: str, context: dict[str, Any] | None = None) -> Runtime:
+        """The runtime ``run_id`` executes on: the one it was started with in this
+        process, else this engine's runtime aimed at the run's recorded ``context``."""
+        with self._runtimes_lock:
+            started = self._run_runtimes.get(run_id)
+            if started is not None:
+                return started
+            if not context:
+                return self.runtime
+            key = json.dumps(context, sort_keys=True)
+            found = self._context_runtimes.get(key)
+            if found is None:
+                found = runtime_in_context(self.runtime, context)
+                self._context_runtimes[key] = found
+            return found
+
+    def _adopt_runtime(self, runtime: Runtime) -> Runtime:
+        """``runtime`` on this engine's database (its settings name that database too)."""
+        if runtime is self.runtime:
+            return runtime
         if runtime.database.url != self.runtime.database.url:
             self._warn_other_database(runtime.database.url)
-            return
         settings = runtime.settings
         if settings.database_url != self.runtime.database.url:
-            # a runtime built on an open database handle: its settings name the engine's
-            # database too, so whatever reads engine.settings opens the same one
             settings = settings.replace(database_url=self.runtime.database.url)
-        self.runtime = replace(runtime, settings=settings, database=self.runtime.database)
+        if settings is runtime.settings and runtime.database is self.runtime.database:
+            return runtime
+        return replace(runtime, settings=settings, database=self.runtime.database)
 
     def _warn_other_database(self, url: str) -> None:
         _log.warning(
@@ -250,17 +317,28 @@ class Engine:
         # DBOS builds its own system-database pool from the URL.
         sys_engine = database.engine if database.is_sqlite else None
         lease_engine = database.engine
+        worker = self.settings.worker
         with database.schema_lock():
             check_schema(lease_engine)
-            self._leases = LeaseTable(lease_engine, self.settings.worker.lease_seconds)
+            self._leases = LeaseTable(lease_engine, worker.lease_seconds, host_id=worker.host_id)
+            # registered before this process can own anything (see _leases)
             self._leases.register(self.executor_id, __version__)
-            self._recovery = Recovery(self._leases, self.executor_id)
+            self._observer.connected_now()
+            if self.worker:
+                self._recovery = Recovery(
+                    self._leases, self.executor_id, DEFAULT_QUEUE, self._observer
+                )
+            if self._named:  # a restarted worker takes its previous runs back, here only
+                take_back(lease_engine, self.executor_id, self.own_queue)
             poll = LISTENER_POLL_SECONDS if self.worker else COMMAND_LISTENER_POLL_SECONDS
             DBOS(config=dbos_config(url, self.executor_id, sys_engine, listener_poll_seconds=poll))
-            # Plain commands execute their own runs and recovered ones, but leave queued
-            # work to `cfnops worker`. A worker dequeues from the default queue and from
-            # the queues of runs that need what it has (never from those it lacks: DBOS
-            # would otherwise listen to every queue any process registered).
+            if self._named:
+                self.listen_own_queue()
+            # Plain commands execute their own runs only (and what lands on their own
+            # queue); queued and recovered work is `cfnops worker`'s. A worker dequeues
+            # from the default queue and from the queues of runs that need what it has
+            # (never from those it lacks: DBOS would otherwise listen to every queue any
+            # process registered).
             DBOS.listen_queues([DEFAULT_QUEUE, *self._needs_queues()] if self.worker else [])
             DBOS.launch()
         if self.worker:
@@ -273,7 +351,7 @@ class Engine:
             for name in self._needs_queues():
                 self.queue(name, worker_concurrency=self.settings.worker.concurrency)
         self._file_id = self._file.file_identity() if self._file else None
-        self.recover()
+        self.recover()  # a worker only
         self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
 
     def _needs_queues(self) -> list[str]:
@@ -310,6 +388,8 @@ class Engine:
         DBOS.destroy(
             workflow_completion_timeout_sec=0 if active is not None else int(grace_seconds)
         )
+        if self._own_queue_on:
+            release_private_queue(self.own_queue)
         with Engine._class_lock:
             if Engine._current is self:
                 Engine._current = None
@@ -324,17 +404,20 @@ class Engine:
         beat = self.settings.worker.heartbeat_seconds
         sweep_every = self.settings.worker.recovery_interval_seconds
         last_sweep = time.monotonic()
-        failing = ""
         while not self._stop.wait(beat):
             if self._file_replaced():
                 return
             try:
+                began = time.monotonic()
                 self._leases.heartbeat(self.executor_id, __version__)
-                if failing:
-                    _log.warning("the durable database works again")
-                    failing = ""
+                if time.monotonic() - began > max(beat, 1.0):
+                    # the write waited (a lock, a slow disk, a reconnect): nobody could
+                    # renew meanwhile, so what was watched until now proves nothing
+                    self._observer.disconnected()
+                self._observer.connected_now()
+                self._database_back()
                 self._hand_back()
-                if time.monotonic() - last_sweep >= sweep_every:
+                if self._recovery is not None and time.monotonic() - last_sweep >= sweep_every:
                     self.recover()
                     last_sweep = time.monotonic()
             except ExecutorIdTaken as exc:  # another process runs as this one now: stop
@@ -342,11 +425,28 @@ class Engine:
                 _log.error("%s (%s)", exc.message, exc.hint)
                 return
             except Exception as exc:  # keep beating through database faults
-                found = storage_error(exc)
-                text = found.message if found is not None else f"{type(exc).__name__}: {exc}"
-                if text != failing:  # once per fault, not every beat
-                    _log.warning("heartbeat failed: %s", text)
-                    failing = text
+                self._observer.disconnected()  # nobody renews now: judge no lease
+                self._database_down(exc)
+
+    def _database_down(self, exc: Exception) -> None:
+        """One line when an outage starts (not one per beat, nor per failed statement)."""
+        if self._outage_since is not None:
+            return
+        self._outage_since = time.monotonic()
+        found = storage_error(exc)
+        text = found.message if found is not None else f"{type(exc).__name__}: {exc}"
+        _log.warning(
+            "the durable database does not answer (%s): runs here wait, none is lost or "
+            "repeated; they continue when it answers again",
+            text,
+        )
+
+    def _database_back(self) -> None:
+        if self._outage_since is None:
+            return
+        down = time.monotonic() - self._outage_since
+        self._outage_since = None
+        _log.warning("the durable database answers again (after %.1f s)", down)
 
     def _file_replaced(self) -> bool:
         """The SQLite file was deleted or replaced: writes would go to a file nobody reads."""
@@ -371,10 +471,15 @@ class Engine:
         self._handed_over.awaits_worker(run_id, needs, hint)
 
     def _hand_back(self) -> None:
-        """Re-enqueue the runs stopped here by a storage fault (a write just worked)."""
+        """Put the runs stopped here by a storage fault back on this process's own queue
+        (a write just worked): this process continues them, no other."""
         for run_id in self.stalls.pending():
             found = DBOS.get_workflow_status(run_id)
-            if found is None or found.status != "PENDING" or reenqueue(run_id, self.executor_id):
+            if (
+                found is None
+                or found.status != "PENDING"
+                or claim(run_id, self.listen_own_queue(), executor=self.executor_id)
+            ):
                 self.stalls.done(run_id)
                 _log.warning("run %s continues from its last checkpoint", run_id)
 
@@ -423,29 +528,73 @@ class Engine:
         run_id: str | None = None,
         queue: str | None = None,
         id_prefix: str | None = None,
+        runtime: Runtime | None = None,
     ) -> RunHandle:
         """Start ``workflow`` on ``event``; the same ``run_id`` again returns the same run.
 
         Without ``run_id`` the id is ``<id_prefix or workflow>-<12 random hex digits>``
         and, being new, is not looked up first. With ``queue`` the run is enqueued
         for ``cfnops worker`` processes; without it, this process executes it in a
-        background thread.
+        background thread. ``runtime`` (default: the engine's) is what the run executes
+        on here; its AWS region, endpoint and profile and its modules are recorded with
+        the run, so that any other process that continues it works in the same place.
         """
         get_workflow(workflow)
         check_json("input", event)
         check_input(workflow, event)
         if run_id is None:
             run_id = f"{id_prefix or workflow}-{uuid.uuid4().hex[:12]}"
-        elif DBOS.get_workflow_status(run_id) is not None:
-            self.started[run_id] = workflow
-            return RunHandle(run_id, workflow, existed=True)
+        else:
+            check_run_id(run_id)
+            if DBOS.get_workflow_status(run_id) is not None:
+                self.started[run_id] = workflow
+                return RunHandle(run_id, workflow, existed=True)
+        runtime = self._adopt_runtime(runtime) if runtime is not None else self.runtime
+        context = run_context(runtime)
         self.started[run_id] = workflow
+        if queue is None and runtime is not self.runtime:
+            with self._runtimes_lock:
+                self._run_runtimes[run_id] = runtime
         with SetWorkflowID(run_id):
             if queue is not None:
-                self.queue(queue).enqueue(_run, workflow, event)
+                self.queue(queue).enqueue(_run, workflow, event, context)
             else:
-                self._track(run_id, DBOS.start_workflow(_run, workflow, event))
+                self._track(run_id, DBOS.start_workflow(_run, workflow, event, context))
         return RunHandle(run_id, workflow)
+
+    def listen_own_queue(self) -> str:
+        """Start polling this process's own queue (on first use: most processes never
+        put anything there, and every poll of a queue is a write transaction on SQLite)."""
+        if not self._own_queue_on:
+            private_queue(self.own_queue, OWN_QUEUE_POLL_SECONDS)
+            self._own_queue_on = True
+        return self.own_queue
+
+    def adopt(self, run_id: str) -> bool:
+        """Continue ``run_id`` here if nothing else can: its executor is dead (or it waits
+        on the workers' queue for a worker). ``True`` if this process took it.
+
+        For a command asked to continue one named run (``job run --name`` again,
+        ``runs resume``, ``approve``): the claim is one conditional statement, so a
+        worker recovering the same run at the same moment and this process cannot both
+        take it, and a live owner is never displaced.
+        """
+        assert self._leases is not None
+        found = DBOS.get_workflow_status(run_id)
+        if found is None:
+            return False
+        if found.status == "ENQUEUED" and found.queue_name == DEFAULT_QUEUE:
+            return claim(run_id, self.listen_own_queue(), from_queue=DEFAULT_QUEUE)
+        if found.status != "PENDING":
+            return False
+        owner = found.executor_id or "local"
+        if owner == self.executor_id:
+            return False
+        rows = {r.executor_id: r for r in self._leases.rows()}
+        row = rows.get(owner)
+        if row is not None and not self._leases.is_dead(row):
+            return False
+        return claim(run_id, self.listen_own_queue(), executor=owner)
 
     def _track(self, run_id: str, handle: Any) -> None:
         future = getattr(handle, "future", None)  # DBOS's WorkflowHandleFuture
@@ -453,6 +602,10 @@ class Engine:
             return
         if len(self._running) >= 256:  # forget runs that ended (a long-lived worker)
             self._running = {k: f for k, f in self._running.items() if not f.done()}
+            with self._runtimes_lock:
+                self._run_runtimes = {
+                    k: r for k, r in self._run_runtimes.items() if k in self._running
+                }
         self._running[run_id] = future
 
     def wait_local(self, run_id: str, timeout: float | None = None) -> bool | None:
@@ -535,6 +688,17 @@ class Engine:
     # -- recovery --------------------------------------------------------------
 
     def recover(self) -> list[str]:
-        """Re-enqueue every pending run whose executor is dead; return their ids."""
-        assert self._recovery is not None
+        """A worker: claim every pending run whose executor is dead for the workers'
+        queue; return their ids. A foreground engine recovers nothing."""
+        if self._recovery is None:
+            return []
         return self._recovery.recover()
+
+
+_RUN_ID_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_run_id(run_id: str) -> None:
+    """Refuse an empty run id, or one with control characters (:class:`InvalidRunId`)."""
+    if not run_id or not run_id.strip() or _RUN_ID_FORBIDDEN.search(run_id) or len(run_id) > 200:
+        raise InvalidRunId(run_id)

@@ -3,10 +3,12 @@
 Every process that runs an engine is an executor with a lease (:mod:`cfnops.durable._leases`,
 renewed by the engine's heartbeat). Two things follow from leases, kept here:
 
-- :class:`Recovery`: a PENDING run whose executor's lease has lapsed is re-enqueued, one
-  run at a time, for any live process with its workflow (DBOS itself recovers per
-  executor only); runs recorded by another cfnops version, or of a workflow this process
-  has not registered, are left alone with one warning each.
+- :class:`Recovery` (workers only): a PENDING run whose executor is dead is claimed, one
+  run at a time and conditionally on its executor, onto the workers' queue (DBOS itself
+  recovers per executor only, and onto its internal queue, which every DBOS process
+  dequeues from: a foreground command would take runs not made for it); runs recorded
+  by another cfnops version, or of a workflow this process has not registered, are left
+  alone with one warning each.
 - :class:`HandedOver`: a run this process cannot execute (it lacks the run's workflow or
   module) is moved, untouched, to the queue of the workers that have it; a command that
   waits for it is told when no such worker takes it.
@@ -21,9 +23,9 @@ from collections.abc import Callable
 from dbos import DBOS
 
 from cfnops._version import __version__
-from cfnops.durable._dbos_port import hand_over, reenqueue
+from cfnops.durable._dbos_port import claim
 from cfnops.durable._inputs import run_args
-from cfnops.durable._leases import LeaseTable
+from cfnops.durable._leases import ExecutorRow, LeaseObserver, LeaseTable
 from cfnops.durable._registry import registered
 from cfnops.durable.errors import NotRunnableHere, RunNeedsWorker
 
@@ -33,23 +35,39 @@ _log = logging.getLogger("cfnops.durable")
 
 
 class Recovery:
-    """Re-enqueues the pending runs of dead executors (see :meth:`recover`)."""
+    """Claims the pending runs of dead executors for the workers' queue (see :meth:`recover`)."""
 
-    def __init__(self, leases: LeaseTable, executor_id: str) -> None:
+    def __init__(
+        self, leases: LeaseTable, executor_id: str, queue: str, observer: LeaseObserver
+    ) -> None:
         self._leases = leases
         self._executor_id = executor_id
+        self._queue = queue
+        self._observer = observer
         self._warned: set[str] = set()
 
     def recover(self) -> list[str]:
-        """Re-enqueue every pending run whose executor is dead; return their ids."""
-        live = self._leases.live_ids() | {self._executor_id}
+        """Claim every pending run whose executor is dead; return their ids.
+
+        The pending runs are read *before* the executors: a process that registers in
+        between has a row by the time it could own a run, so no run is ever judged by a
+        list that predates its owner.
+        """
+        if not self._observer.connected:  # an outage: nobody could renew, judge nothing
+            return []
         pending = DBOS.list_workflows(status="PENDING", load_input=True, load_output=False)
+        rows = {r.executor_id: r for r in self._leases.rows()}
+        dead: dict[str, ExecutorRow] = {
+            executor_id: row
+            for executor_id, row in rows.items()
+            if executor_id != self._executor_id
+            and self._leases.is_dead(row, observer=self._observer)
+        }
         known = set(registered())
         recovered: list[str] = []
-        dead: set[str] = set()
         for wf in pending:
             owner = wf.executor_id or "local"
-            if owner in live:
+            if owner == self._executor_id or (owner in rows and owner not in dead):
                 continue
             if wf.app_version != __version__:
                 self._warn_incompatible(wf.workflow_id, str(wf.app_version))
@@ -59,17 +77,14 @@ class Recovery:
             if name not in known:
                 self._warn_unregistered(wf.workflow_id, str(name))
                 continue
-            # DBOS recovers per executor only; one run at a time goes through the port.
-            if reenqueue(wf.workflow_id, owner):
+            if claim(wf.workflow_id, self._queue, executor=owner):
                 recovered.append(wf.workflow_id)
-                dead.add(owner)
         if recovered:
             _log.info("recovered %d run(s) from dead executors: %s", len(recovered), recovered)
-        # A pending run whose executor has no row counts as dead too, so dead rows
-        # can go once their runs are re-enqueued.
-        self._leases.forget(
-            [r.executor_id for r in self._leases.rows() if r.executor_id not in live]
-        )
+        # Rows judged dead go, each only if it still holds the heartbeat judged (their
+        # runs are claimed; one that could not be stays pending under no row: still dead).
+        self._leases.forget(list(dead.values()))
+        self._observer.forget(list(dead))
         return recovered
 
     def _warn_incompatible(self, run_id: str, version: str) -> None:
@@ -107,7 +122,7 @@ class HandedOver:
     def hand_over(self, run_id: str, missing: NotRunnableHere) -> bool:
         """Move ``run_id`` (executed here) to the queue of the processes that have what it
         needs; ``False`` when it was not this process's to move."""
-        if not hand_over(run_id, self._executor_id, self._needs_queue(missing.needs)):
+        if not claim(run_id, self._needs_queue(missing.needs), executor=self._executor_id):
             return False
         self._runs[run_id] = (time.monotonic(), missing)
         _log.warning(

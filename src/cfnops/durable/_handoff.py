@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cfnops.durable._fence import Fence
 from cfnops.durable.errors import NoRuntime
 from cfnops.runtime import Runtime
 
@@ -20,10 +21,15 @@ __all__ = ["PlainRun", "runtime_of"]
 
 @dataclass(frozen=True)
 class PlainRun:
-    """The context of a workflow registered with ``context=False`` (job-nets)."""
+    """The context of a workflow registered with ``context=False`` (job-nets).
+
+    ``fence``: this execution's claim on the run, for checkpoints written beside DBOS's
+    (see :mod:`cfnops.durable._fence`); ``None`` outside cfnops's engine.
+    """
 
     run_id: str
     runtime: Runtime
+    fence: Fence | None = None
 
 
 def runtime_of(context: Any, given: Runtime | None = None) -> Runtime:

@@ -308,8 +308,20 @@ class RunStore:
             )
         return out
 
-    def enqueue(self, workflow: str, event: Any, *, run_id: str, queue: str = DEFAULT_QUEUE) -> str:
-        """Queue a run for ``cfnops worker`` processes (an existing id is returned as is)."""
+    def enqueue(
+        self,
+        workflow: str,
+        event: Any,
+        *,
+        run_id: str,
+        queue: str = DEFAULT_QUEUE,
+        context: dict[str, Any] | None = None,
+    ) -> str:
+        """Queue a run for ``cfnops worker`` processes (an existing id is returned as is).
+
+        ``context`` (:func:`cfnops.durable.run_context` of the caller's runtime): where
+        the run works, so that the worker that runs it works there too.
+        """
         check_json("input", event)
         self._client.enqueue(
             {
@@ -321,6 +333,7 @@ class RunStore:
             },
             workflow,
             event,
+            context,
         )
         self._empty = False
         return run_id
@@ -342,10 +355,12 @@ class RunStore:
             return None
         return f"its executor {owner or '-'} is gone and no process had taken it over"
 
-    def resume(self, run_id: str) -> RunRecord:
-        """Make a cancelled or failed run eligible again (finished steps are kept)."""
+    def resume(self, run_id: str, *, queue: str) -> RunRecord:
+        """Make a cancelled or failed run eligible again on ``queue`` (finished steps are
+        kept): the workers' queue, or the own queue of the process that continues it
+        (never DBOS's internal queue, which every process dequeues from)."""
         self.get(run_id)
-        self._client.resume_workflow(run_id)
+        self._client.resume_workflow(run_id, queue_name=queue)
         return self.get(run_id)
 
     def send(self, run_id: str, message: Any, *, topic: str, idempotency_key: str) -> None:

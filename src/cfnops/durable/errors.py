@@ -150,6 +150,18 @@ class InputMismatch(DurableError, UsageError):
         self.workflow = workflow
 
 
+class InvalidRunId(DurableError, UsageError):
+    """A run id that is empty, too long or holds control characters."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"invalid run id {run_id!r}: a run id is 1-200 characters, none of them a "
+            "control character",
+            hint="pass the id 'cfnops runs list' shows, or omit it to get a new one",
+        )
+        self.run_id = run_id
+
+
 class UnknownRun(DurableError, UsageError):
     """No run has the given id."""
 

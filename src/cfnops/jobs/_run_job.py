@@ -98,9 +98,10 @@ def follow_job(jobs: JobService, run_id: str, on_progress: Progress | None = Non
 def _attachable(runtime: Runtime, jobs: JobService, name: str) -> None:
     """``name`` of a RUNNING run: wait for it only if something can advance it.
 
-    This process's engine recovers it when its executor is dead; a run nothing executes
-    any more (its execution ended without recording the run's end) would be waited for
-    forever: exit 2 naming the commands that continue or end it.
+    This process continues it when its executor is dead (or it waits on the workers'
+    queue); a live executor keeps it. A run nothing executes any more (its execution
+    ended without recording the run's end) would be waited for forever: exit 2 naming
+    the commands that continue or end it.
     """
     try:
         row = jobs.store.get_run(name)
@@ -109,7 +110,8 @@ def _attachable(runtime: Runtime, jobs: JobService, name: str) -> None:
     if row.status != "RUNNING":
         return
     if jobs.execution_state(row) in ("RUNNING", "QUEUED"):
-        engine = Engine.start_process(runtime)  # recovers it here if its process is gone
+        engine = Engine.start_process(runtime)
+        engine.adopt(row.dbos_id)  # continued here only if its process is gone
         with RunStore(engine.runtime.database) as runs:
             record = runs.get(row.dbos_id)
         if record.needs is not None:  # handed over already: say so if no worker takes it

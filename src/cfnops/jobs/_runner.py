@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from cfnops.asl import CancelToken, Interpreter, StartPoint, TaskInvoker
-from cfnops.durable import Position, Visit
+from cfnops.durable import Fence, Position, Visit
 from cfnops.jobs._controls import RunControls
 from cfnops.jobs._durable_ports import (
     BatchRecorder,
@@ -163,11 +163,17 @@ def execute_run(
     *,
     region: str = "us-east-1",
     account: str,
+    fence: Fence | None = None,
 ) -> JobResult:
     """Run (or replay to the end) the run ``run_id``; idempotent once it has ended.
 
     ``account`` and ``region`` go into the execution, state-machine and role ARNs.
+    ``fence`` (the durable execution's claim on the run): checked before every effect,
+    and in the transaction of every effect's checkpoint and of the run's end, so an
+    execution that lost the run to another stops instead of repeating its effects.
     """
+    if fence is not None:
+        store = store.fenced(fence)
     row = store.get_run(run_id)
     if row.status != "RUNNING":
         return JobResult(run_id, row.status, row.output, row.error, row.cause)
@@ -199,7 +205,7 @@ def execute_run(
             store,
             run_id,
             keys,
-            recorder.flush,
+            _before_effect(recorder, fence),
             forced=controls.forced,
             record=record,
         ),
@@ -246,6 +252,18 @@ def execute_run(
     recorder.flush()
     store.finish_run(run_id, result.status, result.output, result.error, result.cause)
     return JobResult(run_id, result.status, result.output, result.error, result.cause)
+
+
+def _before_effect(recorder: BatchRecorder, fence: Fence | None) -> Callable[[], None]:
+    """Before a Task's effect: the run is still this execution's, its history is out."""
+    if fence is None:
+        return recorder.flush
+
+    def before() -> None:
+        fence.check("a Task's effect")
+        recorder.flush()
+
+    return before
 
 
 def _watch(

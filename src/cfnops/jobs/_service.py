@@ -23,11 +23,13 @@ from cfnops.config import Settings
 from cfnops.database import retry_while_unreachable
 from cfnops.durable import (
     Engine,
+    Fence,
     MissingModule,
     PlainRun,
     Position,
     RunStore,
     register_workflow,
+    run_context,
     runtime_of,
 )
 from cfnops.jobs._durable_ports import token_run_id
@@ -95,7 +97,9 @@ class JobService(RunOperations):
         return self.clients.account_or(OFFLINE_ACCOUNT, retry_after=60.0)
 
     # -- executing (inside the workflow) ---------------------------------------------------
-    def execute(self, run_id: str) -> JobResult:
+    def execute(self, run_id: str, fence: Fence | None = None) -> JobResult:
+        """Run (or replay) ``run_id`` to its end; ``fence``: the execution's claim on it
+        (each effect is checked against it and recorded only while it holds)."""
         notify = {"on": False}
 
         def invoker(row: RunRow) -> JobInvoker:
@@ -109,7 +113,9 @@ class JobService(RunOperations):
                 raise MissingModule(exc.module, exc.reason) from exc
             return self._invoker(row)
 
-        result = execute_run(self.store, run_id, invoker, region=self.region, account=self.account)
+        result = execute_run(
+            self.store, run_id, invoker, region=self.region, account=self.account, fence=fence
+        )
         if notify["on"]:
             from cfnops.jobs._notify import notify_run_end
 
@@ -191,9 +197,12 @@ class JobService(RunOperations):
         dbos_id = dbos_id or run_id
         if queue is not None:
             with RunStore(self.runtime.database) as runs:
-                runs.enqueue(WORKFLOW, event, run_id=dbos_id, queue=queue)
+                runs.enqueue(
+                    WORKFLOW, event, run_id=dbos_id, queue=queue, context=run_context(self.runtime)
+                )
             return
-        Engine.start_process(self.runtime).start(WORKFLOW, event, run_id=dbos_id)
+        engine = Engine.start_process(self.runtime)
+        engine.start(WORKFLOW, event, run_id=dbos_id, runtime=self.runtime)
 
     def wait(self, run_id: str, timeout: float | None = None, poll: float = 0.1) -> JobResult:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -336,7 +345,8 @@ def _no_execution(state: str | None) -> str:
 def _workflow(event: Any, context: PlainRun) -> Any:
     """The DBOS workflow body: replay the run to its end on the runtime the engine hands
     it (registered with ``context=False``: a job-net checkpoints through its job store)."""
-    return JobService(runtime_of(context)).execute(str(event["runId"])).to_json()
+    fence = getattr(context, "fence", None)
+    return JobService(runtime_of(context)).execute(str(event["runId"]), fence).to_json()
 
 
 register_workflow(WORKFLOW, _workflow, context=False)

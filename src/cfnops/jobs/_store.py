@@ -12,6 +12,7 @@ opens it (:func:`cfnops.jobs._store_migrate.move_legacy_steps`).
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ import sqlalchemy as sa
 
 from cfnops.config import Settings
 from cfnops.database import Database
-from cfnops.durable import Checkpoint, CheckpointStore, Position
+from cfnops.durable import Checkpoint, CheckpointStore, Fence, Position
 from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
 from cfnops.jobs._store_migrate import move_legacy_steps
 from cfnops.jobs._store_rows import CallbackRow, TokenAndScheduleRows
@@ -101,6 +102,14 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         self.engine = self.database.ensure(
             metadata, after=lambda engine: move_legacy_steps(engine, self.checkpoints)
         )
+        self.fence: Fence | None = None
+
+    def fenced(self, fence: Fence) -> JobStore:
+        """This store for one execution: every effect it records, and the run's end, is
+        written only while ``fence`` still holds the run (:mod:`cfnops.durable._fence`)."""
+        found = copy.copy(self)
+        found.fence = fence
+        return found
 
     # -- runs ----------------------------------------------------------------------------
     def create_run(
@@ -199,6 +208,8 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         self, run_id: str, status: str, output: Any, error: str | None, cause: str | None
     ) -> None:
         with self.engine.begin() as conn:
+            if self.fence is not None:
+                self.fence.guard(conn, "the run's end")
             conn.execute(
                 runs.update()
                 .where(runs.c.run_id == run_id)
@@ -281,7 +292,14 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         error: str | None = None,
         cause: str | None = None,
     ) -> None:
-        self.checkpoints.put(run_id, key, kind, ok=ok, result=result, error=error, cause=cause)
+        if self.fence is None:
+            self.checkpoints.put(run_id, key, kind, ok=ok, result=result, error=error, cause=cause)
+            return
+        with self.engine.begin() as conn:
+            self.fence.guard(conn, f"the checkpoint of {kind} {key}")
+            self.checkpoints.put(
+                run_id, key, kind, ok=ok, result=result, error=error, cause=cause, conn=conn
+            )
 
     def deadline(self, run_id: str, key: Position, deadline: float) -> float:
         """The recorded deadline of a wait, recording ``deadline`` on first use."""
