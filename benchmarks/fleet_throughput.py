@@ -5,8 +5,10 @@ tests/durable/pg_server.py, or ``--postgres URL``) and each worker count (1 and 
 
 1. a fresh database (a new SQLite file; a new PostgreSQL database);
 2. N ``cfnops worker`` processes (the default settings, as an operator starts them;
-   ``--variant`` changes them) with a one-step workflow
-   (``bench.one-step``: one checkpointed step, as a short real run has);
+   ``--variant`` changes them) with two kinds of run, measured like for like
+   (``--kinds``): ``step``, a one-step workflow (``bench.one-step``: one checkpointed
+   step), and ``job``, a job run Pass → Task → Pass (the Task a local function), as a
+   ``cfnops job run`` makes;
 3. ``--runs`` runs (default 500) queued on the ``cfnops`` queue by a client;
 4. timed from the first enqueue to the last run SUCCEEDED (polled every 50 ms).
 
@@ -107,13 +109,32 @@ WORKFLOW = textwrap.dedent(
     import bench_fleet_counters  # noqa: F401  (statement and commit counts)
     from aws_durable_execution_sdk_python import DurableContext, durable_execution
     from cfnops.durable import workflow
+    from cfnops.jobs import register_function
 
     @workflow("bench.one-step")
     @durable_execution
     def one_step(event, context: DurableContext):
         return context.step(lambda _: event["n"] * 2, name="double")
+
+    register_function("bench-double", lambda payload, ctx: payload["n"] * 2)
     """
 )
+
+# The job run measured beside the one-step workflow: Pass -> Task -> Pass.
+JOB = {
+    "StartAt": "Before",
+    "States": {
+        "Before": {"Type": "Pass", "Next": "Double"},
+        "Double": {
+            "Type": "Task",
+            "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName": "bench-double", "Payload": {"n.$": "$.n"}},
+            "ResultSelector": {"n.$": "$.Payload"},
+            "Next": "After",
+        },
+        "After": {"Type": "Pass", "End": True},
+    },
+}
 
 
 def _worker(
@@ -191,6 +212,7 @@ def measure(
     folder: Path,
     src: str | None = None,
     extra: dict[str, str] | None = None,
+    kind: str = "step",
 ) -> dict[str, Any]:
     """One round: fresh workers on ``url`` (cfnops from ``src`` when given: a baseline
     checkout's ``src`` folder; ``extra`` in their environment); runs/s, p50 and p95
@@ -199,6 +221,7 @@ def measure(
 
     from cfnops.config import load_settings
     from cfnops.durable import RunStore
+    from cfnops.jobs import JobService
 
     counts = folder / f"counts-{uuid.uuid4().hex[:6]}"
     counts.mkdir()
@@ -216,8 +239,20 @@ def measure(
             before = client_counts.snapshot()
             busy0 = _snapshot(counts, pids)
             started = time.perf_counter()
-            for n in range(runs):
-                store.enqueue("bench.one-step", {"n": n}, run_id=f"{prefix}{n:05d}")
+            if kind == "job":
+                jobs = JobService(load_settings(database_url=url))
+                for n in range(runs):
+                    jobs.start(
+                        JOB,
+                        {"n": n},
+                        machine_name="bench",
+                        name=f"{prefix}{n:05d}",
+                        queue="cfnops",
+                        modules=["bench_fleet_workflow"],
+                    )
+            else:
+                for n in range(runs):
+                    store.enqueue("bench.one-step", {"n": n}, run_id=f"{prefix}{n:05d}")
             client = client_counts.snapshot()
             while True:
                 done = store.list_runs(
@@ -293,6 +328,9 @@ def main() -> None:
     parser.add_argument("--postgres", help="a PostgreSQL URL (default: start a throw-away one)")
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument(
+        "--kinds", default="step,job", help="comma-separated run kinds: step, job (both)"
+    )
+    parser.add_argument(
         "--variant",
         action="append",
         default=[],
@@ -314,28 +352,29 @@ def main() -> None:
         sys.path.insert(0, str(folder))  # this process counts its own statements too
         pg = None if args.no_postgres else _postgres(stack, args.postgres)
         backends = ["sqlite", *(["postgres"] if pg else [])]
-        configs = [(b, w, "") for b in backends for w in counts]
+        kinds = [k for k in args.kinds.split(",") if k]
+        configs = [(b, w, "", k) for b in backends for w in counts for k in kinds]
         if args.baseline:
-            configs += [(b, 1, "baseline") for b in backends]
+            configs += [(b, 1, "baseline", k) for b in backends for k in kinds]
         variants: dict[str, dict[str, str]] = {}
         for given in args.variant:
             name, _, pairs = given.partition(":")
             variants[name] = dict(pair.split("=", 1) for pair in pairs.split(","))
-            configs += [(b, 1, name) for b in backends]
-        results: dict[tuple[str, int, str], list[dict[str, Any]]] = {c: [] for c in configs}
+            configs += [(b, 1, name, k) for b in backends for k in kinds]
+        results: dict[tuple[str, int, str, str], list[dict[str, Any]]] = {c: [] for c in configs}
         for round_no in range(args.rounds):
             shift = round_no % len(configs)
-            for backend, workers, variant in configs[shift:] + configs[:shift]:
+            for backend, workers, variant, kind in configs[shift:] + configs[:shift]:
                 if backend == "sqlite":
                     url = f"sqlite:///{folder / f'{uuid.uuid4().hex[:8]}.sqlite'}"
                 else:
                     assert pg is not None
                     url = _fresh_pg(pg)
                 src = args.baseline if variant == "baseline" else None
-                found = measure(url, workers, args.runs, folder, src, variants.get(variant))
-                results[(backend, workers, variant)].append(found)
+                found = measure(url, workers, args.runs, folder, src, variants.get(variant), kind)
+                results[(backend, workers, variant, kind)].append(found)
                 print(
-                    f"round {round_no + 1} {backend:8} {workers} worker(s) {variant}: "
+                    f"round {round_no + 1} {backend:8} {workers} worker(s) {kind} {variant}: "
                     f"{found['runs_per_s']:.1f} runs/s, p50 {found['p50_ms']:.0f} ms, "
                     f"p95 {found['p95_ms']:.0f} ms; load {found['load']:.1f}; per run "
                     f"{found['statements']:.1f} statements, {found['commits']:.1f} commits, "
@@ -346,19 +385,23 @@ def main() -> None:
 
 
 def _report(
-    runs: int, rounds_done: int, results: dict[tuple[str, int, str], list[dict[str, Any]]]
+    runs: int, rounds_done: int, results: dict[tuple[str, int, str, str], list[dict[str, Any]]]
 ) -> None:
     summary = []
-    print(f"\n{runs} runs (one step each), medians of {rounds_done} interleaved rounds")
     print(
-        f"{'database':10} {'workers':>16} {'runs/s':>14} {'p50 ms':>8} {'p95 ms':>8} "
+        f"\n{runs} runs per configuration (step: one checkpointed step; job: Pass -> Task -> "
+        f"Pass), medians of {rounds_done} interleaved rounds"
+    )
+    print(
+        f"{'database':10} {'kind':>4} {'workers':>16} {'runs/s':>14} {'p50 ms':>8} {'p95 ms':>8} "
         f"{'load':>5} {'stmts/run':>9} {'commits':>7} {'SQL ms':>6} {'CPU ms':>6} {'client':>6} "
         f"{'idle st/s':>9} {'idle CPU':>8}"
     )
-    for (backend, workers, variant), rounds in results.items():
+    for (backend, workers, variant, kind), rounds in results.items():
         rate = [r["runs_per_s"] for r in rounds]
         row: dict[str, Any] = {
             "database": backend,
+            "kind": kind,
             "workers": workers,
             "variant": variant or "this",
             "runs_per_s": statistics.median(rate),
@@ -382,7 +425,7 @@ def _report(
         row["kinds"] = {k: round(v, 2) for k, v in kinds if abs(v) >= 0.05}
         summary.append(row)
         print(
-            f"{backend:10} {workers:>7} {variant or 'this':>8} {row['runs_per_s']:>7.1f} "
+            f"{backend:10} {kind:>4} {workers:>7} {variant or 'this':>8} {row['runs_per_s']:>7.1f} "
             f"({min(rate):.0f}-{max(rate):.0f}) {row['p50_ms']:>8.0f} {row['p95_ms']:>8.0f} "
             f"{row['load']:>5.1f} {row['statements']:>9.1f} {row['commits']:>7.1f} "
             f"{row['sql_ms']:>6.1f} {row['cpu_ms']:>6.1f} {row['client_statements']:>6.1f} "
@@ -390,7 +433,7 @@ def _report(
         )
     print("\nstatements per run by kind (last round):")
     for row in summary:
-        print(f"  {row['database']} {row['workers']} {row['variant']}:")
+        print(f"  {row['database']} {row['kind']} {row['workers']} {row['variant']}:")
         for kind, n in row["kinds"].items():
             print(f"    {n:6.2f}  {kind}")
     print(json.dumps(summary))

@@ -53,6 +53,12 @@ _TAG = HOST_FAULT_TAG
 # SQLite primary result codes (https://www.sqlite.org/rescode.html).
 _SQLITE = {
     3: DatabaseReadOnly,  # SQLITE_PERM
+    # Another connection held the write lock for longer than the busy timeout (30 s):
+    # the database did not answer in time, which clears as an unreachable server does.
+    # A finished Task's checkpoint waits it out instead of being lost (and its effect
+    # repeated on resume).
+    5: DatabaseUnreachable,  # SQLITE_BUSY ("database is locked")
+    6: DatabaseUnreachable,  # SQLITE_LOCKED
     8: DatabaseReadOnly,  # SQLITE_READONLY
     10: DatabaseUnreachable,  # SQLITE_IOERR
     11: DatabaseCorrupted,  # SQLITE_CORRUPT
