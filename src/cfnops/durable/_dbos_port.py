@@ -72,6 +72,7 @@ __all__ = [
     "execution_token",
     "import_dbos",
     "lost_ownership",
+    "migrate",
     "park",
     "portable_serializer",
     "private_queue",
@@ -239,6 +240,12 @@ def execution_token() -> str | None:
         return None
     token: str | None = ctx.owner_xid
     return token
+
+
+def migrate(client: Any) -> None:
+    """Create (or bring up to date) DBOS's tables through a client, which never does so
+    itself: a run queued on a fresh database needs them before anything is written."""
+    client._sys_db.run_migrations()
 
 
 def current_owner(run_id: str) -> str | None:

@@ -17,7 +17,7 @@ from dbos import DBOSClient
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.database import Database
-from cfnops.durable._dbos_port import portable_serializer
+from cfnops.durable._dbos_port import migrate, portable_serializer
 from cfnops.durable._dbos_setup import check_schema
 from cfnops.durable._engine import DEFAULT_QUEUE, NEEDS_QUEUE_PREFIX, RUN_WORKFLOW
 from cfnops.durable._inputs import check_json, run_args
@@ -215,6 +215,15 @@ class RunStore:
         if not self._empty:
             check_schema(self.database.engine)
 
+    def ensure_schema(self) -> None:
+        """Create DBOS's tables on a fresh database (under the schema lock), so that a
+        run can be queued before any engine ever ran here."""
+        if not self._empty:
+            return
+        with self.database.schema_lock():
+            migrate(self._client)
+        self._empty = False
+
     def close(self) -> None:
         self._client.destroy()
         if self._owns:
@@ -323,6 +332,7 @@ class RunStore:
         the run works, so that the worker that runs it works there too.
         """
         check_json("input", event)
+        self.ensure_schema()
         self._client.enqueue(
             {
                 "workflow_name": RUN_WORKFLOW,

@@ -185,6 +185,9 @@ class JobService(RunOperations):
                 "the execution name", repr(run_id), "use 1-80 letters, digits, '-', '_' or '.'"
             )
         dumps(value)
+        if queue is not None:  # a fresh database: the durable tables before the job's row
+            with RunStore(self.runtime.database) as runs:
+                runs.ensure_schema()
         created = self.store.create_run(
             run_id, machine_name, definition, value, options=options, source=source
         )
