@@ -73,7 +73,7 @@ def test_sigkill_during_a_step_reruns_only_that_step(tmp_path: Path) -> None:
     _wait_for(lambda: count(log, "step2-start") == 1)
     _kill(first)
     assert count(log, "step2-end") == 0
-    # Any command that runs workflows recovers: start the same run id again.
+    # The same command again (same run id) continues the run its killed process left.
     again = _start(db, "crash-step", {"log": log, "wait_seconds": 1, "step2_seconds": 0})
     out, err = again.communicate(timeout=60)
     assert again.returncode == 0, err

@@ -137,8 +137,9 @@ def judge(lines: list[Line], expected: dict[str, list[str]], killed: dict[int, f
     """Exactly-once over an effect log.
 
     ``expected``: run → marks that must each end; ``killed``: pid → when it was killed
-    (SIGKILL). A finished effect (an ``end`` line) must never start again; an effect
-    may start again only if the process running it was killed first (it was in flight);
+    (SIGKILL). A finished effect must never start again; an effect may start again only
+    in another process after the one running it was killed (it was in flight: it may
+    even have written its ``end`` line before the kill, but not its checkpoint);
     a run's effects must come from one live process at a time: a second pid may start
     an effect of the run only after every earlier pid of that run was killed.
     """
@@ -148,12 +149,19 @@ def judge(lines: list[Line], expected: dict[str, list[str]], killed: dict[int, f
         by_run.setdefault(line.run, []).append(line)
     for run, marks in expected.items():
         events = by_run.get(run, [])
-        ended: set[str] = set()
+        ended: dict[str, int] = {}  # mark -> pid that ended it
         owners: list[int] = []
         for line in events:
             if line.what == "start":
                 if line.mark in ended:
-                    verdict.repeated.append(f"{run}/{line.mark} by pid {line.pid}")
+                    first = ended[line.mark]
+                    if killed.get(first, float("inf")) < line.at and first != line.pid:
+                        # ended in a process killed before it could record the result:
+                        # it was in flight for the engine (at least once, same token)
+                        verdict.in_flight_again += 1
+                        del ended[line.mark]
+                    else:
+                        verdict.repeated.append(f"{run}/{line.mark} by pid {line.pid}")
                 if owners and owners[-1] != line.pid:
                     earlier = [p for p in owners if p != line.pid]
                     alive = [p for p in earlier if killed.get(p, float("inf")) > line.at]
@@ -169,7 +177,7 @@ def judge(lines: list[Line], expected: dict[str, list[str]], killed: dict[int, f
             else:
                 if line.mark in ended:
                     verdict.repeated.append(f"{run}/{line.mark} ended twice")
-                ended.add(line.mark)
+                ended[line.mark] = line.pid
         verdict.lost.extend(f"{run}/{m}" for m in marks if m not in ended)
     return verdict
 

@@ -130,6 +130,29 @@ def test_sixteen_job_runs_started_together_run_every_effect_once(
     log = tmp_path / "effects.log"
     env = _env(backend.url)
     expected: dict[str, list[str]] = {}
+    started: list[subprocess.Popen[str]] = []
+    try:
+        _two_rounds(env, tmp_path, log, expected, started)
+    finally:  # a failed assertion leaves no job run behind
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    verdict = judge(read_lines(log), expected, killed={})
+    assert verdict.ok(), verdict
+    # no fault: not even an in-flight effect ran twice, and each run had one process
+    assert verdict.in_flight_again == 0, verdict
+    starts = [line for line in read_lines(log) if line.what == "start"]
+    assert len(starts) == 2 * 16 * 9
+
+
+def _two_rounds(
+    env: dict[str, str],
+    tmp_path: Path,
+    log: Path,
+    expected: dict[str, list[str]],
+    started: list[subprocess.Popen[str]],
+) -> None:
     for rnd in range(2):
         procs = []
         for n in range(16):
@@ -138,6 +161,7 @@ def test_sixteen_job_runs_started_together_run_every_effect_once(
             path.write_text(json.dumps(tracked_chain(log, name, 9, 0.02)))
             expected[name] = [f"T{k}" for k in range(1, 10)]
             procs.append((name, _job_run(env, path, name, tmp_path / f"{name}.err")))
+            started.append(procs[-1][1])
         for name, proc in procs:
             try:
                 out, _ = proc.communicate(timeout=300)
@@ -149,12 +173,6 @@ def test_sixteen_job_runs_started_together_run_every_effect_once(
             err = (tmp_path / f"{name}.err").read_text()
             assert proc.returncode == 0, (name, out, err[-2000:])
             assert f"{name}: SUCCEEDED" in out, (name, out, err[-2000:])
-    verdict = judge(read_lines(log), expected, killed={})
-    assert verdict.ok(), verdict
-    # no fault: not even an in-flight effect ran twice, and each run had one process
-    assert verdict.in_flight_again == 0, verdict
-    starts = [line for line in read_lines(log) if line.what == "start"]
-    assert len(starts) == 2 * 16 * 9
 
 
 def test_workers_killed_and_database_outages_repeat_nothing(
@@ -221,3 +239,59 @@ def _all_ended(jobs: JobService, runs: int) -> bool:
         return all(jobs.store.get_run(f"w-{n}").status != "RUNNING" for n in range(runs))
     except Exception:  # the database coming back: look again
         return False
+
+
+def test_eighty_runs_on_two_postgres_workers_through_a_kill_a_restart_and_a_long_outage(
+    tmp_path: Path,
+) -> None:
+    """The default 30 s lease, workers on distinct hosts: a worker killed -9, a 2 s restart
+    and a 45 s outage (longer than the lease), each while Tasks are in flight."""
+    try:
+        cluster_cm = postgres_cluster()
+        cluster = cluster_cm.__enter__()
+    except PostgresUnavailable as exc:
+        pytest.fail(f"PostgreSQL is needed for this test and could not start: {exc}")
+    try:
+        backend = Backend(cluster.url, cluster, None)
+        log = tmp_path / "effects.log"
+        env = worker_env(cluster.url, modules=["faults_functions"], path=[HERE])
+        err = tmp_path / "workers.err"
+        workers = [_worker(env, f"pg-host-{n}", err) for n in range(2)]
+        killed: dict[int, float] = {}
+        jobs = JobService(load_settings(database_url=cluster.url))
+        runs, expected = 80, {}
+        try:
+            for n in range(runs):
+                name = f"w-{n}"
+                expected[name] = ["T1"]
+                jobs.start(
+                    tracked_chain(log, name, 1, 1.0),
+                    {},
+                    machine_name="pg80",
+                    name=name,
+                    queue="cfnops",
+                    modules=["faults_functions"],
+                )
+            _wait_started(log, 8)
+            victim = workers.pop(0)
+            victim.send_signal(signal.SIGKILL)
+            killed[victim.pid] = time.time()
+            victim.communicate(timeout=60)
+            workers.append(_worker(env, "pg-host-9", err))
+            _wait_started(log, 8)
+            backend.outage(2.0)
+            _wait_started(log, 8)
+            backend.outage(45.0)
+            back = time.monotonic()
+            wait_for(lambda: _all_ended(jobs, runs), 180, "every run's end within 3 minutes")
+            print(f"80 runs ended {time.monotonic() - back:.1f} s after the 45 s outage")
+        finally:
+            _stop(workers)
+        unfinished = {
+            n: s for n in range(runs) if (s := jobs.store.get_run(f"w-{n}").status) != "SUCCEEDED"
+        }
+        assert not unfinished, (unfinished, err.read_text()[-3000:])
+        verdict = judge(read_lines(log), expected, killed)
+        assert verdict.ok(), (verdict, err.read_text()[-3000:])
+    finally:
+        cluster_cm.__exit__(None, None, None)

@@ -548,6 +548,8 @@ class Engine:
             check_run_id(run_id)
             if DBOS.get_workflow_status(run_id) is not None:
                 self.started[run_id] = workflow
+                if queue is None:  # the same command again: continue it if its process died
+                    self.adopt(run_id)
                 return RunHandle(run_id, workflow, existed=True)
         runtime = self._adopt_runtime(runtime) if runtime is not None else self.runtime
         context = run_context(runtime)
