@@ -195,7 +195,7 @@ def test_workers_killed_and_database_outages_repeat_nothing(
             name = f"w-{n}"
             expected[name] = ["T1", "T2"]
             jobs.start(
-                tracked_chain(log, name, 2, rng.uniform(0.02, 0.3)),
+                tracked_chain(log, name, 2, rng.uniform(0.1, 0.5)),
                 {},
                 machine_name="chaos",
                 name=name,
@@ -204,7 +204,7 @@ def test_workers_killed_and_database_outages_repeat_nothing(
             )
         faults = ["kill", "outage", "kill", "outage", "kill", "outage"]
         for fault in faults:
-            _wait_started(log, rng.randint(10, 25))
+            _wait_started(log, rng.randint(8, 20), total=2 * runs)
             if fault == "kill":
                 victim = workers.pop(rng.randrange(len(workers)))
                 victim.send_signal(signal.SIGKILL)
@@ -224,11 +224,14 @@ def test_workers_killed_and_database_outages_repeat_nothing(
     assert verdict.ok(), (verdict, err.read_text()[-3000:])
 
 
-def _wait_started(log: Path, more: int) -> None:
-    """Until ``more`` further effects have started (so the next fault meets Tasks in flight)."""
+def _wait_started(log: Path, more: int, total: int = 10**9) -> None:
+    """Until ``more`` further effects have started (so the next fault meets Tasks in
+    flight), or all ``total`` have."""
     before = sum(1 for line in read_lines(log) if line.what == "start")
     wait_for(
-        lambda: sum(1 for line in read_lines(log) if line.what == "start") >= before + more,
+        lambda: (
+            sum(1 for line in read_lines(log) if line.what == "start") >= min(before + more, total)
+        ),
         300,
         f"{more} more effects",
     )

@@ -353,6 +353,7 @@ class Engine:
         self._file_id = self._file.file_identity() if self._file else None
         self.recover()  # a worker only
         self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
+        self._spawn(self._sweep_loop, "cfnops-sweep")
 
     def _needs_queues(self) -> list[str]:
         has = [f"workflow {n}" for n in registered()]
@@ -400,10 +401,12 @@ class Engine:
         self._threads.append(thread)
 
     def _heartbeat_loop(self) -> None:
+        """Renew this process's lease, and nothing else: a renewal must never wait behind
+        another statement (a hand-back or a recovery sweep that DBOS retries through an
+        outage), or a live process would look dead to another host once the database is
+        back."""
         assert self._leases is not None
         beat = self.settings.worker.heartbeat_seconds
-        sweep_every = self.settings.worker.recovery_interval_seconds
-        last_sweep = time.monotonic()
         while not self._stop.wait(beat):
             if self._file_replaced():
                 return
@@ -416,10 +419,6 @@ class Engine:
                     self._observer.disconnected()
                 self._observer.connected_now()
                 self._database_back()
-                self._hand_back()
-                if self._recovery is not None and time.monotonic() - last_sweep >= sweep_every:
-                    self.recover()
-                    last_sweep = time.monotonic()
             except ExecutorIdTaken as exc:  # another process runs as this one now: stop
                 self.fatal = exc
                 _log.error("%s (%s)", exc.message, exc.hint)
@@ -427,6 +426,26 @@ class Engine:
             except Exception as exc:  # keep beating through database faults
                 self._observer.disconnected()  # nobody renews now: judge no lease
                 self._database_down(exc)
+
+    def _sweep_loop(self) -> None:
+        """Hand back runs a storage fault stopped here; in a worker, recover dead
+        executors' runs. Only while the database answers the heartbeat."""
+        beat = self.settings.worker.heartbeat_seconds
+        sweep_every = self.settings.worker.recovery_interval_seconds
+        last_sweep = time.monotonic()
+        while not self._stop.wait(beat):
+            if self.fatal is not None:
+                return
+            if self._outage_since is not None or not self._observer.connected:
+                continue
+            try:
+                self._hand_back()
+                if self._recovery is not None and time.monotonic() - last_sweep >= sweep_every:
+                    self.recover()
+                    last_sweep = time.monotonic()
+            except Exception as exc:  # the heartbeat reports outages; retry next time
+                if storage_error(exc) is None:
+                    _log.warning("recovery sweep failed, retrying: %s", exc)
 
     def _database_down(self, exc: Exception) -> None:
         """One line when an outage starts (not one per beat, nor per failed statement)."""
