@@ -97,9 +97,10 @@ def _job_run(env: dict[str, str], path: Path, name: str, err: Path) -> subproces
 
 
 def _worker(
-    env: dict[str, str], host: str, err: Path, concurrency: int = 6
+    env: dict[str, str], host: str | None, err: Path, concurrency: int = 6
 ) -> subprocess.Popen[str]:
-    env = {**env, "CFNOPS_WORKER__HOST_ID": host}
+    if host is not None:  # another host: judged by leases, not by pids
+        env = {**env, "CFNOPS_WORKER__HOST_ID": host}
     with err.open("a") as fh:
         proc = subprocess.Popen(
             [sys.executable, "-m", "cfnops", "worker", "--concurrency", str(concurrency)],
@@ -298,3 +299,38 @@ def test_eighty_runs_on_two_postgres_workers_through_a_kill_a_restart_and_a_long
         assert verdict.ok(), (verdict, err.read_text()[-3000:])
     finally:
         cluster_cm.__exit__(None, None, None)
+
+
+def test_a_foreground_job_run_never_executes_a_killed_job_runs_run(tmp_path: Path) -> None:
+    """A job run killed -9 mid-Task; another ``job run`` on the same database finishes its
+    own run and leaves the killed one alone; a worker then finishes the killed one."""
+    db = tmp_path / "runs.sqlite"
+    url = f"sqlite:///{db}"
+    log = tmp_path / "effects.log"
+    env = _env(url)
+    first = tmp_path / "first.asl.json"
+    first.write_text(json.dumps(tracked_chain(log, "first", 3, 2.0)))
+    victim = _job_run(env, first, "first", tmp_path / "first.err")
+    wait_for(lambda: any(line.run == "first" for line in read_lines(log)), 120, "first's Task")
+    victim.send_signal(signal.SIGKILL)
+    killed = {victim.pid: time.time()}
+    victim.communicate(timeout=60)
+    second = tmp_path / "second.asl.json"
+    second.write_text(json.dumps(tracked_chain(log, "second", 2, 0.5)))
+    other = _job_run(env, second, "second", tmp_path / "second.err")
+    out, _ = other.communicate(timeout=300)
+    assert other.returncode == 0 and "second: SUCCEEDED" in out, out
+    foreground = {line.pid for line in read_lines(log) if line.run == "first"}
+    assert other.pid not in foreground  # it never touched the killed run
+    jobs = JobService(load_settings(database_url=url))
+    assert jobs.store.get_run("first").status == "RUNNING"
+    worker = _worker(env, None, tmp_path / "worker.err")  # this host: the pid is dead
+    try:
+        wait_for(lambda: jobs.store.get_run("first").status != "RUNNING", 180, "the worker")
+    finally:
+        _stop([worker])
+    assert jobs.store.get_run("first").status == "SUCCEEDED"
+    by_worker = {line.pid for line in read_lines(log) if line.run == "first"} - foreground
+    assert by_worker == {worker.pid}
+    verdict = judge(read_lines(log), {"first": ["T1", "T2", "T3"], "second": ["T1", "T2"]}, killed)
+    assert verdict.ok(), verdict
