@@ -259,6 +259,15 @@ class Engine:
                     cls._current._warn_other_database(url)
             return cls._current
 
+    def use(self, runtime: Runtime) -> None:
+        """Make ``runtime`` the engine's base runtime, explicitly: runs started from now on
+        without a runtime of their own, and runs continued here without a recorded
+        context, execute on it (the engine keeps its database: DBOS runs on it). Runs
+        already started with a runtime keep theirs."""
+        with self._runtimes_lock:
+            self.runtime = self._adopt_runtime(runtime)
+            self._context_runtimes.clear()
+
     def runtime_for(self, run_id: str, context: dict[str, Any] | None = None) -> Runtime:
         """The runtime ``run_id`` executes on: the one it was started with in this
         process, else this engine's runtime aimed at the run's recorded ``context``."""
