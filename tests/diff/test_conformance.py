@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from diff_fixtures import FIXTURES, fixture_files, load_fixture, mismatches, record
+from diff_fixtures import fixture_files, load_fixture, mismatches, record
 
 from cfnops.diff import diff_templates
 
@@ -19,7 +19,6 @@ def _cases() -> list[object]:
     return cases
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"shared fixtures absent: {FIXTURES}")
 @pytest.mark.parametrize(("path", "direction"), _cases())
 def test_fixture(path: Path, direction: str) -> None:
     data = load_fixture(path)

@@ -90,7 +90,6 @@ def test_empty_mapping_is_an_empty_template() -> None:
     assert parse_template("{}") == {}
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus absent: {CORPUS}")
 def test_json_fast_path_equals_the_cfn_lint_decoder() -> None:
     from cfnlint.decode import decode_str
 

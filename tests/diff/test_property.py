@@ -14,8 +14,6 @@ from hypothesis import strategies as st
 
 from cfnops.diff import TemplateLoadError, diff_templates, load_template, render_markdown, to_json
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus absent: {CORPUS}")
-
 
 @cache
 def corpus() -> dict[Path, dict[str, Any]]:

@@ -38,11 +38,12 @@ _READS: dict[str, tuple[str, str, Callable[[str], dict[str, str]]]] = {
 def _exists(client: Any, read: str, args: dict[str, str]) -> bool | None:
     from botocore.exceptions import BotoCoreError, ClientError
 
+    from cfnops.aws import error_code
+
     try:
         getattr(client, read)(**args)
     except ClientError as exc:
-        code = str(exc.response.get("Error", {}).get("Code", ""))
-        return False if code in _NOT_FOUND else None
+        return False if error_code(exc) in _NOT_FOUND else None
     except BotoCoreError:
         return None
     return True

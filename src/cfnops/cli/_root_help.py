@@ -34,7 +34,7 @@ ROOT_HELP = (
 # kept here so the root help imports no command module. tests/cli check that it
 # renders exactly what the commands themselves would show.
 SUMMARIES: dict[str, str] = {
-    "runs": "Durable run records: list, show, history, cancel, resume.",
+    "runs": "Durable run records: list, show, history, cancel, resume; batch actions on job runs.",
     "worker": "Run the durable worker in the foreground.",
     "sandbox": "The local AWS sandbox (moto's server plus cfnops extensions).",
     "guard": "Find custom-resource handlers with an unstable PhysicalResourceId or a Delete "
