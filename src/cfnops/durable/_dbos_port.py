@@ -248,8 +248,8 @@ def migrate(client: Any) -> None:
     client._sys_db.run_migrations()
 
 
-def current_owner(run_id: str) -> str | None:
-    """The ownership token now recorded for ``run_id`` (one indexed read)."""
+def current_owner(run_id: str) -> tuple[str | None, str | None]:
+    """(ownership token, status) now recorded for ``run_id`` (one indexed read)."""
     import sqlalchemy as sa
     from dbos._dbos import _get_dbos_instance
 
@@ -257,9 +257,9 @@ def current_owner(run_id: str) -> str | None:
     table = sys_db.tables.workflow_status
     with sys_db.engine.connect() as conn:
         found = conn.execute(
-            sa.select(table.c.owner_xid).where(table.c.workflow_uuid == run_id)
+            sa.select(table.c.owner_xid, table.c.status).where(table.c.workflow_uuid == run_id)
         ).first()
-    return None if found is None else found[0]
+    return (None, None) if found is None else (found[0], found[1])
 
 
 def take_back(engine: Any, executor: str, queue: str) -> int:

@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfnops.durable._dbos_port import check_owner, current_owner, lost_ownership
+from cfnops.durable._dbos_port import check_owner, current_owner, lost_ownership, park
 
 __all__ = ["Fence"]
 
@@ -45,8 +45,11 @@ class Fence:
         """Stop (park) this execution if another one owns the run now."""
         if self.token is None:
             return
-        if self._lost or current_owner(self.run_id) != self.token:
+        if self._lost:
             self._stop(f"stopped before {before}")
+        owner, status = current_owner(self.run_id)
+        if owner != self.token:
+            self._stop(f"stopped before {before}", cancelled=status == "CANCELLED")
 
     def guard(self, conn: Any, what: str = "a checkpoint") -> None:
         """In ``conn``'s write transaction: refuse the write if the run was taken over."""
@@ -56,10 +59,16 @@ class Fence:
             check_owner(conn, self.run_id, self.token)
         except BaseException as exc:
             if type(exc) is type(lost_ownership(self.run_id)):
-                self._stop(f"{what} refused")
+                _owner, status = current_owner(self.run_id)
+                self._stop(f"{what} refused", cancelled=status == "CANCELLED")
             raise
 
-    def _stop(self, what: str) -> None:
+    def _stop(self, what: str, *, cancelled: bool = False) -> None:
+        if cancelled:  # `runs cancel`: stop here, as DBOS stops a cancelled run's step
+            if not self._lost:
+                self._lost = True
+                _log.warning("run %s was cancelled: %s", self.run_id, what)
+            raise park(f"run {self.run_id} was cancelled")
         if not self._lost:
             self._lost = True
             _log.warning(

@@ -90,7 +90,10 @@ def follow_job(jobs: JobService, run_id: str, on_progress: Progress | None = Non
         engine = Engine.current()  # wakes when the run ends, not at the next tick
         if engine is not None:
             engine.check_stranded(run_id)  # a storage fault stopped it: say so, exit 2
-        if engine is None or engine.wait_local(run_id, _TICK) is None:
+        ended_here = None if engine is None else engine.wait_local(run_id, _TICK)
+        if ended_here:  # its execution here is over, the run still RUNNING: cancelled?
+            break
+        if ended_here is None:
             time.sleep(_TICK)
     return jobs.wait(run_id)
 

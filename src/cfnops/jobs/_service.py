@@ -211,9 +211,11 @@ class JobService(RunOperations):
         deadline = None if timeout is None else time.monotonic() + timeout
         engine = Engine.current()
         while True:
+            ended_here = None
             if engine is not None:  # executed here: wake when it ends, or when it stalls
                 engine.check_stranded(run_id)
-                engine.wait_local(run_id, 0.5 if timeout is None else min(timeout, 0.5))
+                wait = 0.5 if timeout is None else min(timeout, 0.5)
+                ended_here = engine.wait_local(run_id, wait)
             row = retry_while_unreachable(  # a blip must not report a success as a failure
                 lambda: self.store.get_run(run_id),
                 what=f"waiting for job run {run_id}",
@@ -221,6 +223,11 @@ class JobService(RunOperations):
             )
             if row.status != "RUNNING":
                 return JobResult(run_id, row.status, row.output, row.error, row.cause)
+            if ended_here and self.execution_state(row) == "CANCELLED":
+                # `runs cancel` stopped its execution here at its next step
+                cause = "its durable run was cancelled ('cfnops runs cancel')"
+                self.store.finish_run(run_id, "ABORTED", None, "States.Aborted", cause)
+                return JobResult(run_id, "ABORTED", None, "States.Aborted", cause)
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"job run {run_id} still RUNNING after {timeout} s")
             time.sleep(poll)
