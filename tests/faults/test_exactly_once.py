@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import select
 import signal
 import sqlite3
 import subprocess
@@ -112,6 +113,15 @@ def _worker(
     return proc
 
 
+def _ready(proc: subprocess.Popen[str]) -> subprocess.Popen[str]:
+    """``proc`` once its banner is out: a worker still starting when a fault hits is a
+    start-up failure (exit 2, as it should be), not what the test is about."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 180)
+    assert ready and proc.stdout.readline().startswith("cfnops worker"), "worker did not start"
+    return proc
+
+
 def _stop(procs: list[subprocess.Popen[str]]) -> None:
     for proc in procs:
         if proc.poll() is None:
@@ -186,7 +196,7 @@ def test_workers_killed_and_database_outages_repeat_nothing(
     env = _env(backend.url)
     err = tmp_path / "workers.err"
     hosts = iter(f"host-{n}" for n in range(100))
-    workers = [_worker(env, next(hosts), err) for _ in range(3)]
+    workers = [_ready(_worker(env, next(hosts), err)) for _ in range(3)]
     killed: dict[int, float] = {}
     runs = 200
     jobs = JobService(load_settings(database_url=backend.url))
@@ -211,7 +221,7 @@ def test_workers_killed_and_database_outages_repeat_nothing(
                 victim.send_signal(signal.SIGKILL)
                 killed[victim.pid] = time.time()
                 victim.communicate(timeout=60)
-                workers.append(_worker(env, next(hosts), err))
+                workers.append(_ready(_worker(env, next(hosts), err)))
             else:
                 backend.outage(rng.uniform(0.5, 2 * LEASE))
         wait_for(lambda: _all_ended(jobs, runs), 600, "every run's end")
@@ -260,31 +270,31 @@ def test_eighty_runs_on_two_postgres_workers_through_a_kill_a_restart_and_a_long
         log = tmp_path / "effects.log"
         env = worker_env(cluster.url, modules=["faults_functions"], path=[HERE])
         err = tmp_path / "workers.err"
-        workers = [_worker(env, f"pg-host-{n}", err) for n in range(2)]
+        workers = [_ready(_worker(env, f"pg-host-{n}", err)) for n in range(2)]
         killed: dict[int, float] = {}
         jobs = JobService(load_settings(database_url=cluster.url))
         runs, expected = 80, {}
         try:
             for n in range(runs):
                 name = f"w-{n}"
-                expected[name] = ["T1"]
+                expected[name] = ["T1", "T2", "T3"]
                 jobs.start(
-                    tracked_chain(log, name, 1, 1.0),
+                    tracked_chain(log, name, 3, 1.0),
                     {},
                     machine_name="pg80",
                     name=name,
                     queue="cfnops",
                     modules=["faults_functions"],
                 )
-            _wait_started(log, 8)
+            _wait_started(log, 8, total=3 * runs)
             victim = workers.pop(0)
             victim.send_signal(signal.SIGKILL)
             killed[victim.pid] = time.time()
             victim.communicate(timeout=60)
-            workers.append(_worker(env, "pg-host-9", err))
-            _wait_started(log, 8)
+            workers.append(_ready(_worker(env, "pg-host-9", err)))
+            _wait_started(log, 8, total=3 * runs)
             backend.outage(2.0)
-            _wait_started(log, 8)
+            _wait_started(log, 8, total=3 * runs)
             backend.outage(45.0)
             back = time.monotonic()
             wait_for(lambda: _all_ended(jobs, runs), 180, "every run's end within 3 minutes")
