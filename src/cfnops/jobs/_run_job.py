@@ -78,6 +78,7 @@ def follow_job(jobs: JobService, run_id: str, on_progress: Progress | None = Non
     the run's status at every look (a storage blip is waited through, not reported)."""
     if on_progress is None:
         return jobs.wait(run_id)
+    ended_before = False
     while True:
         views, row = retry_while_unreachable(
             lambda: (state_views(jobs.store.history(run_id)), jobs.store.get_run(run_id)),
@@ -85,15 +86,15 @@ def follow_job(jobs: JobService, run_id: str, on_progress: Progress | None = Non
             give_up_after=jobs.settings.worker.stranded_after_seconds,
         )
         on_progress(run_id, views, row.status)
-        if row.status != "RUNNING":
-            break
+        if row.status != "RUNNING" or ended_before:
+            break  # ended; or its execution here is over and it is still RUNNING (cancelled)
         engine = Engine.current()  # wakes when the run ends, not at the next tick
         if engine is not None:
             engine.check_stranded(run_id)  # a storage fault stopped it: say so, exit 2
         ended_here = None if engine is None else engine.wait_local(run_id, _TICK)
-        if ended_here:  # its execution here is over, the run still RUNNING: cancelled?
-            break
-        if ended_here is None:
+        if ended_here:  # one more look shows its end (no spinning on a finished future)
+            ended_before = True
+        elif ended_here is None:
             time.sleep(_TICK)
     return jobs.wait(run_id)
 
