@@ -9,7 +9,11 @@ from cfnops.templates.errors import TemplateError
 TemplateLoadError = TemplateError
 
 
-class SamTransformError(TemplateLoadError):
+class DiffError(CfnopsError):
+    """Root of the errors ``cfnops.diff`` defines (template loading is ``cfnops.templates``)."""
+
+
+class SamTransformError(TemplateLoadError, DiffError):
     """The SAM translator rejected a template (the diff can still compare it untransformed)."""
 
     def __init__(self, source: str, causes: str) -> None:
@@ -19,10 +23,6 @@ class SamTransformError(TemplateLoadError):
             f"the SAM transform rejected the template: {causes}",
             hint="`sam validate` shows the same errors",
         )
-
-
-class DiffError(CfnopsError):
-    """Root of the errors ``cfnops.diff`` defines (template loading is ``cfnops.templates``)."""
 
 
 class StackTemplateError(DiffError, OperationFailed):
