@@ -6,9 +6,11 @@ import copy
 import time
 from typing import Any
 
+from cfnops.config import load_settings
 from cfnops.durable import Mark, Position
 from cfnops.jobs import CapturingTransport, JobService
 from cfnops.jobs._definition import load_definition
+from cfnops.runtime import Runtime
 from conftest import EXAMPLES
 
 HOOK = "https://hooks.slack.test/report"
@@ -59,6 +61,10 @@ def test_short_failure_report_is_whole(jobs: JobService, slack: CapturingTranspo
 
 
 def test_runs_started_with_notify_send_one_notification(jobs: JobService) -> None:
+    # the console channel on, whatever settings the engine a sibling suite started has
+    # (the heal suite's turn it off): the run executes with the runtime its start hands over
+    settings = load_settings(database_url=jobs.settings.database_url, notify={"console": True})
+    jobs = JobService(Runtime.from_settings(settings, database=jobs.runtime.database))
     definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
     run_id = jobs.start(definition, {"x": 1}, machine_name="notified", options={"notify": True})
     assert jobs.wait(run_id, timeout=60).status == "SUCCEEDED"
