@@ -64,7 +64,7 @@ class Rotator:
             from cfnops.durable import Engine
 
             current = Engine.current()
-            # Stack rotations this process runs use this runtime (its clients' credentials).
+            # Stack rotations run on this runtime (:meth:`stack` hands it to each run).
             self._engine = Engine.start_process(self.runtime)
             self._owns_engine = current is None
         return self._engine
@@ -128,7 +128,8 @@ class Rotator:
             roll=self.roll,
         )
         run_id = run_id or f"ami-{action}-{stack}-{uuid.uuid4().hex[:10]}"
-        return rotate_stack(self.engine(), request, run_id=run_id)
+        # this rotator's runtime (its clients' credentials), whoever started the engine
+        return rotate_stack(self.engine(), request, run_id=run_id, runtime=self.runtime)
 
     def parameter(self, parameter: str, image_id: str) -> ParameterRotation:
         return rotate_parameter(

@@ -35,7 +35,13 @@ __all__ = [
 
 class EngineLike(Protocol):
     def start(
-        self, workflow: str, event: Any, *, run_id: str | None = ..., queue: str | None = ...
+        self,
+        workflow: str,
+        event: Any,
+        *,
+        run_id: str | None = ...,
+        queue: str | None = ...,
+        runtime: Any = ...,
     ) -> Any: ...
 
     def result(self, run_id: str, timeout: float | None = ...) -> Any: ...
@@ -146,10 +152,13 @@ def rotate_stack(
     *,
     run_id: str | None = None,
     timeout: float | None = None,
+    runtime: Any = None,
 ) -> StackRotation:
-    """Run ``cfnops.ami.rotate-stack`` (the same ``run_id`` again returns the same run)."""
+    """Run ``cfnops.ami.rotate-stack`` (the same ``run_id`` again returns the same run);
+    ``runtime``: what the run executes on (default: the engine's), e.g. the caller's
+    clients when the process's engine was started by someone else."""
     run_id = run_id or f"ami-{request.get('Action', 'rotate')}-{uuid.uuid4().hex[:12]}"
-    engine.start(ROTATE_STACK_WORKFLOW, request, run_id=run_id)
+    engine.start(ROTATE_STACK_WORKFLOW, request, run_id=run_id, runtime=runtime)
     output = engine.result(run_id, timeout=timeout)
     return raise_for_outcome(StackRotation(run_id, dict(output or {})))
 
