@@ -85,7 +85,7 @@ def _fleet(request: Request) -> dict[str, Any]:
             break
     with RunStore(console_of(request).database) as store:
         for row in latest.values():
-            if row.status == "RUNNING":
+            if row.status in ("RUNNING", "HELD"):  # the Runs query reads a hold as HELD
                 record = store.get(row.run_id)
                 info = held_info(record, store.steps(row.run_id))
                 if info is not None:
