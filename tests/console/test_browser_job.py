@@ -366,3 +366,40 @@ def test_large_graph_is_readable_and_zooms_fits_collapses(browser: Any, tmp_path
     finally:
         context.close()
         console.stop()
+
+
+def test_a_live_page_refused_once_by_the_server_keeps_updating(
+    browser: Any, tmp_path: Path
+) -> None:
+    # A browser's EventSource gives up for good on an error answer (a database restart, a
+    # proxy's 502): the page opens its stream again and gets what happened meanwhile.
+    db = tmp_path / "runs.sqlite"
+    jobs = _big_run(db, 3)
+    console = ConsoleProcess(worker_env(db))
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    page = context.new_page()
+    opened: list[str] = []
+
+    def refuse_first(route: Any) -> None:
+        opened.append(route.request.url)
+        if len(opened) == 1:
+            route.fulfill(status=503, body="database restarting")
+        else:
+            route.continue_()
+
+    try:
+        sign_in(page, console.url)
+        page.route(re.compile(r".*/jobs/big-1/stream.*"), refuse_first)
+        page.goto(f"{console.url}/jobs/big-1")
+        t = time.time()
+        jobs.store.write_events("big-1", [
+            (20, 2, "MapStateExited", t, json.dumps({"name": "Fan", "output": "[]"})),
+            (21, 20, "TaskStateEntered", t, json.dumps({"name": "Last", "input": "{}"})),
+        ])  # fmt: skip
+        expect(page.locator('#history-table tr[data-id="21"]')).to_have_count(1)
+        assert len(opened) >= 2, opened
+        # opened again from the last event the page had, so nothing arrives twice
+        assert page.locator('#history-table tr[data-id="20"]').count() == 1
+    finally:
+        context.close()
+        console.stop()

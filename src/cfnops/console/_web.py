@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,10 +24,12 @@ from cfnops.console._roots import definition_roots
 from cfnops.console._runs_query import RunsQuery
 from cfnops.console._static import static_version
 from cfnops.console.errors import Forbidden
-from cfnops.database import Database
+from cfnops.database import Database, DatabaseUnreachable
 from cfnops.durable import AuditLog
 from cfnops.errors import CfnopsError
 from cfnops.runtime import Runtime
+
+_log = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 # How often live pages look for a change (the checkpoint → browser budget is 1 s).
@@ -183,10 +186,18 @@ def stream(request: Request, marker: Callable[[], Any], payload: Callable[[], st
             if by_cookie and auth.session(cookie, touch=False)[0] is None:
                 yield {"event": "signed-out", "data": "{}"}
                 return
-            current = await anyio.to_thread.run_sync(marker)
-            if current != last:
+            try:
+                current = await anyio.to_thread.run_sync(marker)
+                data = await anyio.to_thread.run_sync(payload) if current != last else None
+            except (DatabaseUnreachable, sa.exc.OperationalError) as exc:
+                # a busy or restarting database: this poll is skipped, the page keeps its
+                # stream and gets everything it missed from the next one that reads
+                _log.info("live update skipped a poll: %s", str(exc).splitlines()[0][:200])
+                data = None
+            else:
                 last = current
-                yield {"event": "update", "data": await anyio.to_thread.run_sync(payload)}
+            if data is not None:
+                yield {"event": "update", "data": data}
             await anyio.sleep(POLL_SECONDS)
 
     return EventSourceResponse(events(), ping=15)

@@ -21,17 +21,38 @@ window.cfnops = (function () {
     location.assign(`/login?next=${next}&why=${why}`);
   }
 
+  // A live stream. On any error (a dropped connection, a database restart, a proxy's 502;
+  // the browser gives up for good on an error answer) it is opened again after a pause
+  // (1 s, doubling to 30 s), unless the session ended. ``url`` may be a function, asked
+  // at each opening, so that a page passes the last event it has and nothing is sent twice.
   function listen(url, onUpdate) {
-    const source = new EventSource(url);
-    source.addEventListener("update", (ev) => onUpdate(ev.data));
-    source.addEventListener("signed-out", () => { source.close(); signIn("expired"); });
-    source.addEventListener("error", () => {
-      if (source.readyState !== EventSource.CLOSED) return;
-      // Refused (the session ended while the page was closed or asleep): ask why.
-      fetch(url, {headers: {Accept: "application/json", "X-Cfnops-Live": "1"}})
-        .then((r) => { if (r.status === 401) signIn("expired"); });
-    });
-    return source;
+    const handle = {source: null, closed: false, pause: 1000,
+                    close() { this.closed = true; if (this.source) this.source.close(); }};
+    const address = () => (typeof url === "function" ? url() : url);
+    function open() {
+      if (handle.closed) return;
+      const here = address(), source = new EventSource(here);
+      handle.source = source;
+      source.addEventListener("open", () => { handle.pause = 1000; });
+      source.addEventListener("update", (ev) => onUpdate(ev.data));
+      source.addEventListener("signed-out", () => { handle.close(); signIn("expired"); });
+      source.addEventListener("error", () => {
+        source.close();
+        if (handle.closed) return;
+        // Refused (the session ended while the page was closed or asleep): ask why.
+        fetch(here, {headers: {Accept: "application/json", "X-Cfnops-Live": "1"}})
+          .then((r) => {
+            if (r.status === 401) { handle.closed = true; signIn("expired"); }
+            if (r.body) r.body.cancel();  // a 200 is a stream: only its status was wanted
+          }, () => null)
+          .finally(() => {
+            setTimeout(open, handle.pause);
+            handle.pause = Math.min(handle.pause * 2, 30000);
+          });
+      });
+    }
+    open();
+    return handle;
   }
 
   // Requests a live page makes on its own do not count as the user's activity.

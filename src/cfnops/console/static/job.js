@@ -335,7 +335,7 @@
   }
   function connect() {
     if (source) source.close();
-    source = C.listen(`${base}/stream${query({after: String(data.lastEvent)})}`,
+    source = C.listen(() => `${base}/stream${query({after: String(data.lastEvent)})}`,
                       (text) => { window.cfnopsLastUpdate = text; merge(JSON.parse(text)); });
   }
 
