@@ -177,6 +177,11 @@ def test_status_of_every_shape(
         for run in derived.iterations[group]:
             if run.status != "RUNNING":
                 assert run.started is not None and run.ended is not None, (group, run.index)
+            for name, view in run.states.items():
+                # Every ended state of every iteration carries its end time.
+                if view.status != "RUNNING":
+                    assert view.exited is not None, (group, run.index, name)
+                    assert view.entered is not None and view.exited >= view.entered, name
     for name, expected in states.items():
         view = derived.overall[name]
         assert (view.status, view.retries, view.error) == expected, name
@@ -196,3 +201,27 @@ def test_a_succeeded_branch_ends_when_its_end_state_exits_while_others_run() -> 
     left, right = derive_status(h.events, PAR).iterations["P"]
     assert (left.status, right.status) == ("SUCCEEDED", "RUNNING")
     assert left.ended == 1000.0 + 7
+
+
+def test_a_failed_iteration_has_its_end_time_while_other_iterations_run() -> None:
+    """A tolerated failed iteration in a Map still running: the failed Task shows when
+    it ended, in its iteration and in the whole-run view (FAILED there); the running
+    iteration's Task has no end yet."""
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    started = h.add(h.add(1, "MapStateEntered", name="M", input="[]"), "MapStateStarted")
+    first = h.add(started, "MapIterationStarted", index=0, name="M")
+    failed = _task(h, first, "W", "fail:E", "fail:E")  # retried once, failed: event 9
+    h.add(failed, "MapIterationFailed", index=0, name="M")
+    second = h.add(started, "MapIterationStarted", index=1, name="M")
+    h.add(h.add(second, "TaskStateEntered", name="W", input="{}"), "LambdaFunctionScheduled")
+    derived = derive_status(h.events)
+    done, running = derived.iterations["M"]
+    assert (done.status, done.states["W"].status) == ("FAILED", "FAILED")
+    assert (done.states["W"].entered, done.states["W"].exited) == (1005.0, 1009.0)
+    assert done.ended == 1010.0
+    assert (running.status, running.states["W"].exited) == ("RUNNING", None)
+    whole = derived.overall["W"]
+    assert (whole.status, whole.error, whole.counts) == ("FAILED", "E", {"FAILED": 1, "RUNNING": 1})
+    assert (whole.entered, whole.exited) == (1005.0, 1009.0)
+    assert derived.overall["M"].status == "RUNNING" and derived.overall["M"].exited is None

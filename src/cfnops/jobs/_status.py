@@ -13,7 +13,8 @@ right iteration. What it derives, per state visit:
   they run again;
 - attempts (retries = attempts - 1): every ``TaskScheduled`` or
   ``LambdaFunctionScheduled`` of the visit;
-- error and cause of the last failure, entered and exited times, input, output.
+- error and cause of the last failure, entered and exited times, input, output;
+  every visit, iteration and branch that has ended carries its end time.
 
 Each Map iteration and Parallel branch gets its own states, status, times and
 error. A Map iteration has its own end events; a Parallel branch has none, so it
@@ -410,9 +411,14 @@ def _overall(top: _Scope, iterations: dict[str, list[IterationRun]]) -> dict[str
             counts[view.status] = counts.get(view.status, 0) + 1
         worst = min(views, key=lambda v: _RANK.index(v.status) if v.status in _RANK else 99)
         latest = max(views, key=lambda v: v.entered or 0)
+        # Times span the iterations: first entered, and (once the summed-up status has
+        # ended, e.g. FAILED while other iterations still run) the last end among them.
+        entered = min((v.entered for v in views if v.entered is not None), default=None)
+        ends = [v.exited for v in views if v.exited is not None and v.status != "RUNNING"]
+        exited = None if worst.status == "RUNNING" else max(ends, default=latest.exited)
         summary = StateRun(
             name, latest.type, worst.status, latest.input, latest.output,
-            worst.error, worst.cause, latest.entered, latest.exited,
+            worst.error, worst.cause, entered, exited,
             attempts=sum(v.retries for v in views) + 1,
             visits=sum(v.visits for v in views), tasks=latest.tasks, counts=counts,
         )  # fmt: skip
