@@ -288,3 +288,40 @@ def test_a_lambda_part_inside_a_map_over_numbers_is_flagged() -> None:
     assert "Unable to apply ResultPath '$.result'" in errors[0]["message"]
     assert found["states"]["/States/Map/ItemProcessor/States/Each"]["input"] == ["number"]
     assert found["notChecked"]  # the Lambda's result is unknown: the page must not say "No errors"
+
+
+def test_a_result_path_on_an_unknown_input_is_warned() -> None:
+    """A Map over the items of a Lambda's undeclared result: each item is unknown, so the
+    item step's ResultPath (the Lambda part's default ``$.result``) may meet a number and
+    fail the run; the check warns there, and nowhere the input is a known object."""
+    definition = {
+        "StartAt": "List",
+        "States": {
+            "List": _lambda_part({"Next": "Map"}),
+            "Map": {
+                "Type": "Map",
+                "ItemsPath": "$.result.Payload.items",
+                "ItemProcessor": {
+                    "ProcessorConfig": {"Mode": "INLINE"},
+                    "StartAt": "Each",
+                    "States": {
+                        "Each": _lambda_part({"Next": "Keep"}),
+                        "Keep": {"Type": "Pass", "ResultPath": None, "End": True},
+                    },
+                },
+                "ResultPath": "$.mapped",
+                "End": True,
+            },
+        },
+    }
+    found = design_check(definition, {"job": "x"}, {})
+    warned = [f for f in found["findings"] if f["code"] == "RESULT_PATH_UNKNOWN_INPUT"]
+    assert [f["pointer"] for f in warned] == ["/States/Map/ItemProcessor/States/Each/ResultPath"]
+    assert warned[0]["severity"] == "warning"
+    assert "States.ResultPathMatchFailure" in warned[0]["message"]
+    assert "Task results" in warned[0]["suggestion"]
+    assert found["ok"] is True  # a warning, not an error: the items may well be objects
+    # Declared items that are objects: nothing to warn about.
+    declared = {"List": {"Payload": {"items": [{"n": 1}]}}}
+    again = design_check(definition, {"job": "x"}, declared)
+    assert not [f for f in again["findings"] if f["code"] == "RESULT_PATH_UNKNOWN_INPUT"]

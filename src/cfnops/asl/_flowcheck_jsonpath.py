@@ -124,6 +124,19 @@ class JsonPathStates:
         if isinstance(text, str) and self.f.parse(text, f"{ptr}/ResultPath") is None:
             return Unknown(f"the invalid ResultPath at {ptr}")
         if isinstance(raw, Unknown) and text not in (None, "$"):
+            # Step Functions fails the state with States.ResultPathMatchFailure when it
+            # cannot apply ResultPath to the input the state received (error names,
+            # https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html):
+            # an input this check cannot know may be a number, a string or an array.
+            self.sink.warn(
+                f"{ptr}/ResultPath",
+                "RESULT_PATH_UNKNOWN_INPUT",
+                f"ResultPath '{text}' is applied to {raw.origin}, which the check does not"
+                " know: if it is not a JSON object (a number, a string, an array), the run"
+                " fails with States.ResultPathMatchFailure",
+                "declare that result under Task results (or the items in the sample"
+                " input), or set ResultPath to null or '$' when the input may be a scalar",
+            )
             return raw
         try:
             return apply_result_path(raw, result, text, present=True)

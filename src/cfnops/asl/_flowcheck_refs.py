@@ -50,8 +50,10 @@ class Sink:
             (ptr, message), CheckFinding("error", code, ptr, message, suggestion)
         )
 
-    def warn(self, ptr: str, code: str, message: str) -> None:
-        self.findings.setdefault((ptr, message), CheckFinding("warning", code, ptr, message))
+    def warn(self, ptr: str, code: str, message: str, suggestion: str | None = None) -> None:
+        self.findings.setdefault(
+            (ptr, message), CheckFinding("warning", code, ptr, message, suggestion)
+        )
 
     speculative: bool = False
     """True while walking a branch the sample data does not select: failures that depend on
