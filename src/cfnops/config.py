@@ -289,6 +289,7 @@ class AmiSettings(_Section, frozen=True):
     image_wait_seconds: NotNegative = 600.0
     stack_busy_wait_seconds: NotNegative = 900.0
     update_wait_seconds: Positive = 3600.0
+    drift_wait_seconds: Positive = 300.0  # drift detection after a stack rotation
     poll_seconds: Positive = 15.0
     check_compatibility: bool = True
     # Pattern 3: event-driven stack rotations wait through the instance refresh that

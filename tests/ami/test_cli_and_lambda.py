@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ami_test_support import back_up, base_images, deploy, parameter_value, unique
+from ami_test_support import EXAMPLES, back_up, base_images, deploy, parameter_value, unique
 
 from cfnops.ami import ROTATE_STACK_WORKFLOW
 from cfnops.ami._stack_workflow import ROTATE_STACK_EVENT_WORKFLOW
@@ -126,8 +126,75 @@ def test_rotate_and_rollback_a_stack(
     # stderr is not a terminal here: the run's phases are reported there
     assert f"run {out['RunId']}: SUCCEEDED" in captured.err
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == new
+    # "UPDATED" is verified: drift detection ran on the stack after the update
+    assert (out["Drift"], out["StillDrifted"]) == ("IN_SYNC", [])
     assert run([*cli, "ami", "rollback", "--stack", stack]) == 0
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == old
+
+
+def deploy_with_extra_parameter(sandbox: Sandbox, stack: str, image: str) -> str:
+    """Pattern 2's example stack plus an SSM parameter the rotation does not touch;
+    answer that parameter's name."""
+    body = (EXAMPLES / "pattern2-stack-parameter.yaml").read_text()
+    extra = (
+        "  Extra:\n    Type: AWS::SSM::Parameter\n    Properties:\n"
+        "      Type: String\n      Value: declared\n\nOutputs:"
+    )
+    assert "\nOutputs:" in body
+    subnet = sandbox.client("ec2").describe_subnets(
+        Filters=[{"Name": "default-for-az", "Values": ["true"]}]
+    )["Subnets"][0]["SubnetId"]
+    cfn = sandbox.client("cloudformation")
+    cfn.create_stack(
+        StackName=stack,
+        TemplateBody=body.replace("\nOutputs:", "\n" + extra, 1),
+        Parameters=[
+            {"ParameterKey": "ImageId", "ParameterValue": image},
+            {"ParameterKey": "Subnets", "ParameterValue": subnet},
+        ],
+    )
+    found = cfn.describe_stack_resource(StackName=stack, LogicalResourceId="Extra")
+    return str(found["StackResourceDetail"]["PhysicalResourceId"])
+
+
+@pytest.mark.slow
+def test_rotation_that_leaves_drift_says_drifted_exit_1(
+    cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The update ran, but a resource it did not touch was changed out of band: the
+    rotation does not claim the stack is in sync (outcome DRIFTED naming it, exit 1)."""
+    old, new = base_images(cfnops_sandbox)
+    stack = unique("ami-drift")
+    name = deploy_with_extra_parameter(cfnops_sandbox, stack, old)
+    cfnops_sandbox.client("ssm").put_parameter(
+        Name=name, Value="changed", Type="String", Overwrite=True
+    )
+    argv = [*cli, "ami", "rotate", "--image-id", new, "--stack", stack]
+    assert run([*argv, "-o", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (out["outcome"], out["Drift"], out["PreviousImageId"]) == ("DRIFTED", "DRIFTED", old)
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == new  # the update itself ran
+    (still,) = out["StillDrifted"]
+    assert (still["LogicalResourceId"], still["ResourceType"], still["Status"]) == (
+        "Extra",
+        "AWS::SSM::Parameter",
+        "MODIFIED",
+    )
+    assert [(p["Path"], p["Expected"], p["Actual"]) for p in still["Properties"]] == [
+        ("/Value", "declared", "changed")
+    ]
+    # text names it too; a rollback is an update as well and is verified the same way
+    assert run([*cli, "ami", "rollback", "--stack", stack]) == 1
+    text = capsys.readouterr().out
+    assert text.startswith("DRIFTED: stack " + stack) and ", drift DRIFTED," in text
+    assert "still drifted: Extra (AWS::SSM::Parameter) /Value: expected 'declared', " in text
+    assert parameter_value(cfnops_sandbox, stack, "ImageId") == old
+    # once the drift is gone, the same rotation reads UPDATED, IN_SYNC, exit 0
+    cfnops_sandbox.client("ssm").put_parameter(
+        Name=name, Value="declared", Type="String", Overwrite=True
+    )
+    assert run(argv) == 0
+    assert ", drift IN_SYNC," in capsys.readouterr().out
 
 
 def test_lambda_parameter_handler(

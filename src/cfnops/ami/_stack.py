@@ -92,6 +92,7 @@ def build_request(
             "image": ami.image_wait_seconds,
             "busy": ami.stack_busy_wait_seconds,
             "update": ami.update_wait_seconds,
+            "drift": ami.drift_wait_seconds,
             "poll": max(1, round(ami.poll_seconds)),
         },
         "Aws": aws_request(settings.aws),
@@ -116,7 +117,9 @@ def raise_for_outcome(rotation: StackRotation) -> StackRotation:
     """Return ``rotation`` when it updated (or had nothing to do); raise otherwise."""
     out, stack = rotation.output, str(rotation.output.get("StackName", "?"))
     outcome = rotation.outcome
-    if outcome in ("UPDATED", "UNCHANGED"):
+    if outcome in ("UPDATED", "UNCHANGED", "DRIFTED", "DRIFT_UNKNOWN"):
+        # DRIFTED / DRIFT_UNKNOWN: the update ran but drift detection did not find the
+        # stack in sync; the caller reports what is still drifted (``cfnops ami`` exits 1)
         return rotation
     if outcome == "ROLLED_BACK":
         raise UpdateRolledBack(stack, str(out.get("StackStatus")), out.get("Failures") or [])
@@ -163,6 +166,9 @@ def rotate_stack(
     return raise_for_outcome(StackRotation(run_id, dict(output or {})))
 
 
+_UPDATED = ("UPDATED", "DRIFTED", "DRIFT_UNKNOWN")  # outcomes of an update that ran
+
+
 def previous_stack_image(database: Database | Settings, stack: str) -> tuple[str, str]:
     """``(previous image, run id)`` of the newest rotation that updated ``stack``."""
     from cfnops.durable import RunStore
@@ -173,7 +179,7 @@ def previous_stack_image(database: Database | Settings, stack: str) -> tuple[str
     for record in runs:  # newest first
         out = record.output if isinstance(record.output, dict) else {}
         inp = record.input if isinstance(record.input, dict) else {}
-        if inp.get("StackName") == stack and out.get("outcome") == "UPDATED":
+        if inp.get("StackName") == stack and out.get("outcome") in _UPDATED:
             previous = out.get("PreviousImageId")
             if previous:
                 return str(previous), record.run_id

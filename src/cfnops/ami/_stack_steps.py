@@ -26,12 +26,15 @@ __all__ = [
     "UPDATABLE",
     "client_token",
     "collect_failures",
+    "drift_detection_status",
     "parameter_list",
     "read_stack",
     "refresh_progress",
     "roll_check",
     "stack_status",
+    "start_drift_detection",
     "start_update",
+    "still_drifted",
 ]
 
 # Statuses from which UpdateStack is accepted (API reference, UpdateStack; User
@@ -207,6 +210,57 @@ def refresh_progress(
                 "StatusReason": latest.get("StatusReason"),
                 "PercentageComplete": latest.get("PercentageComplete"),
                 "InstancesToUpdate": latest.get("InstancesToUpdate"),
+            }
+        )
+    return out
+
+
+def start_drift_detection(cfn: CloudFormationClient, stack: str) -> str:
+    """DetectStackDrift: the detection id."""
+    return str(cfn.detect_stack_drift(StackName=stack)["StackDriftDetectionId"])
+
+
+def drift_detection_status(cfn: CloudFormationClient, detection_id: str) -> dict[str, Any]:
+    """DescribeStackDriftDetectionStatus: detection status, reason and the stack's drift."""
+    found = cfn.describe_stack_drift_detection_status(StackDriftDetectionId=detection_id)
+    return {
+        "DetectionStatus": str(found["DetectionStatus"]),
+        "DetectionStatusReason": str(found.get("DetectionStatusReason") or ""),
+        "StackDriftStatus": str(found.get("StackDriftStatus") or "UNKNOWN"),
+    }
+
+
+def still_drifted(
+    cfn: CloudFormationClient, stack: str, ignore: tuple[Any, ...] = ()
+) -> list[dict[str, Any]]:
+    """Each resource drift detection last found MODIFIED or DELETED (``ignore``: the
+    ``[heal] ignore`` rules, as ``cfnops drift`` applies them), with its properties."""
+    from cfnops.heal._cfn import resource_drifts
+    from cfnops.heal._ignore import apply_ignore
+    from cfnops.heal._model import StackDriftReport
+
+    report = apply_ignore(
+        StackDriftReport(stack, stack, "DRIFTED", resources=resource_drifts(cfn, stack)), ignore
+    )
+    out: list[dict[str, Any]] = []
+    for resource in report.resources:
+        if resource.effective_status not in ("MODIFIED", "DELETED"):
+            continue
+        out.append(
+            {
+                "LogicalResourceId": resource.logical_id,
+                "ResourceType": resource.resource_type,
+                "Status": resource.status,
+                "Properties": [
+                    {
+                        "Path": p.path,
+                        "Expected": p.expected,
+                        "Actual": p.actual,
+                        "DifferenceType": p.difference_type,
+                    }
+                    for p in resource.properties
+                    if not p.ignored
+                ],
             }
         )
     return out

@@ -6,7 +6,7 @@ Written against the AWS Durable Execution SDK, so it runs on cfnops's engine
 
     {"StackName": "web", "ImageId": "ami-...", "ParameterKey": "ImageId",
      "CheckCompatibility": true, "Action": "rotate" | "rollback",
-     "Waits": {"image": 600, "busy": 900, "update": 3600, "poll": 15},
+     "Waits": {"image": 600, "busy": 900, "update": 3600, "drift": 300, "poll": 15},
      "Aws": {"region": "...", "endpoint_url": "..."}}
 
 Steps: wait (bounded) for the AMI to be ``available``; wait (bounded) while the
@@ -17,8 +17,15 @@ rollback, read the failing resources' status reasons from DescribeStackEvents.
 
 The output always says what happened (``outcome``: ``UPDATED``, ``UNCHANGED``,
 ``ROLLED_BACK``, ``IMAGE_NOT_AVAILABLE``, ``INCOMPATIBLE``, ``STACK_NOT_READY``,
-``NO_SUCH_PARAMETER``) together with ``PreviousImageId``: the run record is where
-the previous value is kept for ``cfnops ami rollback --stack``.
+``NO_SUCH_PARAMETER``, ``DRIFTED``, ``DRIFT_UNKNOWN``) together with
+``PreviousImageId``: the run record is where the previous value is kept for
+``cfnops ami rollback --stack``.
+
+An update that ran is verified: drift detection runs on the stack afterwards, and
+the run ends ``UPDATED`` (``"Drift": "IN_SYNC"``) only when it finds the stack in
+sync. Otherwise ``DRIFTED`` with ``StillDrifted`` (each resource and property still
+drifted, expected and actual) or ``DRIFT_UNKNOWN`` with ``DriftDetection`` (why the
+detection did not complete): the image parameter was updated all the same.
 """
 
 from __future__ import annotations
@@ -235,6 +242,12 @@ def run_rotation(
         reason = "update still running"
         return _result(request, "STACK_NOT_READY", StackStatus=status, Reason=reason)
     outcome = "UPDATED" if started.get("started") else "UNCHANGED"
+    verified: dict[str, Any] = {}
+    if started.get("started"):
+        # "UPDATED" says the stack is in sync: drift detection has to agree.
+        verified = _verify_in_sync(context, clients, runtime, stack, waits, poll)
+        if verified["Drift"] != "IN_SYNC":
+            outcome = "DRIFTED" if verified["Drift"] == "DRIFTED" else "DRIFT_UNKNOWN"
     return _result(
         request,
         outcome,
@@ -242,8 +255,69 @@ def run_rotation(
         StackStatus=status,
         Parameters=parameters,
         Capabilities=info["Capabilities"],
+        **verified,
         **({"Roll": rolled} if roll else {}),
     )
+
+
+def _verify_in_sync(
+    context: DurableContext,
+    clients: AwsClients,
+    runtime: Runtime,
+    stack: str,
+    waits: dict[str, Any],
+    poll: int,
+) -> dict[str, Any]:
+    """Detect drift on the updated stack: ``{"Drift": IN_SYNC | DRIFTED | UNKNOWN}``, with
+    ``StillDrifted`` (each resource and property drift detection reports, the configured
+    ``[heal] ignore`` rules applied) or ``DriftDetection`` (why it did not complete).
+
+    DetectStackDrift, DescribeStackDriftDetectionStatus, DescribeStackResourceDrifts
+    (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/detect-drift-stack.html).
+    """
+    detection = context.step(
+        lambda _: steps.start_drift_detection(clients.client("cloudformation"), stack),
+        name="detect-drift",
+    )
+
+    def check(state: dict[str, Any], _: Any) -> dict[str, Any]:
+        found = steps.drift_detection_status(clients.client("cloudformation"), detection)
+        return {"polls": int(state.get("polls", 0)) + 1, **found}
+
+    state: dict[str, Any] = context.wait_for_condition(
+        check,
+        WaitForConditionConfig(
+            wait_strategy=_poll_until(
+                lambda s: s["DetectionStatus"] != "DETECTION_IN_PROGRESS",
+                float(waits.get("drift", 300)),
+                poll,
+            ),
+            initial_state=_initial(),
+        ),
+        name="drift-detected",
+    )
+    detected = str(state["DetectionStatus"])
+    unfinished = {
+        "DriftDetection": {
+            "Status": detected,
+            "Reason": state.get("DetectionStatusReason") or "still in progress after the wait",
+        }
+    }
+    if detected == "DETECTION_IN_PROGRESS":
+        return {"Drift": "UNKNOWN", **unfinished}
+    # DETECTION_FAILED still has results for the resources it could check (User Guide,
+    # "Detect drift on an entire CloudFormation stack"): what drifted there is reported.
+    ignore = runtime.settings.heal.ignore
+    still: list[dict[str, Any]] = context.step(
+        lambda _: steps.still_drifted(clients.client("cloudformation"), stack, ignore),
+        name="read-drift",
+    )
+    extra = {} if detected == "DETECTION_COMPLETE" else unfinished
+    if still:
+        return {"Drift": "DRIFTED", "StillDrifted": still, **extra}
+    if extra:
+        return {"Drift": "UNKNOWN", "StillDrifted": [], **extra}
+    return {"Drift": "IN_SYNC", "StillDrifted": []}
 
 
 def _progress_log(

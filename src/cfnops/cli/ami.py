@@ -2,7 +2,9 @@
 
 Exit codes: 0 rotated, nothing to do, or skipped (with the reason); 1 the rotation
 failed (image not available, stack busy past the wait, update rolled back,
-refused stack-owned parameter) or ``check`` found a drift-prone pattern;
+refused stack-owned parameter), a stack rotation's update ran but drift detection
+did not find the stack in sync (``DRIFTED`` / ``DRIFT_UNKNOWN``), or ``check``
+found a drift-prone pattern;
 2 bad input (malformed event, bad flags, unreadable template).
 """
 
@@ -68,12 +70,45 @@ def _render(st: CliState, fmt: str, results: list[Any]) -> None:
                 f"(previous {item.get('PreviousImageId') or '-'})"
             )
         else:
+            drift = f", drift {item['Drift']}" if item.get("Drift") else ""
             st.console.print(
                 f"{outcome}: stack {item['StackName']} {item['ParameterKey']} = {item['ImageId']} "
-                f"(previous {item.get('PreviousImageId') or '-'}, {item.get('StackStatus')}, "
-                f"run {item.get('RunId')})"
+                f"(previous {item.get('PreviousImageId') or '-'}, {item.get('StackStatus')}"
+                f"{drift}, run {item.get('RunId')})",
+                markup=False,
             )
             _render_roll(st, item.get("Roll"))
+            _render_drift(st, item)
+
+
+def _render_drift(st: CliState, item: dict[str, Any]) -> None:
+    """What drift detection still finds after a stack rotation (DRIFTED / DRIFT_UNKNOWN)."""
+    detection = item.get("DriftDetection")
+    if detection:
+        st.console.print(
+            f"  drift detection {detection.get('Status')}: {detection.get('Reason')}",
+            markup=False,
+        )
+    for resource in item.get("StillDrifted") or []:
+        head = f"  still drifted: {resource['LogicalResourceId']} ({resource['ResourceType']})"
+        props = resource.get("Properties") or []
+        if resource.get("Status") == "DELETED" or not props:
+            st.console.print(f"{head} {resource.get('Status')}", markup=False)
+        for prop in props:
+            st.console.print(
+                f"{head} {prop['Path']}: expected {prop.get('Expected')!r}, "
+                f"actual {prop.get('Actual')!r} ({prop.get('DifferenceType')})",
+                markup=False,
+            )
+
+
+# A stack rotation whose update ran but left the stack drifted (or unverified): exit 1.
+_NOT_IN_SYNC = ("DRIFTED", "DRIFT_UNKNOWN")
+
+
+def _exit_for(results: list[Any]) -> None:
+    if any(getattr(r, "outcome", None) in _NOT_IN_SYNC for r in results):
+        raise typer.Exit(1)
 
 
 def _render_roll(st: CliState, roll: Any) -> None:
@@ -170,6 +205,7 @@ def rotate_command(
             ):  # a line per phase on a non-terminal stderr
                 results = [rotator.stack(str(stack), str(image_id), run_id=run_id)]
     _render(st, fmt, results)
+    _exit_for(results)
 
 
 @ami_app.command("rollback")
@@ -207,6 +243,7 @@ def rollback_command(
             else rotator.rollback_stack(str(stack))
         )
     _render(st, fmt, [result])
+    _exit_for([result])
 
 
 @ami_app.command("check")
