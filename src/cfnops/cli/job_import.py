@@ -43,6 +43,13 @@ def import_cmd(
             "vs imported schedules, and the differences.",
         ),
     ] = None,
+    forecast_reference: Annotated[
+        Path | None,
+        typer.Option(
+            help="The vendor's own forecast to compare the imported dates with: JP1 "
+            "ajsschedule output, or a Control-M forecast exported as CSV (needs --forecast).",
+        ),
+    ] = None,
 ) -> None:
     """Import job definitions: one ASL job-net per folder / root jobnet, and a report."""
     from cfnops.errors import UsageError
@@ -70,6 +77,20 @@ def import_cmd(
         raise UsageError(
             f"--today {today!r} is not a date", hint="give a day as YYYY-MM-DD, e.g. 2026-12-01"
         ) from None
+    if forecast_reference is not None and not forecast:
+        raise UsageError(
+            "--forecast-reference needs --forecast DAYS",
+            hint="add --forecast 365 (the days compared with the vendor's forecast)",
+        )
+    try:
+        ref_data = forecast_reference.read_bytes() if forecast_reference else None
+    except OSError as exc:
+        raise UsageError(f"{forecast_reference}: {exc.strerror or exc}") from None
+    ref = None
+    if ref_data is not None:  # read (and refused) before anything is written
+        from cfnops.jobimport import read_reference
+
+        ref = read_reference(ref_data, str(forecast_reference), source)
     targets = load_hosts(hosts) if hosts else {}
     model = read_export(data, str(file), source, timezone=timezone, today=day, calendars=cal_data)
     plan = plan_import(model, str(file), targets, poll_seconds=poll_seconds)
@@ -78,8 +99,14 @@ def import_cmd(
     result["files"] = written
     start = day or date.today()
     rows = _forecast(model, start, forecast) if forecast else None
+    cmp = None
     if rows is not None:
         result["forecast"] = {"from": start.isoformat(), "days": forecast, "jobs": rows}
+        if ref is not None and forecast:
+            from cfnops.jobimport import compare_reference
+
+            cmp = compare_reference(model, rows, ref, start, forecast)
+            result["forecast"]["reference"] = cmp
     if apply:
         from cfnops.jobimport import apply_plan
         from cfnops.jobs import JobService
@@ -99,6 +126,11 @@ def import_cmd(
         from cfnops.jobimport import render_forecast
 
         text = render_forecast(rows, start, forecast)
+        st.console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
+    if cmp is not None:
+        from cfnops.jobimport import render_reference
+
+        text = render_reference(cmp)
         st.console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
     st.console.print(f"{len(written)} files under {out}" + (" (applied)" if apply else ""))
 

@@ -10,8 +10,14 @@
 
 from cfnops.jobimport._apply import apply_plan
 from cfnops.jobimport._asl import HostTarget
-from cfnops.jobimport._forecast import forecast, render_forecast
+from cfnops.jobimport._forecast import (
+    compare_reference,
+    forecast,
+    render_forecast,
+    render_reference,
+)
 from cfnops.jobimport._forecast_files import forecast_files
+from cfnops.jobimport._forecast_reference import Reference, read_reference
 from cfnops.jobimport._graph import Layout, Par, Seq, layout
 from cfnops.jobimport._hosts import load_hosts
 from cfnops.jobimport._model import (
@@ -41,11 +47,13 @@ __all__ = [
     "Layout",
     "NotifyRule",
     "Par",
+    "Reference",
     "Rerun",
     "ScheduleSpec",
     "Seq",
     "Unmapped",
     "apply_plan",
+    "compare_reference",
     "dependency_problems",
     "ended_before",
     "forecast",
@@ -54,8 +62,10 @@ __all__ = [
     "load_hosts",
     "plan_import",
     "read_export",
+    "read_reference",
     "render_forecast",
     "render_markdown",
+    "render_reference",
     "render_text",
     "write_plan",
 ]

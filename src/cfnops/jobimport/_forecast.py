@@ -17,10 +17,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from cfnops.jobimport._days import ALL_WEEKDAYS
+from cfnops.jobimport._forecast_reference import Reference
 from cfnops.jobimport._forecast_source import NotEvaluated, Run, ctm_runs, jp1_runs
 from cfnops.jobimport._model import ImportModel, Job, JobNet, ScheduleSpec
 
-__all__ = ["forecast", "render_forecast"]
+__all__ = ["compare_reference", "forecast", "render_forecast", "render_reference"]
 
 
 def _fmt(run: Run) -> str:
@@ -191,4 +192,85 @@ def render_forecast(rows: list[dict[str, Any]], start: date, days: int) -> str:
             lines.append(f"    because {reason}")
     same = sum(1 for r in rows if r["equal"])
     lines.append(f"{same} of {len(rows)} jobs run on the same days and times")
+    return "\n".join(lines) + "\n"
+
+
+def _reference_key(ref: Reference, net: JobNet, job: Job) -> str | None:
+    """The reference's entry for a job: Control-M ``FOLDER/JOB`` (the job's own path or its
+    innermost folder and name); JP1 the innermost jobnet of its path that the file lists."""
+    parts = job.path.split("/")
+    if ref.product == "controlm":
+        for key in (job.path, f"{net.name}/{job.name}", f"{'/'.join(parts[-2:])}"):
+            if key in ref.runs:
+                return key
+        return None
+    for jobnet in reversed(parts[:-1]):
+        if jobnet in ref.runs:
+            return jobnet
+    return None
+
+
+def compare_reference(
+    model: ImportModel, rows: list[dict[str, Any]], ref: Reference, start: date, days: int
+) -> dict[str, Any]:
+    """Each job's imported (and source-rule) runs against the vendor's own forecast over the
+    forecast window (make the vendor's forecast for the same days). A job the file does not
+    list is ordered on no day of it: the vendor's reports list runs, not jobs without."""
+    end = start + timedelta(days=days - 1)
+    nets = {n.name: n for n in model.jobnets}
+    used: set[str] = set()
+    jobs: list[dict[str, Any]] = []
+    for row in rows:
+        net = nets[row["jobNet"]]
+        job = net.jobs[row["job"]]
+        key = _reference_key(ref, net, job)
+        want: set[str] = set()
+        if key is not None:
+            used.add(key)
+            want = {_fmt(r) for r in ref.runs[key] if start <= r[0] <= end}
+        imported = set(row["imported"])
+        source = None if row["source"] is None else set(row["source"])
+        jobs.append(
+            {
+                "job": row["job"],
+                "jobNet": row["jobNet"],
+                "entry": key,
+                "reference": sorted(want),
+                "onlyReference": sorted(want - imported),
+                "onlyImported": sorted(imported - want),
+                "equal": want == imported,
+                "sourceAgrees": None if source is None else source == want,
+                "reasons": row.get("reasons", []) if want != imported else [],
+            }
+        )
+    return {
+        "file": ref.file,
+        "from": start.isoformat(),
+        "to": end.isoformat(),
+        "jobs": jobs,
+        "unmatched": sorted(set(ref.runs) - used),
+    }
+
+
+def render_reference(cmp: dict[str, Any]) -> str:
+    """Every difference between the imported job-nets and the vendor's forecast, by job."""
+    lines = [f"against the vendor's forecast {cmp['file']} ({cmp['from']} to {cmp['to']}):"]
+    for r in cmp["jobs"]:
+        where = r["entry"] or "not listed: no run"
+        if r["equal"]:
+            lines.append(f"  {r['job']}: {len(r['reference'])} runs, the same ({where})")
+        else:
+            lines.append(f"  {r['job']}: differs from the vendor's forecast ({where})")
+        for key, label in (("onlyReference", "only in the vendor's forecast"),
+                           ("onlyImported", "only imported")):  # fmt: skip
+            if r[key]:
+                lines.append(f"    {label} ({len(r[key])}): {', '.join(r[key])}")
+        for reason in r["reasons"]:
+            lines.append(f"    because {reason}")
+        if r["sourceAgrees"] is False:
+            lines.append("    the source rules as cfnops reads them differ from it too")
+    for name in cmp["unmatched"]:
+        lines.append(f"  {name}: in the vendor's forecast, no imported job")
+    same = sum(1 for r in cmp["jobs"] if r["equal"])
+    lines.append(f"{same} of {len(cmp['jobs'])} jobs run as the vendor's forecast says")
     return "\n".join(lines) + "\n"
