@@ -190,6 +190,7 @@ def compare_history(
         return (
             f"history has {len(body)} events, the requirement numbers {last - 1}"
             f" (extra: {', '.join(extra) or 'none'}; missing: {', '.join(missing) or 'none'})"
+            f"{_first_difference(expected, actual)}"
         )
     by_id = {e["EventId"]: e for e in actual}
     for event in expected:
@@ -200,6 +201,25 @@ def compare_history(
         if diff:
             return f"{diff} (actual {got.get('EventType')})"
     return None
+
+
+def _first_difference(expected: list[dict[str, Any]], actual: list[dict[str, Any]]) -> str:
+    """The first listed event whose actual event has another type or name (where an
+    inserted or duplicated event shifted the rest), as ``; first difference: …``."""
+    by_id = {int(e["EventId"]): e for e in actual}
+    for event in sorted(expected, key=lambda e: int(e["EventId"])):
+        got = by_id.get(int(event["EventId"]))
+        if got is None:
+            continue
+        if got.get("EventType") != event.get("EventType") or (
+            "Name" in event and got.get("Name") != event.get("Name")
+        ):
+            name = f" {got.get('Name')!r}" if got.get("Name") else ""
+            return (
+                f"; first difference: event {event['EventId']} is {got.get('EventType')}{name}"
+                f" where the requirement has {event.get('EventType')}"
+            )
+    return ""
 
 
 class LogSink(logging.Handler):
