@@ -91,9 +91,13 @@ _XML = """<?xml version="1.0" encoding="UTF-8"?>
 def test_xml_job_criteria_in_a_smart_folder_and_in_a_plain_folder() -> None:
     plan = _plan(_XML, "t.xml")
     nets = {n["name"]: n for n in plan.report["jobNets"]}
-    assert [s["cron"] for s in nets["S"]["schedules"]] == ["cron(0 6 ? * MON,TUE,WED,THU,FRI *)"]
+    # the SMART folder's runs split by the jobs each orders: Mon-Fri 06:00 (A), Mondays
+    # 09:00 (B at its own time); neither is a widening of the other
+    assert [s["cron"] for s in nets["S"]["schedules"]] == ["cron(0 6 * * ? *)", "cron(0 9 * * ? *)"]
+    assert _entered(plan.definitions["S"], {"cfnopsSchedule": "S"}) >= {"A", "B.Skipped"}
+    assert _entered(plan.definitions["S"], {"cfnopsSchedule": "S-2"}) >= {"B", "A.Skipped"}
     assert any(
-        "job S/B" in u["reason"] and u["source"].endswith("JOB[@JOBNAME='B']")
+        "jobs S/B have criteria of their own" in u["reason"] and "SMART_FOLDER" in u["source"]
         for u in plan.report["unmapped"]
     )
     assert {s["cron"] for s in nets["R"]["schedules"]} == {
@@ -104,7 +108,7 @@ def test_xml_job_criteria_in_a_smart_folder_and_in_a_plain_folder() -> None:
     assert "Y" in first and "X.Skipped" in first and "X" not in first
 
 
-def test_the_forecast_shows_what_the_reported_job_criteria_change() -> None:
+def test_the_forecast_of_job_criteria_inside_and_without_folder_criteria() -> None:
     from datetime import date
 
     from cfnops.jobimport import forecast
@@ -116,8 +120,59 @@ def test_the_forecast_shows_what_the_reported_job_criteria_change() -> None:
     # its own 09:00
     assert rows["S/A"]["equal"] and len(rows["S/A"]["source"]) == 5
     b = rows["S/B"]
-    assert b["source"] == ["2027-03-01 09:00"] and len(b["imported"]) == 5
-    assert any("job S/B: its own criteria narrow" in r for r in b["reasons"])
+    assert b["source"] == ["2027-03-01 09:00"] and b["equal"]
     # the plain folder: each job on its own days (X Mondays 09:00, Y the 1st at 20:00)
     assert rows["R/X"]["equal"] and rows["R/X"]["source"] == ["2027-03-01 09:00"]
     assert rows["R/Y"]["equal"] and rows["R/Y"]["source"] == ["2027-03-01 20:00"]
+
+
+_RBC_FOLDER = {
+    "F": {
+        "Type": "Folder",
+        "RuleBasedCalendars": {
+            "Included": ["WORKWEEK"],
+            "WORKWEEK": {"Type": "Calendar:RuleBased",
+                         "When": {"WeekDays": ["MON", "TUE", "WED", "THU", "FRI"],
+                                  "FromTime": "0200"}},
+        },
+        "When": {"RuleBasedCalendars": {"Included": ["WORKWEEK"]}},
+        "A": {"Type": "Job:Dummy"},
+        "M": {"Type": "Job:Dummy", "When": {"MonthDays": ["1", "15"]}},
+        "L": {"Type": "Job:Dummy", "When": {"WeekDays": ["FRI"], "FromTime": "2200"}},
+    }
+}  # fmt: skip
+
+
+def test_job_when_inside_a_folder_rule_based_calendar_is_a_per_job_condition() -> None:
+    from datetime import date
+
+    from cfnops.jobimport import forecast
+
+    data = json.dumps(_RBC_FOLDER).encode()
+    model = read_export(data, "f.json", "controlm", today=date(2027, 1, 1))
+    plan = plan_import(model, "f.json")
+    net = plan.report["jobNets"][0]
+    scheds = {s["name"]: s for s in net["schedules"]}
+    # the folder's runs (Mon-Fri 02:00) not ordering M; Fridays 22:00 (L's own time, only L);
+    # the folder's runs on the 1st and 15th (A and M)
+    assert {n: s["cron"] for n, s in scheds.items()} == {
+        "F": "cron(0 2 * * ? *)", "F-2": "cron(0 22 * * ? *)", "F-3": "cron(0 2 * * ? *)",
+    }  # fmt: skip
+    cal = {n: model.calendars[s["calendar"].split("/")[-1][:-5]].open for n, s in scheds.items()}
+    march = {n: sorted(d.day for d in days if (d.year, d.month) == (2027, 3))
+             for n, days in cal.items()}  # fmt: skip
+    # by hand: March 2027 starts on a Monday; weekdays 1-5, 8-12, 15-19, 22-26, 29-31
+    assert march["F-3"] == [1, 15]
+    assert march["F-2"] == [5, 12, 19, 26]
+    assert march["F"] == [2, 3, 4, 5, 8, 9, 10, 11, 12, 16, 17, 18, 19, 22, 23, 24, 25, 26,
+                          29, 30, 31]  # fmt: skip
+    defn = plan.definitions["F"]
+    assert {"A", "M.Skipped", "L.Skipped"} <= _entered(defn, {"cfnopsSchedule": "F"})
+    assert {"A", "M", "L.Skipped"} <= _entered(defn, {"cfnopsSchedule": "F-3"})
+    assert {"L", "A.Skipped", "M.Skipped"} <= _entered(defn, {"cfnopsSchedule": "F-2"})
+    assert {"A", "M", "L"} <= _entered(defn, {})  # started by hand: every job
+    rows = {r["job"]: r for r in forecast(model, date(2027, 3, 1), 31)}
+    assert rows["F/M"]["source"] == ["2027-03-01 02:00", "2027-03-15 02:00"]
+    assert rows["F/L"]["source"][0] == "2027-03-05 22:00" and len(rows["F/L"]["source"]) == 4
+    assert len(rows["F/A"]["source"]) == 23
+    assert all(r["equal"] for r in rows.values()), rows
