@@ -6,6 +6,7 @@ a Map iteration). Every effect goes through the ports held by :class:`Execution`
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import threading
@@ -111,8 +112,10 @@ class Execution:
         default_query_language: str = "JSONPath",
         task_tokens: TaskTokens | None = None,
         gate: StateGate | None = None,
+        context_override: tuple[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.info = info
+        self._override = context_override
         self.gate = gate
         self.task_tokens: TaskTokens = task_tokens or RandomTaskTokens()
         self.input = execution_input
@@ -134,6 +137,8 @@ class Execution:
         self._machine_ctx = {"Id": info.state_machine_arn, "Name": info.state_machine_name}
 
     def context(self, state_name: str, entered_time: str, **extra: Any) -> dict[str, Any]:
+        if self._override is not None and self._override[0] == state_name:
+            return copy.deepcopy(dict(self._override[1]))
         state: dict[str, Any] = {"Name": state_name, "EnteredTime": entered_time}
         state.update(extra)
         return {

@@ -42,12 +42,15 @@ class StartPoint:
     ``variables`` in scope, instead of at ``StartAt`` with the execution input.
 
     A rerun from the middle of a job-net starts this way; ``$$.Execution.Input`` stays the
-    execution input.
+    execution input. ``context``, when given, is the whole context object ``$$`` (JSONata:
+    ``$states.context``) that ``state`` sees, in place of the one the run builds (TestState's
+    ``context`` parameter).
     """
 
     state: str
     input: Any
     variables: Mapping[str, Any] = field(default_factory=dict)
+    context: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,9 @@ class Interpreter:
             default_query_language=str(self.definition.get("QueryLanguage", "JSONPath")),
             task_tokens=task_tokens,
             gate=gate,
+            context_override=(start.state, start.context)
+            if start is not None and start.context is not None
+            else None,
         )
         rec.record(
             "ExecutionStarted",

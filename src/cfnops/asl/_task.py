@@ -83,11 +83,15 @@ def _task(
 
     def attempt(retry_count: int) -> StateOutcome:
         actx = dict(ctx)
-        actx["State"] = {**ctx["State"], "RetryCount": retry_count}
+        if "State" in ctx:  # a TestState ``context`` may leave it out, or give RetryCount
+            actx["State"] = {"RetryCount": retry_count, **ctx["State"]}
         task_token = None
         if str(state.get("Resource", "")).endswith(".waitForTaskToken"):
             # https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token
-            task_token = branch.execution.task_tokens.token(name)
+            given = (ctx.get("Task") or {}).get("Token")  # a TestState ``context``'s token
+            task_token = (
+                given if isinstance(given, str) else branch.execution.task_tokens.token(name)
+            )
             actx["Task"] = {"Token": task_token}
         if jsonata:
             env = jsonata_env(branch, raw, actx)

@@ -14,7 +14,16 @@ API reference (https://docs.aws.amazon.com/step-functions/latest/apireference/AP
 - ``inspectionLevel`` DEBUG (and TRACE) add ``inspectionData``: ``input``,
   ``afterInputPath``, ``afterParameters``, ``result``, ``afterResultSelector``,
   ``afterResultPath`` (JSONPath) or ``afterArguments`` and ``result`` (JSONata), and
-  ``variables``; ``errorDetails`` says which Retrier or Catcher applied.
+  ``variables``; ``errorDetails`` says which Retrier or Catcher applied. A Map shows its
+  input side instead of ``afterParameters``/``result`` (``afterItemsPath``,
+  ``afterItemSelector``, ``afterItemBatcher``, ``maxConcurrency``,
+  ``toleratedFailureCount``/``Percentage``: :mod:`cfnops.asl._teststate_map`). TRACE adds
+  the HTTP ``request``/``response`` of an HTTP Task sent without a mock
+  (:mod:`cfnops.asl._teststate_http`; ``revealSecrets`` shows the connection's additions);
+- ``context`` is the Context object the state sees (``$$``, ``$states.context``), only with
+  a mock; ``stateConfiguration.errorCausedByState`` names the inner state a mocked Map or
+  Parallel error comes from, ``mapItemReaderData`` a Distributed Map's items
+  (checks: :mod:`cfnops.asl._teststate_checks`).
 
 The state runs on :class:`cfnops.asl.Interpreter` inside a small state machine: the state
 itself (its Retry rules taken out: a test is one attempt), and in place of every state it
@@ -33,23 +42,26 @@ from typing import Any
 from cfnops.asl._interpreter import Interpreter, StartPoint
 from cfnops.asl._ports import TaskContext
 from cfnops.asl._retry import decide_retry, find_catcher
-from cfnops.asl.errors import AslError, InvalidDefinition, TaskFailure
+from cfnops.asl._teststate_checks import (
+    TestStateError,
+    check_configuration,
+    check_context,
+    check_mock,
+)
+from cfnops.asl._teststate_http import (
+    HTTP_RESOURCE,
+    ConnectionLookup,
+    HttpExchange,
+    send_http_task,
+)
+from cfnops.asl._teststate_map import map_stages
+from cfnops.asl.errors import InvalidDefinition, TaskFailure
+from cfnops.http import HttpTransport
 
-__all__ = ["TestStateError", "test_state"]
+__all__ = ["TestStateError", "instant_clock", "test_state"]
 
 _END = "cfnops:TestState:End"
 _MOCK_RESOURCE = "arn:aws:states:::cfnops:teststate-mock"
-_NEEDS_MOCK = (".sync", ".sync:2", ".waitForTaskToken")
-
-
-class TestStateError(AslError):
-    """A request TestState refuses; ``code`` is the API error (``ValidationException`` …)."""
-
-    __test__ = False  # not a pytest class
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        super().__init__(message)
 
 
 @dataclass
@@ -57,17 +69,41 @@ class _Recorder:
     payload: Any = None
     result: Any = None
     called: bool = False
+    exchange: HttpExchange | None = None
+
+
+@dataclass
+class _Wire:
+    """How an un-mocked HTTP Task goes out (the sandbox's transport and connections)."""
+
+    http: HttpTransport | None = None
+    connections: ConnectionLookup | None = None
+    reveal: bool = False
 
 
 class _MockInvoker:
-    def __init__(self, mock: Mapping[str, Any] | None, seen: _Recorder) -> None:
+    def __init__(
+        self, mock: Mapping[str, Any] | None, seen: _Recorder, wire: _Wire | None = None
+    ) -> None:
         self.mock = mock
         self.seen = seen
+        self.wire = wire or _Wire()
 
     def invoke(
         self, resource: str, payload: Any, *, timeout: float | None, context: TaskContext
     ) -> Any:
         self.seen.payload, self.seen.called = payload, True
+        if self.mock is None and resource == HTTP_RESOURCE and self.wire.http is not None:
+            self.seen.exchange = HttpExchange()
+            result = send_http_task(
+                payload,
+                self.wire.http,
+                self.wire.connections,
+                self.wire.reveal,
+                self.seen.exchange,
+            )
+            self.seen.result = result
+            return result
         if self.mock is None:
             raise TestStateError("ValidationException", "no mock")  # checked before the run
         if "errorOutput" in self.mock:
@@ -75,6 +111,11 @@ class _MockInvoker:
             raise TaskFailure(err.get("error"), err.get("cause"))
         self.seen.result = _loads(self.mock.get("result", "null"), "mock.result")
         return self.seen.result
+
+
+def instant_clock() -> _InstantClock:
+    """A clock on which waits and backoffs take no time (one per run)."""
+    return _InstantClock()
 
 
 class _InstantClock:
@@ -93,6 +134,7 @@ class _InstantClock:
 
 
 def _loads(text: Any, field: str) -> Any:
+    """A request member's JSON text, parsed (``input``: InvalidExecutionInput when bad)."""
     if not isinstance(text, str):
         raise TestStateError("ValidationException", f"{field} must be a JSON text")
     try:
@@ -168,39 +210,34 @@ def _variable_names(
     return variables, names
 
 
-def _check_mock(state_type: Any, state: Mapping[str, Any], mock: Any) -> None:
-    if mock is not None:
-        if not isinstance(mock, Mapping) or ("result" in mock) == ("errorOutput" in mock):
-            raise TestStateError(
-                "ValidationException", "mock must give exactly one of result or errorOutput"
-            )
-        if state_type not in ("Task", "Map", "Parallel"):
-            raise TestStateError(
-                "ValidationException",
-                f"a mock applies to Task, Map and Parallel states, not {state_type}",
-            )
+def _check_service(state: Mapping[str, Any], mock: Any, wire: _Wire) -> None:
+    """The sandbox calls no service but HTTP: a Task without a mock needs its answer."""
+    if mock is not None or state.get("Type") != "Task":
         return
-    resource = str(state.get("Resource", ""))
-    if state_type in ("Map", "Parallel") or resource.endswith(_NEEDS_MOCK):
-        what = state_type if state_type != "Task" else f"a Task with {resource.rsplit('.', 1)[-1]}"
-        raise TestStateError("ValidationException", f"TestState runs {what} only with a mock")
-    if (
-        state_type == "Task"
-        or resource.startswith("arn:aws:states:::activity")
-        or ":activity:" in resource
-    ):
-        raise TestStateError(
-            "ValidationException",
-            "this TestState (cfnops sandbox) calls no service: give the Task's answer in mock",
-        )
+    if state.get("Resource") == HTTP_RESOURCE and wire.http is not None:
+        return
+    raise TestStateError(
+        "ValidationException",
+        "this TestState (cfnops sandbox) calls no service but HTTP Tasks: give the Task's "
+        "answer in mock",
+    )
 
 
-def _tolerated(state: Mapping[str, Any], failures: int) -> bool:
-    count = state.get("ToleratedFailureCount")
-    percent = state.get("ToleratedFailurePercentage")
+def _tolerated(data: Mapping[str, Any], failures: int, items: int) -> bool:
+    """Whether ``mapIterationFailureCount`` failures stay within the Map's threshold.
+
+    A Map without ToleratedFailureCount/Percentage has no threshold to exceed: AWS answers
+    SUCCEEDED with the mocked result whatever the count (as recorded against AWS).
+    """
+    count = data.get("toleratedFailureCount")
+    percent = data.get("toleratedFailurePercentage")
     if count is None and percent is None:
-        return failures == 0
-    return (count is not None and failures <= int(count)) or (percent is not None and failures == 0)
+        return True
+    if count is not None and failures <= int(count):
+        return True
+    return percent is not None and (
+        failures == 0 or (items > 0 and failures * 100.0 / items <= percent)
+    )
 
 
 @dataclass
@@ -231,13 +268,14 @@ def _run(
     variables: dict[str, Any],
     names: list[str],
     invoker: _MockInvoker,
+    context: dict[str, Any] | None = None,
 ) -> _Run:
     machine = _machine(name, dict(subject), language, names)
     try:
         interpreter = Interpreter(machine, invoker=invoker, clock=_InstantClock())
     except InvalidDefinition as exc:
         raise TestStateError("InvalidDefinition", exc.message) from None
-    result = interpreter.run(value, start=StartPoint(name, value, variables))
+    result = interpreter.run(value, start=StartPoint(name, value, variables, context))
     if result.status != "SUCCEEDED":
         return _Run(result.status, error=result.error, cause=result.cause)
     entered = [e.details.get("name") for e in result.events if e.type.endswith("StateEntered")]
@@ -272,13 +310,14 @@ def _inspection(
     seen: _Recorder,
     run: _Run,
     status: str,
+    stages: dict[str, Any] | None,
 ) -> dict[str, Any]:
     data: dict[str, Any] = {"input": _dumps(value)}
     stype = state.get("Type")
     if language == "JSONata":
-        if seen.called:
+        if seen.called and stype != "Map":
             data["afterArguments"] = _dumps(seen.payload)
-        if seen.called and status == "SUCCEEDED":
+        if seen.called and status == "SUCCEEDED" and stype != "Map":
             data["result"] = _dumps(seen.result)
     else:
         fields = {k: state[k] for k in ("InputPath",) if k in state}
@@ -286,7 +325,7 @@ def _inspection(
         data["afterInputPath"] = _dumps(after_input)
         if stype in ("Pass", "Task", "Map", "Parallel"):
             params = {k: state[k] for k in ("InputPath", "Parameters") if k in state}
-            if seen.called:
+            if seen.called and stype != "Map":
                 data["afterParameters"] = _dumps(seen.payload)
             elif stype == "Pass":
                 data["afterParameters"] = _dumps(
@@ -298,7 +337,8 @@ def _inspection(
                     else state["Result"] if "Result" in state
                     else json.loads(data.get("afterParameters", _dumps(value)))
                 )  # fmt: skip
-                data["result"] = _dumps(result)
+                if stype != "Map":  # a Map shows its stages, not a raw result
+                    data["result"] = _dumps(result)
                 selected = result
                 if "ResultSelector" in state:
                     selector = {"Parameters": state["ResultSelector"]}
@@ -308,13 +348,76 @@ def _inspection(
                 if "ResultPath" in state:
                     placed["ResultPath"] = state["ResultPath"]
                 data["afterResultPath"] = _dumps(_pass_output(language, placed, value, variables))
+    if stages:
+        data.update(stages)
     if run.variables:
         data["variables"] = _dumps(run.variables)
     return data
 
 
-def test_state(request: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass
+class _Plan:
+    """The request, checked: what to run and with which answers."""
+
+    name: str
+    state: dict[str, Any]
+    language: str
+    value: Any
+    variables: dict[str, Any]
+    names: list[str]
+    mock: Any
+    context: dict[str, Any] | None
+    config: Mapping[str, Any]
+    stages: dict[str, Any] | None = None
+
+
+def _plan(request: Mapping[str, Any], wire: _Wire) -> _Plan:
+    name, state, language = _pick_state(request)
+    language = str(state.get("QueryLanguage", language))
+    mock = request.get("mock")
+    check_mock(state, mock, wire.reveal)
+    _check_service(state, mock, wire)
+    context = check_context(request.get("context"), state, mock)
+    config = request.get("stateConfiguration") or {}
+    reader = check_configuration(config, state, mock)
+    value = _loads(request.get("input") or "{}", "input")
+    variables, names = _variable_names(request, state)
+    plan = _Plan(name, state, language, value, variables, names, mock, context, config)
+    if state.get("Type") == "Map":
+        after_input = value
+        if language != "JSONata" and "InputPath" in state:
+            after_input = _pass_output(
+                language, {"InputPath": state["InputPath"]}, value, variables
+            )
+        found = map_stages(name, state, language, value, after_input, variables, context, reader)
+        if found.error is not None:  # the items side failed: that is the Map's failure
+            plan.mock = {"errorOutput": {"error": found.error, "cause": found.cause}}
+            plan.stages = {}
+            return plan
+        plan.stages = found.data
+        failures = int(config.get("mapIterationFailureCount") or 0)
+        if (
+            isinstance(mock, Mapping)
+            and "result" in mock
+            and not _tolerated(found.data, failures, found.items)
+        ):
+            # https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html#maprun-fail-threshold
+            exceeded = "The specified tolerated failure threshold was exceeded"
+            plan.mock = {"errorOutput": {"error": "States.ExceedToleratedFailureThreshold",
+                                         "cause": exceeded}}  # fmt: skip
+    return plan
+
+
+def test_state(
+    request: Mapping[str, Any],
+    *,
+    http: HttpTransport | None = None,
+    connections: ConnectionLookup | None = None,
+) -> dict[str, Any]:
     """Answer one TestState request (the API's JSON members) with the API's response members.
+
+    ``http`` sends an HTTP Task that has no mock (None: such a Task is refused), with
+    ``connections`` resolving its ``Authentication.ConnectionArn``.
 
     >>> test_state({"definition": '{"Type": "Pass", "Result": 1, "ResultPath": "$.x", "Next": "B"}',
     ...             "input": '{"a": 0}'})
@@ -325,30 +428,19 @@ def test_state(request: Mapping[str, Any]) -> dict[str, Any]:
         raise TestStateError(
             "ValidationException", f"inspectionLevel {level!r}: use INFO, DEBUG or TRACE"
         )
-    name, state, language = _pick_state(request)
-    language = str(state.get("QueryLanguage", language))
-    stype = state.get("Type")
-    mock = request.get("mock")
-    _check_mock(stype, state, mock)
-    value = _loads(request.get("input") or "{}", "input")
-    variables, names = _variable_names(request, state)
-    config = request.get("stateConfiguration") or {}
-    failures = int(config.get("mapIterationFailureCount") or 0)
-    if stype == "Map" and mock is not None and "result" in mock and not _tolerated(state, failures):
-        # https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html#maprun-fail-threshold
-        exceeded = "The specified tolerated failure threshold was exceeded"
-        mock = {
-            "errorOutput": {"error": "States.ExceedToleratedFailureThreshold", "cause": exceeded}
-        }
+    wire = _Wire(http, connections, bool(request.get("revealSecrets")))
+    plan = _plan(request, wire)
+    state, stype = plan.state, plan.state.get("Type")
     subject = _as_task(state) if stype in ("Map", "Parallel") else dict(state)
     retriers = subject.pop("Retry", [])
     catchers = subject.pop("Catch", [])
     seen = _Recorder()
-    run = _run(name, subject, language, value, variables, names, _MockInvoker(mock, seen))
+    args = (plan.name, plan.language, plan.value, plan.variables, plan.names)
+    run = _run(args[0], subject, *args[1:], _MockInvoker(plan.mock, seen, wire), plan.context)
     details: dict[str, Any] = {}
     status = run.status
     if status != "SUCCEEDED":
-        count = int(config.get("retrierRetryCount") or 0)
+        count = int(plan.config.get("retrierRetryCount") or 0)
         decision = decide_retry(retriers, run.error, [count] * len(retriers))
         index = find_catcher(catchers, run.error)
         if decision.retrier is not None and decision.delay is not None:
@@ -358,9 +450,10 @@ def test_state(request: Mapping[str, Any]) -> dict[str, Any]:
         elif index is not None:
             failed = run
             caught = {**subject, "Catch": [catchers[index]]}
-            run = _run(
-                name, caught, language, value, variables, names, _MockInvoker(mock, _Recorder())
+            replay = _MockInvoker(
+                {"errorOutput": {"error": failed.error, "cause": failed.cause}}, _Recorder()
             )
+            run = _run(args[0], caught, *args[1:], replay, plan.context)
             run.error, run.cause = failed.error, failed.cause
             status, details = "CAUGHT_ERROR", {"catchIndex": index}
         else:
@@ -375,9 +468,16 @@ def test_state(request: Mapping[str, Any]) -> dict[str, Any]:
             response["error"] = run.error
         if run.cause is not None:
             response["cause"] = run.cause
-    inspection = (
-        _inspection(state, language, value, variables, seen, run, status) if level != "INFO" else {}
-    )
+    inspection: dict[str, Any] = {}
+    if level != "INFO":
+        inspection = _inspection(
+            state, plan.language, plan.value, plan.variables, seen, run, status, plan.stages
+        )
+        if level == "TRACE" and seen.exchange is not None:
+            if seen.exchange.request:
+                inspection["request"] = seen.exchange.request
+            if seen.exchange.response:
+                inspection["response"] = seen.exchange.response
     if details:
         inspection["errorDetails"] = details
     if inspection:

@@ -118,6 +118,21 @@ def test_state_cmd(
         int | None, typer.Option(min=0, help="Retries already made (retrierRetryCount).")
     ] = None,
     inspection_level: Annotated[str, typer.Option(help="INFO, DEBUG or TRACE.")] = "DEBUG",
+    context: Annotated[
+        str | None, typer.Option(help="The Context object the state sees: JSON, or @FILE.")
+    ] = None,
+    error_caused_by_state: Annotated[
+        str | None, typer.Option(help="Map/Parallel: the inner state a mocked error comes from.")
+    ] = None,
+    map_failures: Annotated[
+        int | None, typer.Option(min=0, help="Map: failed iterations (mapIterationFailureCount).")
+    ] = None,
+    map_items: Annotated[
+        str | None, typer.Option(help="Distributed Map: the ItemReader's items, JSON or @FILE.")
+    ] = None,
+    reveal_secrets: Annotated[
+        bool, typer.Option(help="TRACE of an HTTP Task: show what its connection adds.")
+    ] = False,
 ) -> None:
     """Test one state with Step Functions' TestState (AWS, or the sandbox by --endpoint-url)."""
     import json
@@ -142,8 +157,21 @@ def test_state_cmd(
     elif mock_error is not None:
         error = {"error": mock_error, **({"cause": mock_cause} if mock_cause else {})}
         request["mock"] = {"errorOutput": error}
+    config: dict[str, object] = {}
     if retry_count is not None:
-        request["stateConfiguration"] = {"retrierRetryCount": retry_count}
+        config["retrierRetryCount"] = retry_count
+    if error_caused_by_state:
+        config["errorCausedByState"] = error_caused_by_state
+    if map_failures is not None:
+        config["mapIterationFailureCount"] = map_failures
+    if map_items is not None:
+        config["mapItemReaderData"] = json.dumps(parse_input(map_items))
+    if config:
+        request["stateConfiguration"] = config
+    if context is not None:
+        request["context"] = json.dumps(parse_input(context))
+    if reveal_secrets:
+        request["revealSecrets"] = True
     sfn: Any = st.clients.client("stepfunctions")  # the request is built as a plain dict
     answer: dict[str, Any] = dict(sfn.test_state(**request))
     answer.pop("ResponseMetadata", None)

@@ -7,8 +7,11 @@ documents it (https://docs.aws.amazon.com/step-functions/latest/apireference/API
 answer carries ``output``, ``error``, ``cause``, ``inspectionData``, ``nextState`` and
 ``status``. A request TestState refuses answers the API's error (``InvalidDefinition``,
 ``ValidationException``, ``InvalidExecutionInput``) with HTTP 400. The sandbox calls no
-service for a Task: give its answer in ``mock`` (see :mod:`cfnops.asl._teststate` and
-docs/jobs.md, "TestState on the sandbox").
+service for a Task but an HTTP Task (``arn:aws:states:::http:invoke``) given without a mock:
+that one is sent, its ``Authentication.ConnectionArn`` read from the sandbox's EventBridge
+connections, and TRACE shows the exchange (``revealSecrets``: with the connection's
+additions). Any other Task needs its answer in ``mock`` (see :mod:`cfnops.asl._teststate`
+and docs/jobs.md, "TestState on the sandbox").
 
 botocore sends TestState to the ``sync-`` host prefix; a client aimed at the sandbox by
 ``endpoint_url`` needs ``Config(inject_host_prefix=False)`` (cfnops's own clients set it
@@ -19,8 +22,12 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
+import urllib.request
 from typing import Any
 
+from cfnops.asl.errors import TaskFailure
+from cfnops.http import HttpRequest, HttpResponse
 from cfnops.sandbox.extensions._patching import replace
 from cfnops.sandbox.extensions._sfn_mock_check import mock_problem
 
@@ -30,6 +37,37 @@ _lock = threading.Lock()
 _installed = False
 
 
+class _UrllibTransport:
+    """An HTTP Task's request through the standard library (30 s, no retries)."""
+
+    def send(self, request: HttpRequest) -> HttpResponse:
+        req = urllib.request.Request(
+            request.url, data=request.body, headers=dict(request.headers), method=request.method
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return HttpResponse(resp.status, dict(resp.headers), resp.read().decode())
+        except urllib.error.HTTPError as exc:
+            return HttpResponse(exc.code, dict(exc.headers), exc.read().decode(errors="replace"))
+        except (urllib.error.URLError, TimeoutError) as exc:
+            raise TaskFailure("States.Http.Socket", f"{type(exc).__name__}: {exc}") from None
+
+
+def _connection(arn: str) -> dict[str, Any] | None:
+    """CreateConnection's AuthParameters of the sandbox's EventBridge connection ``arn``."""
+    from moto.events.models import events_backends
+
+    parts = arn.split(":", 5)
+    if len(parts) < 6 or not parts[5].startswith("connection/"):
+        return None
+    name = parts[5].split("/")[1]
+    try:
+        found = events_backends[parts[4]][parts[3]].connections.get(name)
+    except KeyError:
+        return None
+    return dict(found.auth_parameters) if found is not None else None
+
+
 def _test_state(self: Any) -> Any:
     from cfnops.asl import TestStateError, test_state
 
@@ -37,7 +75,8 @@ def _test_state(self: Any) -> Any:
         request = json.loads(self.body or "{}")
         if not isinstance(request, dict) or not isinstance(request.get("definition"), str):
             raise TestStateError("ValidationException", "definition is required")
-        answer = test_state(request)  # checks the request (definition, input) first
+        # checks the request (definition, input) first
+        answer = test_state(request, http=_UrllibTransport(), connections=_connection)
         problem = mock_problem(request)
         if problem is not None:
             raise TestStateError("ValidationException", problem)
