@@ -176,6 +176,8 @@ def test_heal_hold_approved_in_the_browser_with_audit(
             return bool(link.count())
 
         wait_for(listed, 60, "the held run on the Heal page")
+        _held_on_the_runs_page(page, console, run_id)
+        page.goto(f"{console.url}/heal")
         link.click()
         changes = page.locator(".changes").inner_text()
         assert "Modify SampleParameter (AWS::SSM::Parameter) — replacement: True" in changes
@@ -217,6 +219,26 @@ def test_heal_hold_approved_in_the_browser_with_audit(
         except subprocess.TimeoutExpired:  # printed "stopped" yet lingers: not this test's subject
             worker.kill()
             worker.communicate()
+
+
+def _held_on_the_runs_page(page: Any, console: ConsoleProcess, run_id: str) -> None:
+    """The Runs page says HELD, waiting for approval, for a gate-held heal: listed under
+    the HELD filter (chosen in the form), and not under RUNNING."""
+    page.goto(f"{console.url}/runs")
+    page.get_by_label("Status").select_option("HELD")
+    page.get_by_role("button", name="Apply filters").click()
+    page.wait_for_url(re.compile(r".*/runs\?.*status=HELD.*"))
+    row = page.locator(f'#runs-table tr[data-run="{run_id}"]')
+    expect(row).to_have_count(1)
+    status = row.locator('td[data-label="Status"]')
+    expect(status.locator(".status")).to_have_text("HELD")
+    expect(status.locator(".status")).to_have_attribute("data-status", "HELD")
+    expect(status.locator(".waiting")).to_have_text("waiting for approval")
+    shot(page, "runs-held")
+    page.get_by_label("Status").select_option("RUNNING")
+    page.get_by_role("button", name="Apply filters").click()
+    page.wait_for_url(re.compile(r".*/runs\?.*status=RUNNING.*"))
+    expect(page.locator(f'#runs-table tr[data-run="{run_id}"]')).to_have_count(0)
 
 
 def test_definition_revalidated_on_change_and_every_page_named(page: Any, tmp_path: Path) -> None:
