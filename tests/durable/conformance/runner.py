@@ -422,6 +422,16 @@ class Driver:
         if callback is None:
             return
         time.sleep(float(action.get("Delay", 0) or 0))
+        if kind != "heartbeat":
+            # Past its delay, an answer still waits for the execution to be suspended:
+            # every answer in the suite's histories is received by a suspended execution
+            # and starts an invocation of its own (4-18: "Replay 1: Received callback A
+            # … the invocation completes. Replay 2: Received callback B"). Sent while
+            # the replay of the previous answer still runs (slower than the 1 s between
+            # the two delays on a loaded machine), it lands before that replay's
+            # InvocationCompleted, an order no requirement describes; Lambda would record
+            # it there too (it records an answer when it arrives).
+            self._until(arn, _suspended)
         payload = action.get("Payload")
         try:
             if kind == "success":
@@ -433,6 +443,13 @@ class Driver:
                 self.backend.send_callback(callback, "heartbeat")
         except Exception:  # refused (e.g. timed out already): the history shows it
             return
+
+
+def _suspended(record: dict[str, Any]) -> bool:
+    """No invocation of the execution runs, and none is due (nothing woke it yet)."""
+    events = record.get("events") or []
+    completed = sum(1 for e in events if e.get("EventType") == "InvocationCompleted")
+    return not record.get("wake") and int(record.get("invocations", 0)) == completed
 
 
 def _suspended_after(record: dict[str, Any], op_id: str) -> bool:
