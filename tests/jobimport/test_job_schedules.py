@@ -176,3 +176,12 @@ def test_job_when_inside_a_folder_rule_based_calendar_is_a_per_job_condition() -
     assert rows["F/L"]["source"][0] == "2027-03-05 22:00" and len(rows["F/L"]["source"]) == 4
     assert len(rows["F/A"]["source"]) == 23
     assert all(r["equal"] for r in rows.values()), rows
+
+
+def test_a_folder_that_never_runs_keeps_its_own_report() -> None:
+    doc = {"F": {**_RBC_FOLDER["F"], "When": {"Schedule": "Never"}}}
+    plan = _plan(doc)
+    assert plan.report["jobNets"][0]["schedules"] == []
+    assert not any("split into" in u["reason"] for u in plan.report["unmapped"])
+    assert any(u["source"] == "$.F.M.When" and "job F/M" in u["reason"]
+               for u in plan.report["unmapped"])  # fmt: skip

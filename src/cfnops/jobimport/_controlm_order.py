@@ -147,6 +147,8 @@ def _split(net: JobNet, folder: CtmWhen, paths: list[str], model: ImportModel, t
         ordered = frozenset(p for p in paths if run in runs_of[p])
         marks = ordered | ({""} if run in base else frozenset())  # "": the folder's own jobs
         groups.setdefault((run[1], marks), set()).add(run[0])
+    if not groups:  # the folder runs on no day (Never …): its own translation reports it
+        return False
     names_of: dict[str, list[str]] = {p: [] for p in ["", *paths]}
     used = {s.name for s in net.schedules} | set(cals)
     for i, ((at, marks), days) in enumerate(sorted(groups.items(), key=_group_order), 1):
