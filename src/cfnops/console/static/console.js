@@ -67,21 +67,27 @@ window.cfnops = (function () {
     }
     const cy = cytoscape({
       container, elements, minZoom: 0.05, maxZoom: 2.5,
-      layout: {name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36},
+      layout: window.cfnopsTidy ? {name: "preset"} : {name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36},
       style: [
         {selector: "node", style: {"label": "data(label)", "text-wrap": "wrap", "text-valign": "center",
           "shape": "round-rectangle", "width": "label", "height": "label", "padding": "8px",
           "font-size": 11, "background-color": "#ffffff", "border-width": 1, "border-color": "#7a8699"}},
         {selector: "node[compound = 'yes'], :parent", style: {"text-valign": "top", "background-opacity": 0.06,
           "border-style": "dashed"}},
+        {selector: "node.collapsed", style: {"text-valign": "center", "padding": "14px", "border-style": "solid"}},
         {selector: "node[kind = 'end']", style: {"shape": "ellipse", "background-color": "#232f3e", "color": "#fff"}},
         {selector: "node:selected", style: {"border-width": 3, "border-color": "#0b5fff"}},
         {selector: "edge", style: {"curve-style": "bezier", "target-arrow-shape": "triangle", "width": 1.2,
-          "line-color": "#9aa5b5", "target-arrow-color": "#9aa5b5", "label": "data(label)", "font-size": 9}},
+          "line-color": "#9aa5b5", "target-arrow-color": "#9aa5b5", "label": "data(label)", "font-size": 11,
+          "text-background-color": "#ffffff", "text-background-opacity": 0.85, "text-background-padding": 1}},
+        {selector: "edge.label-on-hover", style: {"text-opacity": 0, "text-background-opacity": 0}},
+        {selector: "edge.label-on-hover.hovered", style: {"text-opacity": 1, "text-background-opacity": 0.85, "z-index": 10}},
       ].concat(Object.entries(COLOURS).map(([s, c]) =>
         ({selector: `node[status = '${s}']`, style: {"background-color": c, "background-opacity": 1}})))
         .concat([{selector: ":parent", style: {"background-opacity": 0.15, "border-width": 2}}]),
     });
+    // Arrows around states, labels clear of each other (graph-tidy.js, after every layout).
+    if (window.cfnopsTidy) window.cfnopsTidy.attach(cy);
     return cy;
   }
 

@@ -24,7 +24,7 @@
   // ---- graph ---------------------------------------------------------------------------
   const cy = C.graph(el("graph"), elements);
   window.cfnopsGraph = cy;
-  const READABLE = 0.75;  // below this zoom, 11 px labels are too small to read
+  const READABLE = 1.0;  // below this zoom, 11 px labels would be drawn smaller than 11 px
   function fit() {
     if (!cy) return;
     cy.resize();
@@ -38,15 +38,24 @@
   }
   function layout() {
     if (!cy) return;
-    cy.layout({name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36,
-               eles: cy.elements(":visible")}).run();
+    if (window.cfnopsTidy) window.cfnopsTidy.layout(cy);  // routes arrows, places labels
+    else cy.layout({name: "dagre", rankDir: "TB", nodeSep: 24, rankSep: 36,
+                    eles: cy.elements(":visible")}).run();
     fit();
   }
   function setCollapsed(on) {
     if (!cy) return;
     collapsed = on;
     cy.nodes("[compound = 'yes']").forEach((group) => {
-      group.descendants().style("display", on ? "none" : "element");
+      // A box with no displayed member has no size in cytoscape: a collapsed one keeps its
+      // first state (and the branch box around it) displayed but invisible, as its body.
+      group.descendants().style({display: on ? "none" : "element", visibility: "visible"});
+      group.toggleClass("collapsed", on);
+      if (on) {
+        let body = group.children()[0];
+        while (body && body.isParent()) { body.style({display: "element", visibility: "hidden"}); body = body.children()[0]; }
+        if (body) body.style({display: "element", visibility: "hidden"});
+      }
       const count = group.descendants().filter((n) => n.data("name")).length;
       group.data("label", group.data("label").split("\n+")[0] + (on ? `\n+${count} states` : ""));
     });
