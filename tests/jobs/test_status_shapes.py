@@ -117,6 +117,73 @@ def _nested() -> list[dict[str, Any]]:
     return h.events
 
 
+def _forced(ok: bool) -> list[dict[str, Any]]:
+    """Parallel P: X and Y run; an operator forces Y (``cfnops job force``). cfnops
+    records ``TaskForced`` after the run's latest event, which here is X's (the
+    branches run side by side), then Y's own answer as its Task ends."""
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    started = h.add(h.add(1, "ParallelStateEntered", name="P", input="{}"), "ParallelStateStarted")
+    y = h.add(h.add(started, "TaskStateEntered", name="Y", input="{}"), "LambdaFunctionScheduled")
+    x = h.add(h.add(started, "TaskStateEntered", name="X", input="{}"), "LambdaFunctionScheduled")
+    if ok:
+        h.add(x, "TaskForced", name="Y", status="SUCCEEDED", output='"by hand"', actor="ops")
+        y = h.add(y, "LambdaFunctionSucceeded", output='"by hand"')
+        h.add(y, "TaskStateExited", name="Y", output='"by hand"')
+        x = h.add(x, "LambdaFunctionSucceeded", output='"done"')
+        h.add(x, "TaskStateExited", name="X", output='"done"')
+        done = h.add(started, "ParallelStateSucceeded")
+        h.add(h.add(done, "ParallelStateExited", name="P", output="[]"), "ExecutionSucceeded")
+        return h.events
+    h.add(x, "TaskForced", name="Y", status="FAILED", error="Operator.Failed", actor="ops")
+    h.add(y, "LambdaFunctionFailed", error="Operator.Failed", cause="hung")
+    h.add(x, "TaskStateAborted")
+    failed = h.add(started, "ParallelStateFailed", error="Operator.Failed", cause="hung")
+    h.add(failed, "ExecutionFailed", error="Operator.Failed", cause="hung")
+    return h.events
+
+
+def _skipped_iteration() -> list[dict[str, Any]]:
+    """Map M: iteration 0's W runs; iteration 1's W is skipped by an operator (entered
+    and left with the given output, never called)."""
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    started = h.add(h.add(1, "MapStateEntered", name="M", input="[]"), "MapStateStarted")
+    first = h.add(started, "MapIterationStarted", index=0, name="M")
+    h.add(_task(h, first, "W", "ok"), "MapIterationSucceeded", index=0, name="M")
+    second = h.add(started, "MapIterationStarted", index=1, name="M")
+    at = h.add(second, "TaskStateEntered", name="W", input="{}")
+    at = h.add(at, "StateSkipped", name="W", output='"skipped"', actor="ops")
+    at = h.add(at, "TaskStateExited", name="W", output='"skipped"')
+    h.add(at, "MapIterationSucceeded", index=1, name="M")
+    done = h.add(h.add(started, "MapStateSucceeded"), "MapStateExited", name="M", output="[]")
+    h.add(done, "ExecutionSucceeded")
+    return h.events
+
+
+RERUN = {"StartAt": "A", "States": {
+    "A": {"Type": "Task", "Resource": "a", "Next": "M"},
+    "M": {"Type": "Map", "End": True, "ItemProcessor": {
+        "StartAt": "W", "States": {"W": {"Type": "Task", "Resource": "w", "End": True}}}},
+}}  # fmt: skip
+
+
+def _rerun_from_map() -> list[dict[str, Any]]:
+    """``cfnops job rerun --from M --map-iterations failed`` of a run whose iteration 1
+    failed: a new run that starts at M (A is not run again: its entry links to no
+    event, as cfnops records it); iteration 0 replays its recorded result, iteration 1
+    runs again and now succeeds after one retry."""
+    h = _H()
+    h.add(0, "ExecutionStarted")
+    started = h.add(h.add(0, "MapStateEntered", name="M", input="[]"), "MapStateStarted")
+    for index, outcome in ((0, ("ok",)), (1, ("fail:E", "ok"))):
+        it = h.add(started, "MapIterationStarted", index=index, name="M")
+        h.add(_task(h, it, "W", *outcome), "MapIterationSucceeded", index=index, name="M")
+    done = h.add(h.add(started, "MapStateSucceeded"), "MapStateExited", name="M", output="[]")
+    h.add(done, "ExecutionSucceeded")
+    return h.events
+
+
 NESTED = {"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
     {"StartAt": "N", "States": {"N": {"Type": "Map", "End": True, "ItemProcessor": {
         "StartAt": "W", "States": {"W": {"Type": "Task", "Resource": "w", "End": True}}}}}},
@@ -159,6 +226,22 @@ CASES = [
      {"P": [("FAILED", 0, "Boom"), ("ABORTED", 0, None)],
       "N": [("SUCCEEDED", 0, None), ("FAILED", 0, "Boom")]},
      {"P": ("FAILED", 0, "Boom"), "N": ("FAILED", 0, "Boom"), "Z": ("ABORTED", 0, None)}),
+    # forced: the Task ends as the operator said; it alone carries the mark
+    ("parallel-forced", _forced(True), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("SUCCEEDED", 0, None)]},
+     {"P": ("SUCCEEDED", 0, None), "X": ("SUCCEEDED", 0, None, "-"),
+      "Y": ("SUCCEEDED", 0, None, "forced")}),
+    ("parallel-forced-failed", _forced(False), PAR,
+     {"P": [("ABORTED", 0, None), ("FAILED", 0, "Operator.Failed")]},
+     {"P": ("FAILED", 0, "Operator.Failed"), "X": ("ABORTED", 0, None, "-"),
+      "Y": ("FAILED", 0, "Operator.Failed", "forced")}),
+    ("map-skipped", _skipped_iteration(), None,
+     {"M": [("SUCCEEDED", 0, None), ("SUCCEEDED", 0, None)]},
+     {"M": ("SUCCEEDED", 0, None), "W": ("SUCCEEDED", 0, None, "skipped")}),
+    # rerun: a new run from M; A was not run in it
+    ("map-rerun-from-state", _rerun_from_map(), RERUN,
+     {"M": [("SUCCEEDED", 0, None), ("SUCCEEDED", 1, None)]},
+     {"A": ("NOT RUN", 0, None), "M": ("SUCCEEDED", 0, None), "W": ("SUCCEEDED", 1, None)}),
 ]  # fmt: skip
 
 
@@ -168,7 +251,7 @@ def test_status_of_every_shape(
     history: list[dict[str, Any]],
     definition: dict[str, Any] | None,
     groups: dict[str, list[tuple[str, int, str | None]]],
-    states: dict[str, tuple[str, int, str | None]],
+    states: dict[str, tuple[Any, ...]],
 ) -> None:
     derived = derive_status(history, definition)
     for group, expected in groups.items():
@@ -183,13 +266,29 @@ def test_status_of_every_shape(
                     assert view.exited is not None, (group, run.index, name)
                     assert view.entered is not None and view.exited >= view.entered, name
     for name, expected in states.items():
+        if expected[0] == "NOT RUN":
+            assert name not in derived.overall, name
+            continue
         view = derived.overall[name]
-        assert (view.status, view.retries, view.error) == expected, name
+        assert (view.status, view.retries, view.error) == expected[:3], name
+        if len(expected) > 3:  # "forced", "skipped" or "-" (neither)
+            mark = "forced" if view.forced else "skipped" if view.skipped else "-"
+            assert mark == expected[3], name
     for name, view in derived.overall.items():
         if view.status == "ABORTED":
             assert (view.error, view.cause) == (None, None), name
         if view.status not in ("RUNNING",):
             assert view.exited is not None, name
+
+
+def test_forced_and_skipped_marks_stay_on_their_own_branch_and_iteration() -> None:
+    """The mark is on the Task the operator acted on, in its own branch or iteration."""
+    for ok in (True, False):
+        x_branch, y_branch = derive_status(_forced(ok), PAR).iterations["P"]
+        assert (x_branch.states["X"].forced, y_branch.states["Y"].forced) == (False, True)
+    ran, skipped = derive_status(_skipped_iteration()).iterations["M"]
+    assert (ran.states["W"].skipped, skipped.states["W"].skipped) == (False, True)
+    assert (ran.states["W"].attempts, skipped.states["W"].attempts) == (1, 0)
 
 
 def test_a_succeeded_branch_ends_when_its_end_state_exits_while_others_run() -> None:

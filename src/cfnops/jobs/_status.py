@@ -268,8 +268,10 @@ def derive_status(
             visit.error = visit.cause = None
         elif visit is not None and etype == "StateSkipped":
             visit.skipped = True
-        elif visit is not None and etype == "TaskForced":
-            visit.forced = True
+        elif etype == "TaskForced":
+            forced = _forced_task(scopes, visit, str(details.get("name")))
+            if forced is not None:
+                forced.forced = True
         elif etype == "ParallelStateStarted" and visit is not None:
             parallel_starts[eid] = visit
         if etype in _GROUP_ENDS and visit is not None:
@@ -296,6 +298,21 @@ def derive_status(
     for runs in iterations.values():
         runs.sort(key=lambda r: r.index)
     return RunStatus(top.states, iterations, _overall(top, iterations), last)
+
+
+def _forced_task(scopes: list[_Scope], visit: StateRun | None, name: str) -> StateRun | None:
+    """The Task a ``TaskForced`` event ends: named in the event. cfnops records the event
+    after the run's latest event, which can be another branch's while branches run side
+    by side, so its link alone may point at the wrong state; among running Tasks of that
+    name (Map iterations), the one entered last."""
+    if visit is not None and visit.name == name:
+        return visit
+    running = [
+        each.states[name]
+        for each in scopes
+        if name in each.states and each.states[name].status == "RUNNING"
+    ]
+    return max(running, key=lambda v: v.entered or 0.0, default=None)
 
 
 def _leaves(scope: _Scope, etype: str, details: Mapping[str, Any]) -> bool:
@@ -421,6 +438,7 @@ def _overall(top: _Scope, iterations: dict[str, list[IterationRun]]) -> dict[str
             worst.error, worst.cause, entered, exited,
             attempts=sum(v.retries for v in views) + 1,
             visits=sum(v.visits for v in views), tasks=latest.tasks, counts=counts,
+            skipped=any(v.skipped for v in views), forced=any(v.forced for v in views),
         )  # fmt: skip
         out[name] = summary
     return out
