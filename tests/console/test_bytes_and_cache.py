@@ -61,3 +61,48 @@ def test_a_path_outside_the_roots_shows_no_absolute_folder(
         assert "<h1>Cannot do that</h1>" in answer.text  # the error page, not raw JSON
         shown = answer.text.replace(str(outside), "")
         assert str(tmp_path) not in shown, url  # the roots are not shown by absolute path
+
+
+def test_pages_json_and_static_files_are_brotli_when_offered(client: TestClient) -> None:
+    for url, accept in (("/designer", "text/html"), ("/designer/api/sdk", "application/json")):
+        plain = client.get(url, headers={"Accept": accept, "Accept-Encoding": "identity"})
+        br = client.get(url, headers={"Accept": accept, "Accept-Encoding": "gzip, deflate, br"})
+        assert br.headers["content-encoding"] == "br", url
+        assert "accept-encoding" in br.headers["vary"].lower()
+        assert int(br.headers["content-length"]) < len(plain.content) / 2, url
+        assert br.content == plain.content  # decoded by httpx with the brotli package
+    script = client.get("/static/vendor/cytoscape.min.js", headers={"Accept-Encoding": "br"})
+    assert script.headers["content-encoding"] == "br" and b"cytoscape" in script.content[:2000]
+    refused = client.get("/designer", headers={"Accept-Encoding": "br;q=0, gzip"})
+    assert refused.headers["content-encoding"] == "gzip"
+
+
+def test_brotli_streams_in_parts_and_leaves_event_streams_alone() -> None:
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.responses import StreamingResponse
+    from starlette.routing import Route
+
+    from cfnops.console._compress import Compression, accepts_brotli
+
+    parts = [b"event: update\ndata: %d\n\n" % i * 40 for i in range(5)]
+
+    def answer(media: str) -> StreamingResponse:
+        return StreamingResponse(iter(parts), media_type=media)
+
+    app = Starlette(
+        routes=[
+            Route("/events", lambda r: answer("text/event-stream")),
+            Route("/text", lambda r: answer("text/plain")),
+        ],
+        middleware=[Middleware(Compression, minimum_size=100)],
+    )
+    client = TestClient(app)
+    events = client.get("/events", headers={"Accept-Encoding": "br"})
+    assert "content-encoding" not in events.headers and events.content == b"".join(parts)
+    text = client.get("/text", headers={"Accept-Encoding": "br"})
+    assert text.headers["content-encoding"] == "br" and "content-length" not in text.headers
+    assert text.content == b"".join(parts)
+    assert [accepts_brotli(v) for v in ("br", "gzip, BR;q=0.5", "br;q=0", "gzip", "")] == [
+        True, True, False, False, False
+    ]  # fmt: skip

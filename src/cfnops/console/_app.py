@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
@@ -28,6 +27,7 @@ from cfnops.console import (
     _pages_schedules,
 )
 from cfnops.console._auth import Auth
+from cfnops.console._compress import Compression
 from cfnops.console._security import RequireSession, SecurityHeaders
 from cfnops.console._static import VersionedStatic
 from cfnops.console._web import HERE, Console, error_page
@@ -103,9 +103,9 @@ def create_app(settings: Settings, auth: Auth) -> Starlette:
             *_pages_metrics.routes,
             *_pages_runs.routes[2:],
         ],
-        # Pages, fragments and JSON compressed when the browser asks (Accept-Encoding:
-        # gzip); Server-Sent Events never are (Starlette leaves text/event-stream alone).
-        middleware=[Middleware(GZipMiddleware, minimum_size=1024), Middleware(RequireSession)],
+        # Pages, fragments, JSON and static files compressed when the browser asks
+        # (Accept-Encoding: br, else gzip); Server-Sent Events never are.
+        middleware=[Middleware(Compression, minimum_size=1024), Middleware(RequireSession)],
         exception_handlers={
             CfnopsError: _cfnops_error,
             HTTPException: _http_error,
