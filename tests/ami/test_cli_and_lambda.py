@@ -174,6 +174,11 @@ def test_rotation_that_leaves_drift_says_drifted_exit_1(
     out = json.loads(capsys.readouterr().out)
     assert (out["outcome"], out["Drift"], out["PreviousImageId"]) == ("DRIFTED", "DRIFTED", old)
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == new  # the update itself ran
+    # runs list reads the run's outcome, and finds it by it
+    listed = [*cli, "-o", "json", "runs", "list", "--outcome", "drifted", "--limit", "500"]
+    assert run(listed) == 0
+    runs = json.loads(capsys.readouterr().out)
+    assert [r["outcome"] for r in runs if r["runId"] == out["RunId"]] == ["DRIFTED"]
     (still,) = out["StillDrifted"]
     assert (still["LogicalResourceId"], still["ResourceType"], still["Status"]) == (
         "Extra",
