@@ -11,7 +11,8 @@
 5. A job run with 10,000 history events (a Map of 2,000 iterations): the Job run
    page's weight (document + scripts + styles, as Chromium received them), its
    time to interactive (navigation start → the graph, state list, iteration table
-   and newest events drawn; median of 5 loads), and the bytes of each live update
+   and newest events drawn; median of 5 loads), a state's panel (click → drawn; median
+   of 12), and the bytes of each live update
    after 3 new events (median of 10), beside the page's full data for comparison.
 6. Memory: the console process's resident set (VmRSS) and peak (VmHWM).
 
@@ -194,7 +195,8 @@ def _big_run(db: Path, iterations: int) -> object:
 
 
 def big_history(base: str, db: Path) -> None:
-    """Page weight and time to interactive of a 10,000-event run; bytes per live update."""
+    """Page weight, time to interactive and state panels of a 10,000-event run; bytes per
+    live update. The machine's load average is printed with the figures."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         print("big history: skipped (no chromium on PATH)")
@@ -230,6 +232,7 @@ def big_history(base: str, db: Path) -> None:
                     sizes[url] = len(response.body())  # type: ignore[attr-defined]
 
         page.on("response", count)
+        print("load average (1/5/15 min)   " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
         loads: list[float] = []
         for _ in range(5):
             sizes.clear()
@@ -246,6 +249,22 @@ def big_history(base: str, db: Path) -> None:
         )
         print(f"time to interactive         median {statistics.median(loads):6.1f} ms   "
               f"max {max(loads):6.1f} ms  (5 loads)")  # fmt: skip
+        # A state's panel: a click in the state list until its panel is drawn (the server
+        # derives the 10,000 events' statuses for it). Alternating states, so each click
+        # fetches a panel.
+        panels: list[float] = []
+        for i in range(12):
+            name = ("Fan", "Work", "Last")[i % 3]
+            began = time.perf_counter()
+            page.click(f'#state-list button[data-state="{name}"]')
+            drawn = (
+                "(() => { const h = document.getElementById('panel-state');"
+                f" return h !== null && h.textContent.startsWith('{name}'); }})()"
+            )
+            _wait(page, drawn)
+            panels.append((time.perf_counter() - began) * 1000)
+        print(f"state panel (click → drawn) median {statistics.median(panels):6.1f} ms   "
+              f"max {max(panels):6.1f} ms  (12 clicks)")  # fmt: skip
         time.sleep(1)  # the stream is connected
         sent: list[int] = []
         last = events
