@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -269,3 +270,150 @@ def test_precommit_hook_runs_changed_pairs(tmp_path: Path) -> None:
     pattern = re.compile(hook["files"])
     assert pattern.search("a/stopper.mocks.json") and pattern.search("b/x.asl.yaml")
     assert not pattern.search("template.json")
+
+
+ROUTING = {
+    "StartAt": "CheckServer",
+    "States": {
+        "CheckServer": {
+            "Type": "Task",
+            "Resource": "arn:aws:states:::lambda:invoke",
+            "Parameters": {"FunctionName": "check", "Payload.$": "$"},
+            "ResultPath": "$.check",
+            "Next": "Route",
+        },
+        "Route": {
+            "Type": "Choice",
+            "Choices": [
+                {"Variable": "$.check.Payload.state", "StringEquals": "running",
+                 "Next": "StopServer"},
+                {"And": [{"Variable": "$.mode", "StringEquals": "force"},
+                         {"Variable": "$.retries", "NumericGreaterThan": 2}],
+                 "Next": "ForceStop"},
+                {"Not": {"Variable": "$.check.Payload.healthy", "BooleanEquals": True},
+                 "Next": "Alert"},
+                {"Variable": "$.window", "TimestampLessThan": "2030-01-01T00:00:00Z",
+                 "Next": "Postpone"},
+                {"Variable": "$.expected", "StringEqualsPath": "$.actual", "Next": "Mismatch"},
+                {"Variable": "$$.Execution.Name", "StringEquals": "x", "Next": "Never"},
+            ],
+            "Default": "Nothing",
+        },
+        "StopServer": {"Type": "Succeed"},
+        "ForceStop": {"Type": "Succeed"},
+        "Alert": {"Type": "Fail", "Error": "Unhealthy"},
+        "Postpone": {"Type": "Succeed"},
+        "Mismatch": {"Type": "Succeed"},
+        "Never": {"Type": "Succeed"},
+        "Nothing": {"Type": "Succeed"},
+    },
+}  # fmt: skip
+
+
+def test_starter_file_has_a_case_per_reachable_choice_branch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each Choice branch gets a case whose input, or whose Task answer under the Task's
+    ResultPath, takes it; the run confirms it; a rule no data can be found for (a …Path
+    comparison) is listed, not guessed."""
+    definition, _ = _files(tmp_path, ROUTING, {}, name="router")
+    starter = tmp_path / "router.mocks.json"
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter), "--starter")
+    assert code == 0, out
+    assert "no case for Route → Never" in out
+    data = json.loads(starter.read_text())
+    expected = data["cfnops"]["StateMachines"]["router"]["TestCases"]
+    mapping = data["StateMachines"]["router"]["TestCases"]
+    branches = {"RouteToStopServer": "StopServer", "RouteToForceStop": "ForceStop",
+                "RouteToAlert": "Alert", "RouteToPostpone": "Postpone",
+                "RouteToMismatch": "Mismatch", "RouteToNothing": "Nothing"}  # fmt: skip
+    assert list(expected) == ["HappyPath", *branches]
+    for case, target in branches.items():
+        assert expected[case]["states"] == ["CheckServer", "Route", target], case
+    # the data that does it: in the CheckServer answer, or in the execution input
+    stop_answer = data["MockedResponses"][mapping["RouteToStopServer"]["CheckServer"]]
+    assert stop_answer["0-999"]["Return"]["Payload"]["state"] == "running"
+    assert expected["RouteToForceStop"]["input"] == {"mode": "force", "retries": 3}
+    alert = data["MockedResponses"][mapping["RouteToAlert"]["CheckServer"]]["0-999"]["Return"]
+    assert alert["Payload"]["healthy"] is False and alert["Payload"]["state"] != "running"
+    assert expected["RouteToAlert"]["status"] == "FAILED"
+    assert expected["RouteToPostpone"]["input"]["window"] < "2030-01-01T00:00:00Z"
+    assert data["cfnops"]["StateMachines"]["router"]["UnreachedChoices"] == [
+        {"choice": "Route", "next": "Never", "why": ANY}
+    ]
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter))
+    assert expected["RouteToMismatch"]["input"]["expected"] == "m"
+    assert code == 0 and "7 cases: 7 passed, 0 failed" in out
+    # a branch taken by a different state than the file says fails with the path's diff
+    expected["RouteToForceStop"]["states"][-1] = "StopServer"
+    starter.write_text(json.dumps(data))
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter))
+    assert code == 1 and "RouteToForceStop" in out
+
+
+def test_choice_assignments_solve_and_refuse() -> None:
+    from cfnops.jobs._jobtest_choice import ABSENT, branch_assignments, place
+
+    state = {
+        "Type": "Choice",
+        "Choices": [
+            {"Variable": "$.a", "IsPresent": False, "Next": "NoA"},
+            {"Or": [{"Variable": "$.n", "NumericLessThanEquals": 1},
+                    {"Variable": "$['b c']", "StringMatches": "log-*.txt"}], "Next": "Low"},
+            {"Variable": "$.items[0]", "StringEquals": "x", "Next": "Indexed"},
+        ],
+        "Default": "Other",
+    }  # fmt: skip
+    got = dict(branch_assignments(state))
+    assert got["NoA"] == {("a",): ABSENT}
+    assert got["Low"] == {("n",): 1, ("a",): "present"}
+    not_low = {("a",): "present", ("n",): 2, ("b c",): "\0"}  # Or is false: both children
+    assert got["Indexed"] == {("items", 0): "x", **not_low}
+    assert got["Other"] == {**not_low, ("items", 0): "x-other"}
+    placed = place({"keep": 1}, {("items", 2): "x", ("n",): 2})
+    assert placed == {"keep": 1, "items": [None, None, "x"], "n": 2}
+    assert place({"a": 1}, got["NoA"]) == {}
+    rule = {"Variable": "$$.Execution.Name", "StringEquals": "x", "Next": "N"}
+    context = {"Type": "Choice", "Default": "D", "Choices": [rule]}
+    assert dict(branch_assignments(context)) == {"N": None, "D": {}}
+
+
+def test_starter_reaches_every_choice_branch_of_webapp_stop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The JSONata job-net: its Choices read a poll's answer through Output templates and
+    variables Assigned from $states.result, behind a Map and behind each other; every
+    branch gets a case (poll loops answer the witness once, then the base run's answer),
+    and the file passes."""
+    root = Path(__file__).resolve().parents[2] / "examples" / "jobnets"
+    definition = str(root / "webapp-stop.asl.json")
+    starter = tmp_path / "webapp-stop.mocks.json"
+    args = ["--mocks", str(starter), "--input", f"@{root / 'webapp-stop.input.json'}"]
+    code, out = _cli(capsys, "job", "test", definition, *args, "--starter")
+    assert code == 0 and "no case for" not in out, out
+    data = json.loads(starter.read_text())
+    section = data["cfnops"]["StateMachines"]["webapp-stop"]
+    assert "UnreachedChoices" not in section
+    choices = {n: s for n, s in json.loads(Path(definition).read_text())["States"].items()
+               if s["Type"] == "Choice"}  # fmt: skip
+    for name, state in choices.items():
+        for target in [*(c["Next"] for c in state["Choices"]), state["Default"]]:
+            case = section["TestCases"][f"{name}To{target}"]
+            pairs = list(zip(case["states"], case["states"][1:], strict=False))
+            assert (name, target) in pairs, (name, target)
+    waits = data["MockedResponses"]["CheckStopApacheToWaitStopApache"]
+    assert waits["0"]["Return"]["Status"] == "Pending" and "1-999" in waits
+    code, out = _cli(capsys, "job", "test", definition, "--mocks", str(starter))
+    assert code == 0 and f"{len(section['TestCases'])} passed, 0 failed" in out
+
+
+def test_jsonata_conditions_solved() -> None:
+    from cfnops.jobs._jobtest_condition import VAR, solve_condition
+
+    assert solve_condition("{% $states.input.Code in [0, 16, 64] %}", True) == {("Code",): 0}
+    assert solve_condition("{% $states.input.Code in [0, 16, 64] %}", False) == {("Code",): 65}
+    both = "{% $status != 'available' and $states.input.items[1].n >= 3 %}"
+    assert solve_condition(both, True) == {(VAR, "status"): "available-other", ("items", 1, "n"): 3}
+    assert solve_condition(both, False) == {(VAR, "status"): "available"}
+    assert solve_condition("{% $count($states.input.x) > 1 %}", True) is None
+    assert solve_condition("{% $a = 1 and $b = 2 or $c = 3 %}", True) is None

@@ -73,11 +73,17 @@ def _write_starter(
     value = parse_input(input_) if input_ is not None else None
     data = starter_mocks(load_definition(definition), name or machine_name(definition), value)
     mocks.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    cases = list(data["cfnops"]["StateMachines"][name or machine_name(definition)]["TestCases"])
+    section = data["cfnops"]["StateMachines"][name or machine_name(definition)]
+    cases = list(section["TestCases"])
+    unreached = section.get("UnreachedChoices", [])
     if st.output_format == "json":
-        st.emit_json({"mocks": str(mocks), "cases": cases})
-    else:
-        st.console.print(f"wrote {mocks}: {len(cases)} cases ({', '.join(cases)})", markup=False)
+        st.emit_json({"mocks": str(mocks), "cases": cases, "unreachedChoices": unreached})
+        return
+    line = f"wrote {mocks}: {len(cases)} cases ({', '.join(cases)})"
+    st.console.print(line, markup=False, highlight=False, soft_wrap=True)
+    for branch in unreached:
+        note = f"  no case for {branch['choice']} → {branch['next']}: {branch['why']}"
+        st.console.print(note, markup=False, highlight=False, soft_wrap=True)
 
 
 def _render(st: CliState, results: list[CaseResult]) -> None:
