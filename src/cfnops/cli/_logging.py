@@ -12,6 +12,7 @@ import copy
 import logging
 import sys
 
+from cfnops.cli import _json_stderr
 from cfnops.logcontext import JsonFormatter
 
 __all__ = ["LOG_FORMATS", "JsonFormatter", "OneLineFormatter", "configure_logging"]
@@ -35,6 +36,9 @@ class OneLineFormatter(logging.Formatter):
             detail = " ".join(str(exc[1]).split())
             what = f"{type(exc[1]).__name__}: {detail}" if detail else type(exc[1]).__name__
             text = f"{text.rstrip(':')} ({what})"
+        run_id = getattr(record, "run_id", None)  # set by extra= or on DBOS's lines about a run
+        if run_id and str(run_id) not in text:
+            text = f"{text} [run {run_id}]"
         return " ".join(text.splitlines())
 
 
@@ -52,12 +56,17 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
 def configure_logging(verbose: int, log_format: str = "text") -> None:
     """Warnings by default, ``-v`` info, ``-vv`` debug with full tracebacks; ``json``:
-    one JSON object per line (:class:`JsonFormatter`) on stderr.
+    one JSON object per line (:class:`JsonFormatter`) on stderr, and every other line
+    written to stderr turned into one too (:mod:`cfnops.cli._json_stderr`).
 
     Applies to the root logger and to DBOS's logger (which does not propagate).
     """
     level = logging.WARNING - 10 * min(verbose, 2)
     formatter: logging.Formatter
+    if log_format == "json":
+        _json_stderr.install()
+    else:
+        _json_stderr.uninstall()
     if log_format == "json":
         formatter = JsonFormatter(tracebacks=verbose >= 2)
     elif verbose >= 2:

@@ -3,6 +3,11 @@
 A terminal gets Rich's live views; a pipe, a log file or CI gets nothing until the
 end from those, so commands that wait (``heal``, ``runs start``, ``job run``,
 ``demo heal``, ``ami rotate --stack``) also report each phase change here.
+
+With ``--log-format json`` each line is a JSON record instead (logger
+``cfnops.progress``, level ``INFO``, whatever the ``-v`` level: these lines are the
+command's output, not logs), carrying ``phase``, ``detail`` and the ``run_id`` /
+``state`` / ``stack`` it is about as fields.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
+
+from cfnops.cli._json_stderr import JsonStderr, record_line
 
 if TYPE_CHECKING:
     from cfnops.config import Settings
@@ -32,18 +39,43 @@ class PhaseLines:
         self._last: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def note(self, what: str, phase: str, detail: str = "") -> None:
-        """Report ``phase`` of ``what`` unless it is the phase last reported for it."""
+    def note(
+        self,
+        what: str,
+        phase: str,
+        detail: str = "",
+        *,
+        run_id: str | None = None,
+        state: str | None = None,
+        stack: str | None = None,
+    ) -> None:
+        """Report ``phase`` of ``what`` unless it is the phase last reported for it
+        (``run_id``, ``state`` and ``stack`` are fields of a JSON line)."""
         if not self.enabled:
             return
         with self._lock:
             if self._last.get(what) == phase:
                 return
             self._last[what] = phase
-            now = datetime.now(UTC).strftime("%H:%M:%S")
             tail = f" — {detail}" if detail else ""
-            self._stream.write(f"{now} {what}: {phase}{tail}\n")
-            self._stream.flush()
+            stream = self._stream
+            if isinstance(stream, JsonStderr):
+                fields = {"run_id": run_id, "state": state, "stack": stack}
+                stream = stream.inner
+                stream.write(
+                    record_line(
+                        "INFO",
+                        "cfnops.progress",
+                        f"{what}: {phase}{tail}",
+                        phase=phase,
+                        detail=detail or None,
+                        **fields,
+                    )
+                )
+            else:
+                now = datetime.now(UTC).strftime("%H:%M:%S")
+                stream.write(f"{now} {what}: {phase}{tail}\n")
+            stream.flush()
 
     def fleet(self, rows: Iterable[FleetRow]) -> None:
         """The heal fleet's rows: one line per stack whose status or phase changed."""
@@ -52,7 +84,7 @@ class PhaseLines:
             if r.run_id:
                 what += f" run {r.run_id}"
             phase = r.status + (f" {r.phase}" if r.phase else "")
-            self.note(what, phase, r.detail)
+            self.note(what, phase, r.detail, run_id=r.run_id or None, stack=r.target.stack)
 
 
 @contextmanager
@@ -85,7 +117,7 @@ def watch_run(
                     record = store.get(run_id)
                     steps = store.steps(run_id)
                     phase = record.status + (f" {steps[-1].name}" if steps else "")
-                    lines.note(f"run {run_id}", phase)
+                    lines.note(f"run {run_id}", phase, run_id=run_id)
 
     thread = threading.Thread(target=poll, name=f"progress-{run_id}", daemon=True)
     thread.start()

@@ -147,8 +147,10 @@ def progress(st: CliState, defn: dict[str, Any]) -> Iterator[Progress | None]:
 
     def note(run_id: str, views: Mapping[str, StateView], status: str) -> None:
         for view in views.values():
-            lines.note(f"job {run_id} state {view.name}", view.status)
-        lines.note(f"job {run_id}", status)
+            lines.note(
+                f"job {run_id} state {view.name}", view.status, run_id=run_id, state=view.name
+            )
+        lines.note(f"job {run_id}", status, run_id=run_id)
 
     if st.output_format == "json":
         yield note

@@ -214,6 +214,19 @@ def _log_format(given: str | None) -> str:
 
 
 def _report(err: CfnopsError) -> int:
+    from cfnops.cli import _json_stderr
+
+    if _json_stderr.installed():  # --log-format json: one record, the hint a field
+        _json_stderr.write_record(
+            "ERROR",
+            "cfnops.cli",
+            err.message,
+            hint=err.hint or None,
+            error=type(err).__name__,
+            run_id=getattr(err, "run_id", None),
+            exit_code=int(err.exit_code),
+        )
+        return int(err.exit_code)
     from rich.console import Console  # only to report an error: not on every command's path
     from rich.markup import escape
 
@@ -254,7 +267,7 @@ def run(argv: list[str] | None = None) -> int:
         from cfnops.cli._suggest import suggest_command
 
         suggest_command(exc)
-        exc.show()
+        _show_usage_error(exc)
         return _exit(ExitCode.USAGE, argv)
     except ModuleNotFoundError as exc:
         if (exc.name or "").partition(".")[0] not in _SANDBOX_ONLY:
@@ -280,8 +293,25 @@ def _unexpected(exc: Exception, argv: list[str] | None) -> int:
     text, code = internal_error(
         exc, wants_traceback(sys.argv[1:] if argv is None else argv, dict(os.environ))
     )
-    sys.stderr.write(text + "\n")
+    from cfnops.cli import _json_stderr
+
+    if _json_stderr.installed():
+        _json_stderr.write_record("CRITICAL", "cfnops.cli", text, exit_code=code)
+    else:
+        sys.stderr.write(text + "\n")
     return code
+
+
+def _show_usage_error(exc: ClickException) -> None:
+    """Click's message (usage line and error), or with ``--log-format json`` one record."""
+    from cfnops.cli import _json_stderr
+
+    if not _json_stderr.installed():
+        exc.show()
+        return
+    _json_stderr.write_record(
+        "ERROR", "cfnops.cli", exc.format_message(), error="UsageError", exit_code=exc.exit_code
+    )
 
 
 def _exit(code: int, argv: list[str] | None) -> int:

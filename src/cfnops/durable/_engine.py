@@ -44,6 +44,7 @@ from cfnops.database import (
     retry_while_unreachable,
     storage_error,
 )
+from cfnops.durable import _dbos_logs
 from cfnops.durable._dbos_port import (
     active_workflows,
     claim,
@@ -320,6 +321,7 @@ class Engine:
 
     def _launch(self) -> None:
         import_modules(self.settings.worker.workflow_modules)
+        _dbos_logs.install()  # DBOS's error line for a failed run names the run
         database = self.runtime.database
         url = database.url
         # SQLite: DBOS shares the runtime's engine (one pool, one writer lock). PostgreSQL:
@@ -509,7 +511,9 @@ class Engine:
                 or claim(run_id, self.listen_own_queue(), executor=self.executor_id)
             ):
                 self.stalls.done(run_id)
-                _log.warning("run %s continues from its last checkpoint", run_id)
+                _log.warning(
+                    "run %s continues from its last checkpoint", run_id, extra={"run_id": run_id}
+                )
 
     # -- queues ----------------------------------------------------------------
 

@@ -67,7 +67,9 @@ class Fence:
         if cancelled:  # `runs cancel`: stop here, as DBOS stops a cancelled run's step
             if not self._lost:
                 self._lost = True
-                _log.warning("run %s was cancelled: %s", self.run_id, what)
+                _log.warning(
+                    "run %s was cancelled: %s", self.run_id, what, extra={"run_id": self.run_id}
+                )
             raise park(f"run {self.run_id} was cancelled")
         if not self._lost:
             self._lost = True
@@ -77,5 +79,6 @@ class Fence:
                 self.run_id,
                 self.executor_id or "-",
                 what,
+                extra={"run_id": self.run_id},
             )
         raise lost_ownership(self.run_id)

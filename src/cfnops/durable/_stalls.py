@@ -61,6 +61,7 @@ class Stalls:
             "once the database works again",
             run_id,
             text,
+            extra={"run_id": run_id},
         )
         return True
 

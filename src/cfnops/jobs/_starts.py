@@ -164,7 +164,7 @@ def start_entry(
         return "started"
     if mode == "skip":
         record_alert(jobs, run_id, "skipped", {"activeRun": active, "scheduledAt": due})
-        _log.warning("%s: skipped, %s is still running", run_id, active)
+        _log.warning("%s: skipped, %s is still running", run_id, active, extra={"run_id": run_id})
         return "skipped"
     queued = {
         **dict(row),
