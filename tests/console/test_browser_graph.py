@@ -198,6 +198,17 @@ def test_a_hundred_state_graph_has_no_overlaps_and_fits(
             " return b.x1 >= 0 && b.y1 >= 0 && b.x2 <= cfnopsGraph.width(); })()"
         )
         assert start
+        # With a state selected, Fit centres it (the job-net does not fit at 100 %).
+        page.locator('#state-list button[data-state="Tail20"]').click()
+        wait_until(page, "() => cfnopsGraph.nodes(':selected').length === 1")
+        page.get_by_role("button", name="Zoom out").click()
+        page.get_by_role("button", name="Fit").click()
+        centred = page.evaluate(
+            "(() => { const n = cfnopsGraph.nodes(':selected')[0], p = n.renderedPosition();"
+            " return [p.x - cfnopsGraph.width() / 2, p.y - cfnopsGraph.height() / 2,"
+            " cfnopsGraph.zoom()]; })()"
+        )
+        assert abs(centred[0]) < 2 and abs(centred[1]) < 2 and abs(centred[2] - fitted) < 1e-6
     finally:
         context.close()
 

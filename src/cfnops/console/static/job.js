@@ -30,10 +30,14 @@
     cy.resize();
     cy.fit(cy.elements(":visible"), 16);
     if (cy.zoom() > 1.3) { cy.zoom(1.3); cy.center(cy.elements(":visible")); }
-    if (cy.zoom() < READABLE) {  // too many states to fit readably: start at the top
+    if (cy.zoom() < READABLE) {  // too many states to fit readably: a part of it at 100 %
       cy.zoom(READABLE);
+      // The selected state, else the first failed one, centred; else the start, at the top.
+      const shown = cy.nodes(":visible");
+      const focus = shown.filter(":selected").union(shown.filter("[status = 'FAILED']"))[0];
       const start = cy.getElementById("__start");
-      if (start.length) cy.pan({x: cy.width() / 2 - start.position("x") * READABLE, y: 24});
+      if (focus) cy.center(focus);
+      else if (start.length) cy.pan({x: cy.width() / 2 - start.position("x") * READABLE, y: 24});
     }
   }
   function layout() {
