@@ -23,9 +23,31 @@ class Metrics:
     """A registry and the instruments a process feeds while it works."""
 
     def __init__(self) -> None:
-        from prometheus_client import CollectorRegistry, Counter, Histogram
+        import platform
+
+        from prometheus_client import (
+            PLATFORM_COLLECTOR,
+            PROCESS_COLLECTOR,
+            CollectorRegistry,
+            Counter,
+            Gauge,
+            Histogram,
+        )
+
+        from cfnops._version import __version__
 
         self.registry = CollectorRegistry(auto_describe=True)
+        # process_* (CPU seconds, memory, open files, start time: a restart shows as one)
+        # and python_info, as prometheus_client's default registry has them
+        self.registry.register(PROCESS_COLLECTOR)
+        self.registry.register(PLATFORM_COLLECTOR)
+        build = Gauge(
+            "cfnops_build_info",
+            "Always 1: the cfnops version and Python of this process, as labels.",
+            ("version", "python"),
+            registry=self.registry,
+        )
+        build.labels(__version__, platform.python_version()).set(1)
         self.step_seconds = Histogram(
             "cfnops_step_duration_seconds",
             "Durable steps executed by this process, by workflow, and how long each took "
@@ -36,7 +58,7 @@ class Metrics:
         )
         self.step_retries = Counter(
             "cfnops_step_retries",
-            "Step attempts that failed and were retried, by workflow.",
+            "Step attempts this process ran that failed and were retried, by workflow.",
             ("workflow",),
             registry=self.registry,
         )

@@ -74,12 +74,12 @@ def test_worker_metrics_after_runs(tmp_path: Path) -> None:
     assert worker.returncode == 0, err
     assert f"metrics: http://127.0.0.1:{port}/metrics" in out
     wf = (("workflow", "test.logs"),)
-    assert samples[("cfnops_runs_started_total", wf)] == 4
+    assert samples[("cfnops_runs_started_total", wf)] == 3  # parked-1 has not started
     assert samples[("cfnops_runs_finished_total", (("outcome", "SUCCEEDED"), *wf))] == 3
     assert samples[("cfnops_run_duration_seconds_count", wf)] == 3
     assert samples[("cfnops_step_duration_seconds_count", wf)] == 3  # one step each, here
     assert samples[("cfnops_queue_depth", (("queue", "parked"),))] == 1
-    assert samples[("cfnops_queue_oldest_age_seconds", ())] > 0
+    assert samples[("cfnops_queue_oldest_age_seconds", (("queue", "parked"),))] > 0
     assert samples[("cfnops_runs_held", ())] == 0
     assert samples[("cfnops_pool_capacity", (("pool", "deploys"),))] == 2
     assert samples[("cfnops_pool_in_use", (("pool", "deploys"),))] == 0

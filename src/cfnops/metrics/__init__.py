@@ -4,8 +4,9 @@
 >>> metrics = Metrics()              # the entry point owns it (runtime.metrics)
 >>> # metrics.register(StoreCollector(runtime.database)); serve(metrics, 9464)
 
-:class:`StoreCollector` reads the run store at scrape time (so every worker and the
-console report the same totals, and a restart loses nothing); :func:`serve` answers
+:class:`StoreCollector` reads the run store at scrape time, its counters from a tally
+that only grows (so every worker and the console report the same totals, and neither
+a restart nor pruning lowers one); :func:`serve` answers
 ``GET /metrics`` on a port of its own (``cfnops worker --metrics-port``).
 """
 

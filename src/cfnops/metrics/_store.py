@@ -1,28 +1,33 @@
 """Metrics the run store knows, computed when Prometheus scrapes.
 
-Runs are counted from the store's records (the newest ``limit``; a store pruned of old
-runs counts fewer, as a restarted counter would): started by workflow, finished by
-workflow and outcome (the user's outcome: ``HEALED``, ``REJECTED``, a job-net's
-``FAILED`` …), their durations (created → last update) as a histogram; the queue
-(``QUEUED`` runs and the oldest one's age); heal runs held for approval; drift found
-(a heal run that found drift, whatever came next) and healed; job pools' capacity and
-slots in use.
+Counters come from the run tally (:mod:`cfnops.metrics._tally`), which only ever
+grows, so they never go backwards: not across restarts of any process, not past any
+number of runs, not when old runs are pruned. Runs started (left their queue) by
+workflow; finished by workflow and outcome (the user's outcome: ``HEALED``,
+``REJECTED``, a job-net's ``FAILED`` …); their durations as a histogram from 10 ms; heal
+runs that found drift, healed it, or left it. Gauges read the store as it is now: the
+queues (``QUEUED`` runs and the oldest one's age, per queue), heal runs held for
+approval, job pools' capacity and slots in use.
 """
 
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+import sqlalchemy as sa
+
 from cfnops.database import Database
 from cfnops.durable import RunStore
+from cfnops.metrics._tally import RunTally
 
 __all__ = ["RUN_BUCKETS", "StoreCollector"]
 
-RUN_BUCKETS = (1, 5, 15, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600)
-_FINISHED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+# From a Pass-only job-net (milliseconds) to a day-long stack update.
+RUN_BUCKETS = (
+    0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 900, 1800, 3600, 4 * 3600, 24 * 3600,
+)  # fmt: skip
 _HEAL = "cfnops.heal"
 # Heal outcomes that mean "detection found drift" (the rest: in sync, not checkable …).
 _DRIFT_FOUND = frozenset(
@@ -34,7 +39,6 @@ _DRIFT_FOUND = frozenset(
         "CHANGE_SET_CREATED",
         "NOT_REVERTABLE",
         "OBSOLETE",
-        "HELD",
     }
 )
 
@@ -44,7 +48,8 @@ class StoreCollector:
 
     def __init__(self, database: Database, *, limit: int = 10_000) -> None:
         self.database = database
-        self.limit = limit
+        self.limit = limit  # running heal runs read to find the held ones
+        self._tally: RunTally | None = None
 
     def describe(self) -> list[Any]:
         return []  # families depend on the data; nothing to check at registration
@@ -56,68 +61,98 @@ class StoreCollector:
             HistogramMetricFamily,
         )
 
-        from cfnops.heal import run_outcome
-
-        with RunStore(self.database) as store:
-            records = store.list_runs(limit=self.limit)
-            held = 0
-            outcomes: dict[str, str] = {}
-            for record in records:
-                if record.workflow == _HEAL and record.status == "RUNNING":
-                    outcome = run_outcome(record, store.steps(record.run_id))
-                else:
-                    outcome = record.outcome
-                outcomes[record.run_id] = outcome
-                held += outcome == "HELD"
-        started: Counter[str] = Counter(r.workflow for r in records)
-        finished: Counter[tuple[str, str]] = Counter(
-            (r.workflow, outcomes[r.run_id]) for r in records if r.status in _FINISHED
-        )
+        if self._tally is None:
+            self._tally = RunTally(self.database)
+        tally = self._tally
+        tally.update()
         c = CounterMetricFamily(
-            "cfnops_runs_started", "Runs recorded in the store, by workflow.", labels=["workflow"]
+            "cfnops_runs_started",
+            "Runs that started executing (left their queue), by workflow.",
+            labels=["workflow"],
         )
-        for workflow, n in sorted(started.items()):
+        for workflow, n in sorted(tally.started().items()):
             c.add_metric([workflow], n)
         yield c
+        finished = tally.finished()
         c = CounterMetricFamily(
             "cfnops_runs_finished",
-            "Finished runs, by workflow and outcome.",
+            "Finished runs, by workflow and outcome (a redriven run once per finish).",
             labels=["workflow", "outcome"],
         )
-        for (workflow, outcome), n in sorted(finished.items()):
-            c.add_metric([workflow, outcome], n)
+        for f in finished:
+            c.add_metric([f.workflow, f.outcome], f.count)
         yield c
-        yield _durations(records, HistogramMetricFamily)
-        now = time.time()
-        queued = [r for r in records if r.status == "QUEUED"]
-        g = GaugeMetricFamily("cfnops_queue_depth", "Runs waiting in a queue.", labels=["queue"])
-        for queue, n in sorted(Counter(r.queue or "" for r in queued).items()):
-            g.add_metric([queue], n)
-        yield g
-        oldest = min((r.created.timestamp() for r in queued if r.created), default=None)
-        yield GaugeMetricFamily(
-            "cfnops_queue_oldest_age_seconds",
-            "Age of the oldest queued run (0: none queued).",
-            value=0 if oldest is None else max(0.0, now - oldest),
+        hist = HistogramMetricFamily(
+            "cfnops_run_duration_seconds",
+            "Finished runs' durations (first step's start, or creation, to the end), by workflow.",
+            labels=["workflow"],
         )
-        yield GaugeMetricFamily("cfnops_runs_held", "Heal runs held for an approval.", value=held)
-        heal = [outcomes[r.run_id] for r in records if r.workflow == _HEAL]
+        for workflow, counts, total, seconds in tally.durations(RUN_BUCKETS):
+            buckets = [(str(float(b)), float(n)) for b, n in counts] + [("+Inf", float(total))]
+            hist.add_metric([workflow], buckets, sum_value=seconds)
+        yield hist
+        yield from self._queues(GaugeMetricFamily)
+        yield GaugeMetricFamily(
+            "cfnops_runs_held", "Heal runs held for an approval.", value=self._held()
+        )
+        heal = {f.outcome: f.count for f in finished if f.workflow == _HEAL}
         yield CounterMetricFamily(
             "cfnops_drift_found",
-            "Heal runs whose detection found drift.",
-            value=sum(o in _DRIFT_FOUND for o in heal),
+            "Finished heal runs whose detection found drift.",
+            value=sum(n for o, n in heal.items() if o in _DRIFT_FOUND),
         )
         yield CounterMetricFamily(
             "cfnops_drift_healed",
             "Heal runs that reverted drift (detection afterwards found it in sync).",
-            value=heal.count("HEALED"),
+            value=heal.get("HEALED", 0),
         )
         yield CounterMetricFamily(
             "cfnops_drift_not_healed",
             "Heal runs whose change set ran but left drift (detection afterwards).",
-            value=heal.count("NOT_HEALED"),
+            value=heal.get("NOT_HEALED", 0),
         )
         yield from self._pools(GaugeMetricFamily)
+
+    def _queues(self, gauge: Any) -> Iterator[Any]:
+        depth = gauge("cfnops_queue_depth", "Runs waiting in a queue.", labels=["queue"])
+        oldest = gauge(
+            "cfnops_queue_oldest_age_seconds",
+            "Age of the oldest run waiting in each queue (a queue with none waiting: absent).",
+            labels=["queue"],
+        )
+        schema = self.database.dbos_schema
+        engine = self.database.engine
+        if sa.inspect(engine).has_table("workflow_status", schema=schema):
+            st = sa.Table(
+                "workflow_status",
+                sa.MetaData(),
+                sa.Column("status", sa.Text),
+                sa.Column("name", sa.Text),
+                sa.Column("queue_name", sa.Text),
+                sa.Column("created_at", sa.BigInteger),
+                schema=schema,
+            )
+            query = (
+                sa.select(st.c.queue_name, sa.func.count(), sa.func.min(st.c.created_at))
+                .where(st.c.name == "cfnops.run", st.c.status.in_(("ENQUEUED", "DELAYED")))
+                .group_by(st.c.queue_name)
+                .order_by(st.c.queue_name)
+            )
+            now_ms = time.time() * 1000
+            with engine.connect() as conn:
+                for row in conn.execute(query):
+                    queue, first = str(row[0] or ""), float(row[2] or now_ms)
+                    depth.add_metric([queue], int(row[1]))
+                    oldest.add_metric([queue], max(0.0, (now_ms - first) / 1000))
+        yield depth
+        yield oldest
+
+    def _held(self) -> int:
+        from cfnops.heal import run_outcome
+
+        with RunStore(self.database) as store:
+            running = store.list_runs(status="RUNNING", workflow=_HEAL, limit=self.limit)
+            return sum(run_outcome(r, store.steps(r.run_id)) == "HELD" for r in running)
 
     def _pools(self, gauge: Any) -> Iterator[Any]:
         from cfnops.jobs import PoolStore
@@ -133,21 +168,3 @@ class StoreCollector:
             in_use.add_metric([pool.name], pool.in_use)
         yield capacity
         yield in_use
-
-
-def _durations(records: list[Any], family: Any) -> Any:
-    hist = family(
-        "cfnops_run_duration_seconds",
-        "Finished runs' durations (created to last update), by workflow.",
-        labels=["workflow"],
-    )
-    by_workflow: dict[str, list[float]] = {}
-    for r in records:
-        if r.status in _FINISHED and r.created and r.updated:
-            seconds = (r.updated - r.created).total_seconds()
-            by_workflow.setdefault(r.workflow, []).append(seconds)
-    for workflow, values in sorted(by_workflow.items()):
-        buckets = [(str(float(b)), float(sum(v <= b for v in values))) for b in RUN_BUCKETS]
-        buckets.append(("+Inf", float(len(values))))
-        hist.add_metric([workflow], buckets, sum_value=sum(values))
-    return hist
