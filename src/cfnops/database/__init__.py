@@ -17,7 +17,7 @@ Backends are two small adapters of one base class (:class:`SqliteDatabase`,
 :class:`PostgresDatabase`): URL, connection pragmas and the schema lock.
 """
 
-from cfnops.database._base import Database, create_tables, schema_lock
+from cfnops.database._base import Database, create_tables, schema_lock, upsert
 from cfnops.database._postgres import PostgresDatabase
 from cfnops.database._sqlite import SqliteDatabase
 from cfnops.database._storage_errors import install as _install_storage_errors
@@ -60,4 +60,5 @@ __all__ = [
     "retry_while_unreachable",
     "schema_lock",
     "storage_error",
+    "upsert",
 ]

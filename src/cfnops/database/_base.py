@@ -49,6 +49,7 @@ class Database(ABC):
         self.pool_size = pool_size
         self._engine: sa.Engine | None = None
         self._ensured: set[int] = set()
+        self._marks: set[str] = set()
         self._lock = threading.Lock()
         self._ensuring = threading.Lock()
 
@@ -154,6 +155,15 @@ class Database(ABC):
             self._ensured.add(key)
         return engine
 
+    def marked(self, mark: str) -> bool:
+        """Whether :meth:`mark` was called with ``mark`` on this handle since its pool was
+        built: a check made once per handle (a schema found and verified) is not made again
+        for every store opened on it."""
+        return mark in self._marks
+
+    def mark(self, mark: str) -> None:
+        self._marks.add(mark)
+
     def has_table(self, name: str, *, schema: str | None = None) -> bool:
         return sa.inspect(self.engine).has_table(name, schema=schema)
 
@@ -162,6 +172,7 @@ class Database(ABC):
         with self._lock:
             engine, self._engine = self._engine, None
             self._ensured.clear()
+            self._marks.clear()
         if engine is not None:
             engine.dispose()
 
@@ -212,3 +223,21 @@ def create_tables(
             conn.execute(sa.schema.CreateTable(table, if_not_exists=True))
             for index in table.indexes:
                 conn.execute(sa.schema.CreateIndex(index, if_not_exists=True))
+
+
+def upsert(
+    conn: sa.Connection, table: sa.Table, rows: list[dict[str, Any]] | dict[str, Any]
+) -> None:
+    """Insert ``rows``, replacing any with the same primary key: one statement where a
+    delete and an insert took two (SQLite and PostgreSQL both have ``ON CONFLICT``)."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    keys = [c.name for c in table.primary_key.columns]
+    if conn.dialect.name == "postgresql":
+        pg = postgresql.insert(table)
+        others = {c.name: pg.excluded[c.name] for c in table.columns if c.name not in keys}
+        conn.execute(pg.on_conflict_do_update(index_elements=keys, set_=others), rows)
+        return
+    statement = sqlite.insert(table)
+    others = {c.name: statement.excluded[c.name] for c in table.columns if c.name not in keys}
+    conn.execute(statement.on_conflict_do_update(index_elements=keys, set_=others), rows)

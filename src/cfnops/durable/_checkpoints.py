@@ -24,7 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.config import Settings
-from cfnops.database import Database
+from cfnops.database import Database, upsert
 from cfnops.durable._positions import Position
 
 __all__ = ["Checkpoint", "CheckpointStore", "checkpoints_table"]
@@ -108,12 +108,10 @@ class CheckpointStore:
                 self.put(run_id, position, kind, ok=ok, result=result, error=error,
                          cause=cause, conn=own)  # fmt: skip
             return
-        text = position.to_json()
-        conn.execute(_t.delete().where(_t.c.run_id == run_id, _t.c.position == text))
-        row = {"run_id": run_id, "position": text, "kind": kind, "ok": ok,
+        row = {"run_id": run_id, "position": position.to_json(), "kind": kind, "ok": ok,
                "result": _dumps(result), "error": error, "cause": cause,
                "created_at": time.time()}  # fmt: skip
-        conn.execute(_t.insert().values(row))
+        upsert(conn, _t, row)
 
     def deadline(self, run_id: str, position: Position, deadline: float) -> float:
         """The deadline recorded for the wait at ``position``, recording ``deadline`` on

@@ -198,6 +198,9 @@ def _unwrap_step(raw: Any) -> tuple[Any, str | None]:
     return raw, None
 
 
+_SCHEMA_CHECKED = "durable.schema-checked"
+
+
 class RunStore:
     """Reads and controls runs through a DBOS client (no execution here)."""
 
@@ -205,15 +208,22 @@ class RunStore:
         """On ``database`` (``runtime.database``; settings open a pool of their own)."""
         self._owns = not isinstance(database, Database)
         self.database = Database.of(database)
+        # lazy: no connection check of its own (each store of a job start paid one)
         self._client = DBOSClient(
-            system_database_engine=self.database.engine, serializer=portable_serializer()
+            system_database_engine=self.database.engine,
+            serializer=portable_serializer(),
+            lazy=True,
         )
-        # Nothing has run yet on a fresh database: there is nothing to read either.
-        self._empty = not self.database.has_table(
-            "workflow_status", schema=self.database.dbos_schema
-        )
-        if not self._empty:
-            check_schema(self.database.engine)
+        # Nothing has run yet on a fresh database: there is nothing to read either. Found
+        # and checked once per database handle, not for every store opened on it.
+        self._empty = False
+        if not self.database.marked(_SCHEMA_CHECKED):
+            self._empty = not self.database.has_table(
+                "workflow_status", schema=self.database.dbos_schema
+            )
+            if not self._empty:
+                check_schema(self.database.engine)
+                self.database.mark(_SCHEMA_CHECKED)
 
     def ensure_schema(self) -> None:
         """Create DBOS's tables on a fresh database (under the schema lock), so that a
@@ -223,6 +233,7 @@ class RunStore:
         with self.database.schema_lock():
             migrate(self._client)
         self._empty = False
+        self.database.mark(_SCHEMA_CHECKED)
 
     def close(self) -> None:
         self._client.destroy()

@@ -396,10 +396,26 @@ class BatchRecorder:
         return event_id
 
     def flush(self) -> None:
+        self._write(lambda rows: self.store.write_events(self.run_id, rows))
+
+    def finish(self, status: str, output: Any, error: str | None, cause: str | None) -> None:
+        """The events not yet written and the run's end, in one transaction."""
+        self._write(
+            lambda rows: self.store.finish_run(
+                self.run_id, status, output, error, cause, events=rows
+            )
+        )
+
+    def _write(self, write: Callable[[list[tuple[int, int, str, float, str]]], None]) -> None:
         with self._flush_lock:
             with self._lock:
                 rows, self._pending = self._pending, []
-            self.store.write_events(self.run_id, rows)
+            try:
+                write(rows)
+            except BaseException:  # not written: kept for the next flush, in order
+                with self._lock:
+                    self._pending[:0] = rows
+                raise
 
 
 class DurableBranchExecutor:

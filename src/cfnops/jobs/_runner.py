@@ -249,8 +249,7 @@ def execute_run(
     finally:
         done.set()
         watcher.join(timeout=2)
-    recorder.flush()
-    store.finish_run(run_id, result.status, result.output, result.error, result.cause)
+    recorder.finish(result.status, result.output, result.error, result.cause)
     return JobResult(run_id, result.status, result.output, result.error, result.cause)
 
 

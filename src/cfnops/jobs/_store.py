@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.config import Settings
-from cfnops.database import Database
+from cfnops.database import Database, upsert
 from cfnops.durable import Checkpoint, CheckpointStore, Fence, Position
 from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
 from cfnops.jobs._store_migrate import move_legacy_steps
@@ -127,11 +127,15 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         row = self.new_run_row(
             run_id, machine_name, definition, value, options=options, parent=parent, source=source
         )
-        with self.engine.begin() as conn:
-            exists = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id)).first()
-            if exists:
-                return False
-            conn.execute(runs.insert().values(**row))
+        try:  # one statement: the insert itself finds an existing id
+            with self.engine.begin() as conn:
+                conn.execute(runs.insert().values(**row))
+        except sa.exc.IntegrityError:
+            with self.engine.connect() as conn:
+                found = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id))
+                if found.first() is None:
+                    raise  # another constraint than the id's
+            return False
         return True
 
     @staticmethod
@@ -205,11 +209,21 @@ class JobStore(TokenAndScheduleRows, ControlRows):
             return [self._run(r) for r in conn.execute(query).mappings()]
 
     def finish_run(
-        self, run_id: str, status: str, output: Any, error: str | None, cause: str | None
+        self,
+        run_id: str,
+        status: str,
+        output: Any,
+        error: str | None,
+        cause: str | None,
+        *,
+        events: Sequence[tuple[int, int, str, float, str]] = (),
     ) -> None:
+        """End the run; ``events``: its last history rows, written in the same transaction."""
         with self.engine.begin() as conn:
             if self.fence is not None:
                 self.fence.guard(conn, "the run's end")
+            if events:
+                self._write_events(conn, run_id, events)
             conn.execute(
                 runs.update()
                 .where(runs.c.run_id == run_id)
@@ -313,26 +327,17 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         if not rows:
             return
         with self.engine.begin() as conn:
-            ids = [r[0] for r in rows]
-            conn.execute(
-                events.delete().where(
-                    events.c.run_id == run_id, events.c.event_id.between(min(ids), max(ids))
-                )
-            )
-            conn.execute(
-                events.insert(),
-                [
-                    {
-                        "run_id": run_id,
-                        "event_id": i,
-                        "previous_event_id": p,
-                        "type": t,
-                        "ts": ts,
-                        "details": d,
-                    }
-                    for i, p, t, ts, d in rows
-                ],
-            )
+            self._write_events(conn, run_id, rows)
+
+    @staticmethod
+    def _write_events(
+        conn: sa.Connection, run_id: str, rows: Sequence[tuple[int, int, str, float, str]]
+    ) -> None:
+        columns = ("event_id", "previous_event_id", "type", "ts", "details")
+        # a replay writes the same ids again: they replace what the first execution wrote
+        upsert(
+            conn, events, [{"run_id": run_id, **dict(zip(columns, r, strict=True))} for r in rows]
+        )
 
     def delete_events_after(self, run_id: str, event_id: int) -> None:
         with self.engine.begin() as conn:
