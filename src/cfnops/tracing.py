@@ -10,8 +10,10 @@ returns a shared no-op context: tracing costs one boolean test per run, step and
 Every span of a run belongs to the trace whose id is derived from the run id (SHA-256),
 under a root span id derived the same way: the run span written before a ``kill -9``
 and the one written by the process that recovers the run are in one trace, side by
-side, with the ``cfnops.run_id`` attribute. A step's retry is an event on the failed
-attempt's span (``retry``, with the delay).
+side, with the ``cfnops.run_id`` attribute. When the run ends, the process that ends it
+exports that root span (:func:`run_root`: from the run's creation to its end, status
+``ERROR`` when it failed), so every execution span has an exported parent. A step's
+retry is an event on the failed attempt's span (``retry``, with the delay).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, ParamSpec, TypeVar
 
-__all__ = ["carry", "enabled", "event", "run_span", "setup", "span"]
+__all__ = ["carry", "enabled", "event", "run_root", "run_span", "setup", "span"]
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
@@ -126,6 +128,43 @@ def run_span(workflow: str, run_id: str) -> AbstractContextManager[None]:
     """The span of one execution of a run (a recovered run gets another, same trace)."""
     tracer = _tracer()
     return _NOOP if tracer is None else _run_span(tracer, workflow, run_id)
+
+
+def run_root(workflow: str, run_id: str, created_ms: int | None, error: str | None) -> None:
+    """Export the run's root span — the parent of each execution's ``run`` span, whose id
+    is derived from the run id — when the run ends: from ``created_ms`` to now, status
+    ``ERROR`` with ``error`` when the run failed. Needs the SDK's tracer (its id
+    generator, replaced here for this one span); nothing otherwise."""
+    tracer = _tracer()
+    if tracer is None or not hasattr(tracer, "id_generator"):
+        return
+    import copy
+    import time
+
+    from opentelemetry.context import Context
+    from opentelemetry.sdk.trace.id_generator import IdGenerator
+    from opentelemetry.trace import Status, StatusCode
+
+    trace_id, root_id = _ids(run_id)
+
+    class _RootIds(IdGenerator):
+        def generate_trace_id(self) -> int:
+            return trace_id
+
+        def generate_span_id(self) -> int:
+            return root_id
+
+    root_tracer = copy.copy(tracer)  # the provider's processors, resource and limits
+    root_tracer.id_generator = _RootIds()
+    now = time.time_ns()
+    start = min(now, created_ms * 1_000_000) if created_ms else now
+    attributes = {"cfnops.run_id": run_id, "cfnops.workflow": workflow, "cfnops.root": True}
+    span = root_tracer.start_span(
+        f"run {workflow} root", context=Context(), start_time=start, attributes=attributes
+    )
+    if error:
+        span.set_status(Status(StatusCode.ERROR, error[:256]))
+    span.end(end_time=now)
 
 
 @contextmanager

@@ -101,6 +101,35 @@ def test_retries_are_events_and_asl_states_are_spans(tmp_path: Path) -> None:
     assert len(trace_of_job) == 1
 
 
+@pytest.mark.slow
+def test_a_run_that_ends_exports_its_root_span_failed_or_not(tmp_path: Path) -> None:
+    """Each execution's ``run`` span has a parent; when the run ends, that parent is
+    exported too (captured with the SDK's in-memory exporter): the trace has a root."""
+    db, log, spans = tmp_path / "db.sqlite", str(tmp_path / "log"), tmp_path / "spans.jsonl"
+    env = worker_env(
+        db, modules=["durable_test_workflows", "trace_to_file"], path=[HERE],
+        CFNOPS_TEST_SPANS=str(spans),
+    )  # fmt: skip
+    for run_id, fail_times, code in (("rooted-ok", 0, 0), ("rooted-failed", 5, 1)):
+        proc = cfnops(
+            env, "runs", "start", "test.flaky", "--run-id", run_id, "--input",
+            json.dumps({"log": log, "fail_times": fail_times, "max_attempts": 2}),
+        )  # fmt: skip
+        _out, err = proc.communicate(timeout=120)
+        assert proc.returncode == code, err
+    found = _spans(spans)
+    for run_id, status in (("rooted-ok", "UNSET"), ("rooted-failed", "ERROR")):
+        digest = hashlib.sha256(run_id.encode()).digest()
+        mine = [s for s in found if s["attributes"].get("cfnops.run_id") == run_id]
+        (root,) = [s for s in mine if s["name"] == "run test.flaky root"]
+        (execution,) = [s for s in mine if s["name"] == "run test.flaky"]
+        assert root["parent"] is None and root["trace_id"] == digest[:16].hex()
+        assert root["span_id"] == digest[16:24].hex()
+        assert execution["parent"] == root["span_id"]
+        assert execution["trace_id"] == root["trace_id"]
+        assert root["status"] == status
+
+
 def test_tracing_off_imports_nothing() -> None:
     code = (
         "import sys; from cfnops import tracing; from cfnops.asl import Interpreter;"

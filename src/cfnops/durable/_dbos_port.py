@@ -68,6 +68,7 @@ __all__ = [
     "check_dbos",
     "check_owner",
     "claim",
+    "created_ms",
     "current_owner",
     "execution_token",
     "import_dbos",
@@ -260,6 +261,21 @@ def current_owner(run_id: str) -> tuple[str | None, str | None]:
             sa.select(table.c.owner_xid, table.c.status).where(table.c.workflow_uuid == run_id)
         ).first()
     return (None, None) if found is None else (found[0], found[1])
+
+
+def created_ms(run_id: str) -> int | None:
+    """When ``run_id`` was recorded (epoch ms), read directly: ``DBOS.get_workflow_status``
+    inside a workflow would be checkpointed as one of its steps."""
+    import sqlalchemy as sa
+    from dbos._dbos import _get_dbos_instance
+
+    sys_db = _get_dbos_instance()._sys_db
+    table = sys_db.tables.workflow_status
+    with sys_db.engine.connect() as conn:
+        found = conn.execute(
+            sa.select(table.c.created_at).where(table.c.workflow_uuid == run_id)
+        ).scalar()
+    return None if found is None else int(found)
 
 
 def take_back(engine: Any, executor: str, queue: str) -> int:

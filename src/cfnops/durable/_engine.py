@@ -30,6 +30,7 @@ import time
 import uuid
 from concurrent.futures import Future
 from concurrent.futures import wait as wait_futures
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -48,6 +49,7 @@ from cfnops.durable import _dbos_logs
 from cfnops.durable._dbos_port import (
     active_workflows,
     claim,
+    created_ms,
     execution_token,
     park,
     private_queue,
@@ -108,7 +110,7 @@ OWN_QUEUE_PREFIX = "cfnops executor "
 @DBOS.workflow(name=RUN_WORKFLOW)
 def _run(workflow: str, event: Any, context: dict[str, Any] | None = None) -> Any:
     try:
-        return _call(workflow, event, context)
+        result = _call(workflow, event, context)
     except NotRunnableHere as exc:
         # Not this process's to run: hand it, untouched, to the processes that can
         engine, run_id = Engine.current(), DBOS.workflow_id or ""
@@ -120,9 +122,24 @@ def _run(workflow: str, event: Any, context: dict[str, Any] | None = None) -> An
         # A fault of the database is not the run's: keep it RUNNING, continue it later
         engine, run_id = Engine.current(), DBOS.workflow_id or ""
         if engine is None or not engine.stalls.add(run_id, exc):
+            _trace_end(workflow, run_id, exc)
             raise
         engine.parked += 1
         raise park(f"run {run_id} stopped by a storage fault") from exc
+    _trace_end(workflow, DBOS.workflow_id or "", None)
+    return result
+
+
+def _trace_end(workflow: str, run_id: str, exc: Exception | None) -> None:
+    """The run ended in this execution: export its root span (tracing on only). A parked
+    or cancelled execution (DBOS's cancellation error) has not ended the run."""
+    if not tracing.enabled() or type(exc) is type(park("")):
+        return
+    created = None
+    with suppress(Exception):  # without its start time the root span still parents
+        created = created_ms(run_id)
+    error = None if exc is None else f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    tracing.run_root(workflow, run_id, created, error)
 
 
 def needs_queue(needs: str) -> str:
