@@ -221,24 +221,75 @@ def test_heal_hold_approved_in_the_browser_with_audit(
             worker.communicate()
 
 
-def _held_on_the_runs_page(page: Any, console: ConsoleProcess, run_id: str) -> None:
-    """The Runs page says HELD, waiting for approval, for a gate-held heal: listed under
-    the HELD filter (chosen in the form), and not under RUNNING."""
+def _filter_runs(page: Any, console: ConsoleProcess, status: str) -> None:
+    """The Runs page with the Status filter chosen in its form."""
     page.goto(f"{console.url}/runs")
-    page.get_by_label("Status").select_option("HELD")
+    page.get_by_label("Status").select_option(status)
     page.get_by_role("button", name="Apply filters").click()
-    page.wait_for_url(re.compile(r".*/runs\?.*status=HELD.*"))
+    page.wait_for_url(re.compile(rf".*/runs\?.*status={status}.*"))
+
+
+def _held_on_the_runs_page(
+    page: Any, console: ConsoleProcess, run_id: str, waiting: str = "waiting for approval"
+) -> None:
+    """The Runs page says HELD and what the run waits for (a gate-held heal: approval; a
+    job run: an operator's release): listed under the HELD filter (chosen in the form),
+    and not under RUNNING."""
+    _filter_runs(page, console, "HELD")
     row = page.locator(f'#runs-table tr[data-run="{run_id}"]')
     expect(row).to_have_count(1)
     status = row.locator('td[data-label="Status"]')
     expect(status.locator(".status")).to_have_text("HELD")
     expect(status.locator(".status")).to_have_attribute("data-status", "HELD")
-    expect(status.locator(".waiting")).to_have_text("waiting for approval")
-    shot(page, "runs-held")
-    page.get_by_label("Status").select_option("RUNNING")
-    page.get_by_role("button", name="Apply filters").click()
-    page.wait_for_url(re.compile(r".*/runs\?.*status=RUNNING.*"))
+    expect(status.locator(".waiting")).to_have_text(waiting)
+    shot(page, "runs-held" if waiting == "waiting for approval" else "runs-held-job")
+    _filter_runs(page, console, "RUNNING")
     expect(page.locator(f'#runs-table tr[data-run="{run_id}"]')).to_have_count(0)
+
+
+def test_a_held_job_run_reads_held_on_the_runs_page(page: Any, tmp_path: Path) -> None:
+    """A job run an operator holds (``JobService.hold``, as ``cfnops job hold`` does) is
+    listed RUNNING before the hold, then HELD, held by an operator, under the HELD filter
+    and not under RUNNING, in Chromium and in ``cfnops -o json runs list``."""
+    from cfnops.config import load_settings
+    from cfnops.jobs import JobService
+
+    db, run_id = tmp_path / "runs.sqlite", "held-job-1"
+    definition = tmp_path / "pause.asl.json"
+    definition.write_text(json.dumps({"StartAt": "Pause", "States": {
+        "Pause": {"Type": "Wait", "Seconds": 600, "Next": "After"},
+        "After": {"Type": "Pass", "End": True}}}))  # fmt: skip
+    env = env_for_db(db)
+    run = cfnops(env, "job", "run", str(definition), "--name", run_id)
+    console = ConsoleProcess(env)
+    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    try:
+        wait_for(lambda: console.get(f"/jobs/{run_id}") == 200, 120, "the job run to start")
+        _sign_in(page, console)
+        _filter_runs(page, console, "RUNNING")  # the control: not held yet
+        row = page.locator(f'#runs-table tr[data-run="{run_id}"]')
+        expect(row.locator('td[data-label="Status"] .status')).to_have_text("RUNNING")
+        jobs.hold(run_id, actor="alice", reason="maintenance window")
+        _held_on_the_runs_page(page, console, run_id, waiting="held by an operator")
+        listed = subprocess.run(
+            [sys.executable, "-m", "cfnops", "-o", "json", "runs", "list"],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert listed.returncode == 0, listed.stderr
+        rows = {r["runId"]: r for r in json.loads(listed.stdout)}
+        assert (rows[run_id]["outcome"], rows[run_id]["waiting"]) == (
+            "HELD", "held by an operator"
+        )  # fmt: skip
+        _no_unnamed_controls(page)
+    finally:
+        jobs.stop(run_id)
+        try:
+            run.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            run.communicate()
+        console.stop()
+    assert jobs.store.get_run(run_id).status == "ABORTED"
 
 
 def test_definition_revalidated_on_change_and_every_page_named(page: Any, tmp_path: Path) -> None:
