@@ -13,7 +13,7 @@ import pytest
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.cli.main import run
 from cfnops.durable import AuditLog, Engine
-from cfnops.jobs import JobService, register_function
+from cfnops.jobs import JobService, derive_status, register_function
 from cfnops.jobs.errors import ActionRefused, UnknownState
 
 _lock = threading.Lock()
@@ -194,6 +194,54 @@ def test_force_ok_and_ng_end_a_running_task(jobs: JobService) -> None:
     assert CALLS == ["t2"] or CALLS == ["t1", "t2"]
     assert _event(jobs, ng_run, "TaskForced")["status"] == "FAILED"
     assert _audit(jobs, ng_run) == [("force", None)]
+
+
+def _branch_of(history: list[dict[str, Any]], event_id: int) -> list[str]:
+    """The states whose entries lie on the chain of ``previousEventId`` links from
+    ``event_id`` back to the start, nearest first."""
+    by_id = {e["id"]: e for e in history}
+    found, at = [], by_id[event_id]["previousEventId"]
+    while at:
+        event = by_id[at]
+        if event["type"].endswith("StateEntered"):
+            found.append(event["details"]["name"])
+        at = event["previousEventId"]
+    return found
+
+
+def test_a_forced_event_links_to_its_own_task_not_the_run_latest(jobs: JobService) -> None:
+    """Parallel: branch 0 runs X1 (done) then X2 (waiting); branch 1 runs Y (waiting).
+    Y is forced after X2 started, so the run's latest event is branch 0's; the
+    ``TaskForced`` event follows Y's own latest event (its LambdaFunctionStarted), and the
+    history's links put it in Y's branch: ``job show`` marks Y forced in branch 1 only."""
+    net = {"StartAt": "P", "States": {"P": {"Type": "Parallel", "End": True, "Branches": [
+        {"StartAt": "X1", "States": {"X1": _task("x1", "X2"), "X2": _task("x2", None)}},
+        {"StartAt": "Y", "States": {"Y": _task("y", None)}},
+    ]}}}  # fmt: skip
+    GATES.update(y=threading.Event(), x2=threading.Event())
+    run_id = _start(jobs, "op-force-branch", net)
+    _until(lambda: {"y", "x2"} <= set(CALLS))
+    _until(lambda: _types(jobs, run_id).count("LambdaFunctionStarted") == 3)
+    jobs.force(run_id, "Y", ok=True, output={"by": "hand"}, actor="alice")
+    _until(lambda: "TaskForced" in _types(jobs, run_id))
+    GATES["x2"].set()
+    assert jobs.wait(run_id, timeout=30).status == "SUCCEEDED"
+    history = jobs.store.history(run_id)
+    forced = next(e for e in history if e["type"] == "TaskForced")
+    linked = next(e for e in history if e["id"] == forced["previousEventId"])
+    y_started = [e["id"] for e in history if e["type"] == "LambdaFunctionStarted"
+                 and _branch_of(history, e["id"])[0] == "Y"]  # fmt: skip
+    assert (linked["type"], [linked["id"]]) == ("LambdaFunctionStarted", y_started)
+    assert _branch_of(history, forced["id"]) == ["Y", "P"]
+    # Branch 0 recorded after Y's last event (X2 entered, scheduled, started): the run's
+    # latest event when the force came was not Y's.
+    x2_entered = next(e["id"] for e in history if e["type"] == "TaskStateEntered"
+                      and e["details"]["name"] == "X2")  # fmt: skip
+    assert y_started[0] < x2_entered < forced["id"]
+    shown = derive_status(history, net)
+    x_branch, y_branch = shown.iterations["P"]
+    assert (y_branch.states["Y"].forced, x_branch.states["X2"].forced) == (True, False)
+    assert (shown.overall["Y"].forced, shown.overall["X2"].forced) == (True, False)
 
 
 def test_force_the_task_a_run_failed_in_continues_the_run(jobs: JobService) -> None:

@@ -117,17 +117,19 @@ def _nested() -> list[dict[str, Any]]:
     return h.events
 
 
-def _forced(ok: bool) -> list[dict[str, Any]]:
+def _forced(ok: bool, own_link: bool = True) -> list[dict[str, Any]]:
     """Parallel P: X and Y run; an operator forces Y (``cfnops job force``). cfnops
-    records ``TaskForced`` after the run's latest event, which here is X's (the
-    branches run side by side), then Y's own answer as its Task ends."""
+    records ``TaskForced`` after Y's own latest event, then Y's own answer as its Task
+    ends. Runs recorded before that (``own_link=False``) have it after the run's latest
+    event, which here is X's (the branches run side by side)."""
     h = _H()
     h.add(0, "ExecutionStarted")
     started = h.add(h.add(1, "ParallelStateEntered", name="P", input="{}"), "ParallelStateStarted")
     y = h.add(h.add(started, "TaskStateEntered", name="Y", input="{}"), "LambdaFunctionScheduled")
     x = h.add(h.add(started, "TaskStateEntered", name="X", input="{}"), "LambdaFunctionScheduled")
+    link = y if own_link else x
     if ok:
-        h.add(x, "TaskForced", name="Y", status="SUCCEEDED", output='"by hand"', actor="ops")
+        h.add(link, "TaskForced", name="Y", status="SUCCEEDED", output='"by hand"', actor="ops")
         y = h.add(y, "LambdaFunctionSucceeded", output='"by hand"')
         h.add(y, "TaskStateExited", name="Y", output='"by hand"')
         x = h.add(x, "LambdaFunctionSucceeded", output='"done"')
@@ -135,7 +137,7 @@ def _forced(ok: bool) -> list[dict[str, Any]]:
         done = h.add(started, "ParallelStateSucceeded")
         h.add(h.add(done, "ParallelStateExited", name="P", output="[]"), "ExecutionSucceeded")
         return h.events
-    h.add(x, "TaskForced", name="Y", status="FAILED", error="Operator.Failed", actor="ops")
+    h.add(link, "TaskForced", name="Y", status="FAILED", error="Operator.Failed", actor="ops")
     h.add(y, "LambdaFunctionFailed", error="Operator.Failed", cause="hung")
     h.add(x, "TaskStateAborted")
     failed = h.add(started, "ParallelStateFailed", error="Operator.Failed", cause="hung")
@@ -235,6 +237,15 @@ CASES = [
      {"P": [("ABORTED", 0, None), ("FAILED", 0, "Operator.Failed")]},
      {"P": ("FAILED", 0, "Operator.Failed"), "X": ("ABORTED", 0, None, "-"),
       "Y": ("FAILED", 0, "Operator.Failed", "forced")}),
+    # forced, as runs recorded before TaskForced followed its own Task: linked to X
+    ("parallel-forced-old-link", _forced(True, own_link=False), PAR,
+     {"P": [("SUCCEEDED", 0, None), ("SUCCEEDED", 0, None)]},
+     {"P": ("SUCCEEDED", 0, None), "X": ("SUCCEEDED", 0, None, "-"),
+      "Y": ("SUCCEEDED", 0, None, "forced")}),
+    ("parallel-forced-failed-old-link", _forced(False, own_link=False), PAR,
+     {"P": [("ABORTED", 0, None), ("FAILED", 0, "Operator.Failed")]},
+     {"P": ("FAILED", 0, "Operator.Failed"), "X": ("ABORTED", 0, None, "-"),
+      "Y": ("FAILED", 0, "Operator.Failed", "forced")}),
     ("map-skipped", _skipped_iteration(), None,
      {"M": [("SUCCEEDED", 0, None), ("SUCCEEDED", 0, None)]},
      {"M": ("SUCCEEDED", 0, None), "W": ("SUCCEEDED", 0, None, "skipped")}),
@@ -284,8 +295,9 @@ def test_status_of_every_shape(
 def test_forced_and_skipped_marks_stay_on_their_own_branch_and_iteration() -> None:
     """The mark is on the Task the operator acted on, in its own branch or iteration."""
     for ok in (True, False):
-        x_branch, y_branch = derive_status(_forced(ok), PAR).iterations["P"]
-        assert (x_branch.states["X"].forced, y_branch.states["Y"].forced) == (False, True)
+        for own_link in (True, False):
+            x_branch, y_branch = derive_status(_forced(ok, own_link), PAR).iterations["P"]
+            assert (x_branch.states["X"].forced, y_branch.states["Y"].forced) == (False, True)
     ran, skipped = derive_status(_skipped_iteration()).iterations["M"]
     assert (ran.states["W"].skipped, skipped.states["W"].skipped) == (False, True)
     assert (ran.states["W"].attempts, skipped.states["W"].attempts) == (1, 0)

@@ -79,6 +79,7 @@ class _Frame:
     sleeps: int = 0
     submits: int = 0
     task_key: Position | None = None
+    task_open: bool = False  # task_key is the current state's (its events follow it)
 
 
 class EffectKeys:
@@ -88,6 +89,8 @@ class EffectKeys:
         self.run_id = run_id
         self._local = threading.local()
         self._stash: dict[tuple[str, str], list[Position]] = {}
+        # Task attempt -> id of its latest event (a TaskForced event links to it)
+        self._task_events: dict[Position, int] = {}
         self._lock = threading.Lock()
 
     def frame(self) -> _Frame | None:
@@ -106,6 +109,10 @@ class EffectKeys:
         if frame is None:
             return
         if event_type.endswith("StateEntered"):
+            if frame.task_open and frame.task_key is not None:  # the branch left its Task
+                frame.task_open = False
+                with self._lock:
+                    self._task_events.pop(frame.task_key, None)
             name = str(details.get("name"))
             visit = frame.visits.get(name, 0) + 1
             frame.visits[name] = visit
@@ -116,11 +123,25 @@ class EffectKeys:
                 return
             frame.attempts += 1
             frame.task_key = frame.current.then(Attempt(frame.attempts))
+            frame.task_open = True
             text = str(details.get("parameters", details.get("input", "")))
             entered = frame.current.last_visit()
             state = entered.state if entered is not None else ""
             with self._lock:  # for an invoker called on the core's timeout helper thread
                 self._stash.setdefault((state, text), []).append(frame.task_key)
+
+    def placed(self, event_id: int) -> None:
+        """``event_id`` was given to the event just recorded on this thread: the latest
+        event of the Task attempt open on this branch, if any (Scheduled, Started, ...)."""
+        frame = self.frame()
+        if frame is not None and frame.task_open and frame.task_key is not None:
+            with self._lock:
+                self._task_events[frame.task_key] = event_id
+
+    def task_event(self, key: Position) -> int | None:
+        """The id of the latest event of Task attempt ``key`` (None: not recorded here)."""
+        with self._lock:
+            return self._task_events.get(key)
 
     def task_key(self, state_name: str, payload: Any) -> Position:
         frame = self.frame()
@@ -189,7 +210,7 @@ class DurableInvoker:
         before_effect: Callable[[], None],
         *,
         forced: ForceSource | None = None,
-        record: Callable[[str, dict[str, Any]], None] | None = None,
+        record: Callable[[str, dict[str, Any], int | None], None] | None = None,
     ) -> None:
         self.inner = inner
         self.store = store
@@ -297,7 +318,12 @@ class DurableInvoker:
             details["output"] = dumps(output)
         else:
             details.update({k: v for k, v in (("error", error), ("cause", cause)) if v is not None})
-        self.record("TaskForced", {**(force.detail if force else {}), **details})
+        # Linked to the forced Task's own latest event, not the run's latest (another
+        # branch's while branches run side by side), as Step Functions links each event
+        # to the one it follows on its branch (HistoryEvent.previousEventId).
+        self.record(
+            "TaskForced", {**(force.detail if force else {}), **details}, self.keys.task_event(key)
+        )
 
 
 def _unbox(box: dict[str, Any]) -> Any:
@@ -391,6 +417,7 @@ class BatchRecorder:
             self._pending.append((event_id, prev, event_type, ts, dumps(details)))
             self.last_id = event_id
             full = len(self._pending) >= self.batch
+        self.keys.placed(event_id)
         if full:
             self.flush()
         return event_id

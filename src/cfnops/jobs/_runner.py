@@ -194,8 +194,9 @@ def execute_run(
     )  # fmt: skip
     controls.refresh()
 
-    def record(event: str, details: dict[str, Any]) -> None:
-        recorder.record(event, recorder.last_id, details)
+    def record(event: str, details: dict[str, Any], previous: int | None) -> None:
+        """An invoker's event after ``previous`` (unknown: after the run's latest)."""
+        recorder.record(event, previous or recorder.last_id, details)
 
     only = row.options.get("only")
     interpreter = Interpreter(

@@ -301,10 +301,11 @@ def derive_status(
 
 
 def _forced_task(scopes: list[_Scope], visit: StateRun | None, name: str) -> StateRun | None:
-    """The Task a ``TaskForced`` event ends: named in the event. cfnops records the event
-    after the run's latest event, which can be another branch's while branches run side
-    by side, so its link alone may point at the wrong state; among running Tasks of that
-    name (Map iterations), the one entered last."""
+    """The Task a ``TaskForced`` event ends: named in the event. cfnops links the event to
+    the Task's own latest event; runs recorded before that linked it to the run's latest
+    event, which can be another branch's while branches run side by side, so its link
+    alone may point at the wrong state: then, among running Tasks of that name (Map
+    iterations), the one entered last."""
     if visit is not None and visit.name == name:
         return visit
     running = [
