@@ -144,3 +144,78 @@ def test_cfnops_guard_checks_templates_and_handler_code(
     code, out = _try(hooks_repo, project, "cfnops-guard", "handler/index.py")
     assert code == 1, out
     assert "CR002 Thing handler/index.py:5" in out
+
+
+SAM_APP = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Api:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: python3.13
+      Handler: index.handler
+      InlineCode: "def handler(event, context):\\n    return {'ok': True}\\n"
+      MemorySize: 128
+  Sessions:
+    Type: AWS::Serverless::SimpleTable
+"""
+
+
+def _docs_config(hooks_repo: tuple[Path, Path]) -> str:
+    """docs/ci.md's ``.pre-commit-config.yaml``, aimed at this repository's commit: the
+    documented ``repo:`` is where cfnops will be published, and ``rev:`` names a commit
+    SHA, as the page says to until a release is tagged (no network: a local clone)."""
+    from tests.ci.test_docs_examples import BLOCKS
+
+    repo, _home = hooks_repo
+    example = next(b for b in BLOCKS if "pre-commit-config" in b)
+    sha = _git(repo, "rev-parse", "HEAD").strip()
+    lines = []
+    for line in example.splitlines():
+        key = line.strip().removeprefix("- ").split(":", 1)[0]
+        indent = line[: len(line) - len(line.lstrip())]
+        if key == "repo":
+            line = f"{indent}- repo: {repo}"
+        elif key == "rev":
+            line = f"{indent}rev: {sha}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def test_pre_commit_run_with_the_docs_config_on_a_sam_repository(
+    hooks_repo: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``pre-commit run`` as a project runs it: docs/ci.md's config, a SAM template."""
+    _repo, home = hooks_repo
+    project = _project(tmp_path)
+    (project / ".pre-commit-config.yaml").write_text(_docs_config(hooks_repo))
+    (project / "template.yaml").write_text(SAM_APP)
+    _git(project, "add", ".")
+    _git(project, "commit", "-q", "-m", "base")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CFNOPS_", "VIRTUAL_ENV"))}
+    env.update(PRE_COMMIT_HOME=str(home), NO_COLOR="1", COLUMNS="200")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+
+    def run() -> tuple[int, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run"],  # the staged files, as on commit
+            cwd=project, capture_output=True, text=True, env=env, timeout=900, check=False,
+        )  # fmt: skip
+        return done.returncode, done.stdout + done.stderr
+
+    (project / "template.yaml").write_text(SAM_APP.replace("128", "256"))  # in place
+    _git(project, "add", ".")
+    code, out = run()
+    assert code == 0, out
+    assert "cfnops guard" in out and "cfnops diff" in out
+    assert out.count("Passed") == 2, out
+    assert "SAM translator is not installed" not in out and "skipped" not in out.lower()
+
+    # the docs' gate is --fail-on destroy: removing the SAM table deletes a DynamoDB table
+    removed = SAM_APP.split("  Sessions:")[0].replace("128", "256")
+    (project / "template.yaml").write_text(removed)
+    _git(project, "add", ".")
+    code, out = run()
+    assert code == 1, out
+    assert "--fail-on destroy tripped" in out and "Sessions" in out, out
