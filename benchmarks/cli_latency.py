@@ -26,6 +26,7 @@ imports (cumulative, top level). Figures are printed, never asserted.
 
     python benchmarks/cli_latency.py                 # everything, 7 rounds
     python benchmarks/cli_latency.py --rounds 3 --only diff,guard
+    python benchmarks/cli_latency.py --only help,completion     # Tab vs --help
     python benchmarks/cli_latency.py --only help,diff,job --base-src ../base/src  # a change
 
 ``--base-src`` adds each cfnops command run from another checkout's ``src/`` (the base
@@ -210,6 +211,19 @@ def build_cases(work: Path, cache: Path, only: set[str], src: Path | None) -> li
     cdk = _ensure_cdk(cache) if want("diff") else None
     if want("help"):
         cases.append(Case("cfnops --help", [*CFNOPS, "--help"], env))
+    if want("completion"):  # what bash runs on Tab (Typer's protocol, see cli/completion.py)
+        for label, words in (
+            ("cfnops <Tab>", "cfnops "),
+            ("cfnops --output <Tab>", "cfnops --output "),
+            ("cfnops job <Tab>", "cfnops job "),
+        ):
+            asked = dict(
+                env,
+                _CFNOPS_COMPLETE="complete_bash",
+                COMP_WORDS=words,
+                COMP_CWORD=str(len(words.split())),
+            )
+            cases.append(Case(f"{label} (completion)", list(CFNOPS), asked))
     if want("diff"):
         pairs: list[tuple[str, Path, Path]] = []
         for rel in SMALL:
@@ -371,7 +385,7 @@ def demo_time(env: dict[str, str], extra: list[str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--only", default="", help="help,diff,guard,job,sandbox,demo")
+    parser.add_argument("--only", default="", help="help,completion,diff,guard,job,sandbox,demo")
     parser.add_argument(
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "cfnops-bench-cache"
     )
