@@ -57,4 +57,6 @@ def test_persistent_failures_are_logged_and_a_stop_still_arrives(
     assert len(errors) == 2  # ticks 3 and 6 of 7 failures in a row
     assert "job stop, hold and skip do not reach this run" in errors[0]
     assert ("WARNING", "run run-1: watcher recovered after 7 failed tick(s)") in messages
+    # the watcher's thread has no run bound: each line names its run for JSON logs
+    assert {getattr(r, "run_id", None) for r in caplog.records} == {"run-1"}
     assert root.cancelled

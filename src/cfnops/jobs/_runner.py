@@ -283,6 +283,7 @@ def _watch(
     and skip cannot reach the run meanwhile; recovery is logged too.
     """
     failing = 0
+    about = {"run_id": run_id}  # this thread is not the run's: its lines name the run
     while not done.wait(WATCH_SECONDS):
         try:
             if store.stop_requested(run_id):
@@ -292,7 +293,7 @@ def _watch(
         except Exception as exc:
             failing += 1
             if failing == 1:
-                _log.warning("run %s: watcher tick failed, retrying: %s", run_id, exc)
+                _log.warning("run %s: watcher tick failed, retrying: %s", run_id, exc, extra=about)
             elif failing % PERSISTENT_TICKS == 0:
                 _log.error(
                     "run %s: watcher failing for %.0f s (%s): job stop, hold and skip do not "
@@ -300,8 +301,11 @@ def _watch(
                     run_id,
                     failing * WATCH_SECONDS,
                     exc,
+                    extra=about,
                 )
             continue
         if failing:
-            _log.warning("run %s: watcher recovered after %d failed tick(s)", run_id, failing)
+            _log.warning(
+                "run %s: watcher recovered after %d failed tick(s)", run_id, failing, extra=about
+            )
             failing = 0
