@@ -99,8 +99,8 @@ def test_conformance_on_postgresql(pg_url: str, tmp_path: Path) -> None:
         timeout=900,
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    figures = json.loads(out.read_text())["postgresql"]
     failing = [line for line in done.stdout.splitlines() if line.startswith("FAIL")]
+    assert done.returncode == 0, "\n".join([*failing, done.stderr[-3000:]])
+    figures = json.loads(out.read_text())["postgresql"]
     assert figures["total"] == 155
     assert figures["passed"] >= FLOOR, "\n".join(failing)
