@@ -234,9 +234,10 @@ class RunTally:
             from sqlalchemy.dialects.postgresql import insert
         else:
             from sqlalchemy.dialects.sqlite import insert
-        statement = insert(_tally).on_conflict_do_nothing()
+        # RETURNING: the rows actually added (an executemany's rowcount is -1 on psycopg)
+        statement = insert(_tally).on_conflict_do_nothing().returning(_tally.c.run_id)
         with self.engine.begin() as conn:
-            return int(conn.execute(statement, events).rowcount or 0)
+            return len(conn.execute(statement, events).all())
 
     def _set_mark(self, updated_ms: int) -> None:
         with self.engine.begin() as conn:
