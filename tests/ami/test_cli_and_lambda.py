@@ -157,23 +157,79 @@ def deploy_with_extra_parameter(sandbox: Sandbox, stack: str, image: str) -> str
     return str(found["StackResourceDetail"]["PhysicalResourceId"])
 
 
+def _sns_queue(sandbox: Sandbox, name: str) -> tuple[str, str]:
+    """An SNS topic on the sandbox with an SQS queue subscribed: (topic ARN, queue URL)."""
+    sns, sqs = sandbox.client("sns"), sandbox.client("sqs")
+    topic = sns.create_topic(Name=name)["TopicArn"]
+    queue = sqs.create_queue(QueueName=name)["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]
+    sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=arn["QueueArn"])
+    return topic, queue
+
+
+def _published(sandbox: Sandbox, queue: str) -> list[dict[str, Any]]:
+    """The SNS messages waiting in ``queue`` (taken off it)."""
+    sqs, found = sandbox.client("sqs"), []
+    while True:
+        got = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
+        if not got:
+            return found
+        for message in got:
+            found.append(json.loads(message["Body"]))
+            sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
+
+
+def _finished(settings: Settings, outcome: str) -> float:
+    """``cfnops_runs_finished`` of stack rotations ending ``outcome`` (what /metrics serves)."""
+    from cfnops.database import Database
+    from cfnops.metrics import StoreCollector
+
+    database = Database.open(settings.database_url)
+    try:
+        for family in StoreCollector(database).collect():
+            if family.name == "cfnops_runs_finished":
+                return sum(
+                    s.value
+                    for s in family.samples
+                    if s.labels == {"workflow": ROTATE_STACK_WORKFLOW, "outcome": outcome}
+                )
+    finally:
+        database.dispose()
+    raise AssertionError("no cfnops_runs_finished family")
+
+
 @pytest.mark.slow
 def test_rotation_that_leaves_drift_says_drifted_exit_1(
-    cli: list[str], cfnops_sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+    cli: list[str],
+    cfnops_sandbox: Sandbox,
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The update ran, but a resource it did not touch was changed out of band: the
-    rotation does not claim the stack is in sync (outcome DRIFTED naming it, exit 1)."""
+    rotation does not claim the stack is in sync (outcome DRIFTED naming it, exit 1), the
+    operator's channels are told (SNS here) and the metrics count it DRIFTED."""
     old, new = base_images(cfnops_sandbox)
     stack = unique("ami-drift")
+    topic, queue = _sns_queue(cfnops_sandbox, unique("ami-notes"))
+    monkeypatch.setenv("CFNOPS_NOTIFY__SNS_TOPIC_ARN", topic)
+    monkeypatch.setenv("CFNOPS_NOTIFY__CONSOLE", "false")
     name = deploy_with_extra_parameter(cfnops_sandbox, stack, old)
     cfnops_sandbox.client("ssm").put_parameter(
         Name=name, Value="changed", Type="String", Overwrite=True
     )
+    drifted_before = _finished(settings, "DRIFTED")
     argv = [*cli, "ami", "rotate", "--image-id", new, "--stack", stack]
     assert run([*argv, "-o", "json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert (out["outcome"], out["Drift"], out["PreviousImageId"]) == ("DRIFTED", "DRIFTED", old)
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == new  # the update itself ran
+    (note,) = _published(cfnops_sandbox, queue)
+    assert note["Subject"] == f"cfnops AMI rotation: stack {stack} DRIFTED"
+    assert note["Message"].startswith(f"AMI rotation of stack {stack} set ImageId to {new} ")
+    assert "still drifted" in note["Message"]
+    assert "Extra /Value: expected 'declared', actual 'changed'" in note["Message"]
+    assert _finished(settings, "DRIFTED") == drifted_before + 1
     # runs list reads the run's outcome, and finds it by it
     listed = [*cli, "-o", "json", "runs", "list", "--outcome", "drifted", "--limit", "500"]
     assert run(listed) == 0
@@ -200,6 +256,11 @@ def test_rotation_that_leaves_drift_says_drifted_exit_1(
     )
     assert run(argv) == 0
     assert ", drift IN_SYNC," in capsys.readouterr().out
+    # the rollback (DRIFTED) was notified too; the rotation in sync sends nothing
+    assert [n["Subject"] for n in _published(cfnops_sandbox, queue)] == [
+        f"cfnops AMI rotation: stack {stack} DRIFTED"
+    ]
+    assert _finished(settings, "DRIFTED") == drifted_before + 2
 
 
 def test_lambda_parameter_handler(

@@ -25,7 +25,9 @@ An update that ran is verified: drift detection runs on the stack afterwards, an
 the run ends ``UPDATED`` (``"Drift": "IN_SYNC"``) only when it finds the stack in
 sync. Otherwise ``DRIFTED`` with ``StillDrifted`` (each resource and property still
 drifted, expected and actual) or ``DRIFT_UNKNOWN`` with ``DriftDetection`` (why the
-detection did not complete): the image parameter was updated all the same.
+detection did not complete): the image parameter was updated all the same, and the
+operator's channels are notified (:func:`cfnops.ami._notes.drift_note`, step
+``notify-drifted`` / ``notify-drift_unknown``).
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ from aws_durable_execution_sdk_python.waits import WaitForConditionConfig, WaitF
 
 from cfnops.ami import _stack_steps as steps
 from cfnops.ami._images import ImageFacts, compatibility_differences, describe_image
+from cfnops.ami._notes import drift_note
 from cfnops.ami.errors import InstanceRefreshFailed
 from cfnops.aws import AwsClients
 from cfnops.durable import runtime_of, workflow
+from cfnops.notify import Notification
 from cfnops.runtime import Runtime
 
 __all__ = [
@@ -248,7 +252,7 @@ def run_rotation(
         verified = _verify_in_sync(context, clients, runtime, stack, waits, poll)
         if verified["Drift"] != "IN_SYNC":
             outcome = "DRIFTED" if verified["Drift"] == "DRIFTED" else "DRIFT_UNKNOWN"
-    return _result(
+    result = _result(
         request,
         outcome,
         PreviousImageId=previous,
@@ -258,6 +262,16 @@ def run_rotation(
         **verified,
         **({"Roll": rolled} if roll else {}),
     )
+    note = drift_note(result, run_id)
+    if note is not None:  # the image was updated, the stack is not known to be in sync
+        region = (request.get("Aws") or {}).get("region")
+        context.step(lambda _: _send(runtime, note, region), name=f"notify-{outcome.lower()}")
+    return result
+
+
+def _send(runtime: Runtime, note: Notification, region: str | None) -> list[dict[str, Any]]:
+    deliveries = runtime.notify(note, region)
+    return [{"channel": d.channel, "ok": d.ok, "attempts": d.attempts} for d in deliveries]
 
 
 def _verify_in_sync(
