@@ -10,9 +10,11 @@ time are the key, so any number of workers and consoles scraping at once add eac
 once); pruning runs, restarting every process or a store past any size leaves them.
 
 The update reads only runs changed since the last one (``cfnops_run_tally_mark``, minus
-:data:`MARGIN_MS` for writers whose clocks or commits lag), in pages of
-:data:`PAGE` rows. A finished run that is redriven and finishes again is counted again
-(another finish time); a queued run cancelled before it left its queue never started.
+:data:`MARGIN_MS` for writers whose clocks or commits lag, skipping what the tally
+already holds), in pages of :data:`PAGE` rows, :data:`MAX_PAGES` per update. A finished
+run that is redriven and finishes again is counted again (another finish time; so would
+a finished run's record rewritten by anything else); a queued run cancelled before it
+left its queue never started.
 
 Durations: DBOS on SQLite stamps a run's creation and last update to the whole second,
 its steps to the millisecond, so a run with steps lasts from its first step's start to
@@ -31,10 +33,11 @@ import sqlalchemy as sa
 
 from cfnops.database import Database
 
-__all__ = ["MARGIN_MS", "PAGE", "Finished", "RunTally"]
+__all__ = ["MARGIN_MS", "MAX_PAGES", "PAGE", "Finished", "RunTally"]
 
 MARGIN_MS = 60_000
 PAGE = 2_000
+MAX_PAGES = 10  # per update: ~1-4 s on the shared 2-core VM
 
 _metadata = sa.MetaData()
 _tally = sa.Table(
@@ -145,15 +148,17 @@ class RunTally:
         self._status, self._inputs, self._outputs, self._steps = _dbos_tables(schema)
         self._schema = schema
 
-    def update(self) -> int:
-        """Add the events of runs changed since the last update; how many were new."""
+    def update(self, max_pages: int = MAX_PAGES) -> int:
+        """Add the events of runs changed since the last update, at most ``max_pages``
+        pages (a store tallied for the first time is caught up over several scrapes, each
+        within a scraper's timeout, its counters rising meanwhile); how many were new."""
         if not sa.inspect(self.engine).has_table("workflow_status", schema=self._schema):
             return 0
         with self.engine.connect() as conn:
             mark = conn.execute(sa.select(_mark.c.updated_ms)).scalar() or 0
         after: tuple[int, str] = (max(0, int(mark) - MARGIN_MS), "")
         added = 0
-        while True:
+        for _ in range(max_pages):
             rows = self._page(after)
             if not rows:
                 break
@@ -199,12 +204,30 @@ class RunTally:
                 st.c.name == "cfnops.run",
                 st.c.status.not_in(_QUEUED),
                 sa.tuple_(st.c.updated_at, st.c.workflow_uuid) > sa.tuple_(*after),
+                sa.not_(self._tallied(st)),  # the margin re-reads: skip what is counted
             )
             .order_by(st.c.updated_at, st.c.workflow_uuid)
             .limit(PAGE)
         )
         with self.engine.connect() as conn:
             return list(conn.execute(query))
+
+    @staticmethod
+    def _tallied(st: sa.Table) -> Any:
+        """SQL: this run's current state is already in the tally (its finish, or, while
+        it runs, its start): a primary-key look-up per row."""
+
+        def has(event: str, stamp: Any) -> Any:
+            return sa.exists().where(
+                _tally.c.run_id == st.c.workflow_uuid,
+                _tally.c.event == event,
+                _tally.c.stamp == stamp,
+            )
+
+        return sa.or_(
+            sa.and_(st.c.status == "PENDING", has("started", 0)),
+            sa.and_(st.c.status != "PENDING", has("finished", st.c.updated_at)),
+        )
 
     def _add(self, rows: Iterable[Any]) -> int:
         events: list[dict[str, Any]] = []
