@@ -101,10 +101,10 @@ def sign_in(page: Any, url: str, token: str = TOKEN) -> None:
     page.wait_for_url(f"{url}/runs")
 
 
-def shot(page: Any, name: str) -> Path:
+def shot(page: Any, name: str, *, full_page: bool = False) -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"console-{name}.png"
-    page.screenshot(path=str(path), full_page=False)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 

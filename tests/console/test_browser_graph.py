@@ -7,6 +7,8 @@ placement code: no two arrow labels overlap,
 no arrow label lies on a state, no arrow runs through a state that is not one of its
 ends, every label is drawn at 11 px or more, and Fit brings back the whole-or-readable
 view after zooming. Collapsed (the first view of more than 80 states) and expanded.
+The 30-state job-net shows whole (every state inside the panel's drawing area) at 100 %
+zoom or more on open and on Fit: its panel grows to the graph's height.
 """
 
 from __future__ import annotations
@@ -213,7 +215,32 @@ def test_a_hundred_state_graph_has_no_overlaps_and_fits(
         context.close()
 
 
-def test_the_thirty_state_graph_has_no_overlaps_and_fit_restores_it(
+# Every drawn state (its box and name) as drawn on screen, against the panel's drawing area.
+OUTSIDE = """() => {
+  const cy = cfnopsGraph, w = cy.width(), h = cy.height();
+  return cy.nodes(':visible').filter((n) => n.style('visibility') === 'visible').map((n) => {
+    const b = n.renderedBoundingBox({includeLabels: true, includeOverlays: false});
+    return {id: n.id(), x1: b.x1, y1: b.y1, x2: b.x2, y2: b.y2, w, h};
+  }).filter((b) => b.x1 < 0 || b.y1 < 0 || b.x2 > b.w || b.y2 > b.h);
+}"""
+
+
+def _whole(page: Any, view: str) -> dict[str, Any]:
+    """The whole job-net in the panel at a zoom that keeps labels at 11 px or more."""
+    found = _check(page, view)  # labels >= 11 px as drawn, none overlapping
+    assert page.evaluate(OUTSIDE) == [], view
+    # The panel's drawing area is the cytoscape canvas, the size of #graph inside its border.
+    area = page.evaluate(
+        "[cfnopsGraph.width(), cfnopsGraph.height(),"
+        " document.getElementById('graph').clientWidth,"
+        " document.getElementById('graph').clientHeight]"
+    )
+    assert abs(area[0] - area[2]) < 2 and abs(area[1] - area[3]) < 2, (view, area)
+    assert page.evaluate("cfnopsGraph.zoom()") >= 1.0, view
+    return found
+
+
+def test_the_thirty_state_graph_fits_whole_with_readable_labels_on_open_and_fit(
     browser: Any, hundred: ConsoleProcess
 ) -> None:
     context = browser.new_context(viewport={"width": 1300, "height": 1000})
@@ -222,13 +249,28 @@ def test_the_thirty_state_graph_has_no_overlaps_and_fit_restores_it(
         sign_in(page, hundred.url)
         page.goto(f"{hundred.url}/jobs/thirty-1")
         wait_until(page, "() => window.cfnopsGraph && cfnopsGraph.zoom() > 0")
-        found = _check(page, "thirty")
+        found = _whole(page, "thirty, opened")
         # 29 states drawn as boxes (the Map is the box around its four) and Start
         assert found["shown"] == found["labelled"] == 4 and found["states"] == 30
+        # The 21-step chain is taller than the stylesheet's 560 px: the panel grew to it.
+        assert page.evaluate("document.getElementById('graph').clientHeight") > 560
+        shot(page, "graph-thirty", full_page=True)
         fitted = page.evaluate("cfnopsGraph.zoom()")
+        page.get_by_role("button", name="Zoom in").click()
+        page.get_by_role("button", name="Zoom in").click()
+        page.mouse.move(300, 400)
+        page.mouse.down()
+        page.mouse.move(500, 200, steps=5)  # panned off as well
+        page.mouse.up()
+        assert page.evaluate(OUTSIDE) != []  # zoomed in, states are off the panel
+        page.get_by_role("button", name="Fit").click()
+        _whole(page, "thirty, Fit after zoom in")
+        assert abs(page.evaluate("cfnopsGraph.zoom()") - fitted) < 1e-6
+        page.get_by_role("button", name="Zoom out").click()
         page.get_by_role("button", name="Zoom out").click()
         page.get_by_role("button", name="Fit").click()
+        _whole(page, "thirty, Fit after zoom out")
         assert abs(page.evaluate("cfnopsGraph.zoom()") - fitted) < 1e-6
-        shot(page, "graph-thirty")
+        shot(page, "graph-thirty-fit", full_page=True)
     finally:
         context.close()

@@ -25,10 +25,36 @@
   const cy = C.graph(el("graph"), elements);
   window.cfnopsGraph = cy;
   const READABLE = 1.0;  // below this zoom, 11 px labels would be drawn smaller than 11 px
+  // The panel grows (never shrinks below its stylesheet height) to the laid-out graph's
+  // height at the zoom its width allows, so a job-net that is as narrow as a long chain
+  // shows whole at 100 % or more: the page scrolls, not the graph. Past MAX_HEIGHT (about
+  // two screens) the panel stops growing and the graph pans as before.
+  const MAX_HEIGHT = 2400, PAD = 16;
+  function baseHeight(box) {
+    const inline = box.style.height;
+    box.style.height = "";
+    const h = box.clientHeight;
+    box.style.height = inline;
+    return h;
+  }
+  function size(shown) {
+    const box = el("graph");
+    if (box.hidden || !box.clientWidth) return;
+    const bb = shown.boundingBox(), base = baseHeight(box);
+    // The largest zoom the width allows (at most 130 %) whose height fits MAX_HEIGHT,
+    // never below READABLE.
+    const room = (n) => n - 2 * PAD - 4;
+    const wide = Math.min(1.3, room(box.clientWidth + 4) / Math.max(bb.w, 1));
+    const z = Math.max(READABLE, Math.min(wide, room(MAX_HEIGHT) / Math.max(bb.h, 1)));
+    const want = Math.ceil(bb.h * z) + 2 * PAD + 4;
+    const height = wide >= READABLE && want > base && want <= MAX_HEIGHT ? `${want}px` : "";
+    if (box.style.height !== height) { box.style.height = height; cy.resize(); }
+  }
   function fit() {
     if (!cy) return;
     cy.resize();
-    cy.fit(cy.elements(":visible"), 16);
+    size(cy.elements(":visible"));
+    cy.fit(cy.elements(":visible"), PAD);
     if (cy.zoom() > 1.3) { cy.zoom(1.3); cy.center(cy.elements(":visible")); }
     if (cy.zoom() < READABLE) {  // too many states to fit readably: a part of it at 100 %
       cy.zoom(READABLE);
