@@ -192,6 +192,20 @@ def _configured_region(settings: AwsSettings) -> str | None:
     return check_region(found) if found else None
 
 
+def stack_resource_drifts(cfn: Any, stack: str) -> list[dict[str, Any]]:
+    """Every ``StackResourceDrift`` of the stack's last drift detection (all pages of
+    DescribeStackResourceDrifts)."""
+    out: list[dict[str, Any]] = []
+    kwargs: dict[str, Any] = {"StackName": stack}
+    while True:
+        page = cfn.describe_stack_resource_drifts(**kwargs)
+        out.extend(page.get("StackResourceDrifts", []))
+        token = page.get("NextToken")
+        if not token:
+            return out
+        kwargs["NextToken"] = token
+
+
 def parse_timestamp(value: Any) -> dt.datetime:
     """botocore's response timestamp parser, with ISO 8601 text read by the standard library.
 

@@ -117,6 +117,13 @@ DEFAULT_PROTECTED_TYPES: tuple[str, ...] = (
 )
 
 
+def drift_path(path: str) -> str:
+    """Drift paths are ``/Value``; change-set paths ``/Properties/Value``: compare the former."""
+    if path.startswith("/Properties/"):
+        path = path[len("/Properties") :]
+    return path if path.startswith("/") else "/" + path
+
+
 class IgnoreRule(_Section, frozen=True):
     """Drift to ignore: a resource type and property path (JSON pointer, ``*`` globs)."""
 
@@ -124,6 +131,20 @@ class IgnoreRule(_Section, frozen=True):
     property_path: str
     stack: str = "*"
     logical_id: str = "*"
+
+    def covers(self, stack: str, logical_id: str, resource_type: str, path: str) -> bool:
+        """True when this rule covers the property (globs on every field; a path rule
+        also covers everything below it: ``/Tags`` ignores ``/Tags/0/Value``). Heal's
+        reports and change sets and ``ami rotate``'s drift check read the rules alike."""
+        from fnmatch import fnmatchcase
+
+        if not fnmatchcase(resource_type, self.resource_type):
+            return False
+        if not fnmatchcase(stack, self.stack) or not fnmatchcase(logical_id, self.logical_id):
+            return False
+        path = drift_path(path)
+        wanted = drift_path(self.property_path)
+        return fnmatchcase(path, wanted) or path.startswith(wanted.rstrip("/") + "/")
 
 
 class HealSettings(_Section, frozen=True):

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from cfnops.aws import error_code, error_message
+from cfnops.aws import error_code, error_message, stack_resource_drifts
+from cfnops.config import IgnoreRule
 
 if TYPE_CHECKING:
     from mypy_boto3_autoscaling import AutoScalingClient
@@ -231,36 +232,40 @@ def drift_detection_status(cfn: CloudFormationClient, detection_id: str) -> dict
 
 
 def still_drifted(
-    cfn: CloudFormationClient, stack: str, ignore: tuple[Any, ...] = ()
+    cfn: CloudFormationClient, stack: str, ignore: tuple[IgnoreRule, ...] = ()
 ) -> list[dict[str, Any]]:
     """Each resource drift detection last found MODIFIED or DELETED (``ignore``: the
-    ``[heal] ignore`` rules, as ``cfnops drift`` applies them), with its properties."""
-    from cfnops.heal._cfn import resource_drifts
-    from cfnops.heal._ignore import apply_ignore
-    from cfnops.heal._model import StackDriftReport
-
-    report = apply_ignore(
-        StackDriftReport(stack, stack, "DRIFTED", resources=resource_drifts(cfn, stack)), ignore
-    )
+    ``[heal] ignore`` rules, as ``cfnops drift`` applies them: a MODIFIED resource whose
+    every difference is ignored is in sync), with the properties not ignored."""
     out: list[dict[str, Any]] = []
-    for resource in report.resources:
-        if resource.effective_status not in ("MODIFIED", "DELETED"):
+    for item in stack_resource_drifts(cfn, stack):
+        status = str(item.get("StackResourceDriftStatus", "NOT_CHECKED"))
+        if status not in ("MODIFIED", "DELETED"):
             continue
+        logical_id = str(item["LogicalResourceId"])
+        resource_type = str(item.get("ResourceType", ""))
+        differences = item.get("PropertyDifferences") or []
+        kept = [
+            {
+                "Path": str(d.get("PropertyPath", "")),
+                "Expected": d.get("ExpectedValue"),
+                "Actual": d.get("ActualValue"),
+                "DifferenceType": str(d.get("DifferenceType", "NOT_EQUAL")),
+            }
+            for d in differences
+            if not any(
+                rule.covers(stack, logical_id, resource_type, str(d.get("PropertyPath", "")))
+                for rule in ignore
+            )
+        ]
+        if status == "MODIFIED" and differences and not kept:
+            continue  # every difference ignored
         out.append(
             {
-                "LogicalResourceId": resource.logical_id,
-                "ResourceType": resource.resource_type,
-                "Status": resource.status,
-                "Properties": [
-                    {
-                        "Path": p.path,
-                        "Expected": p.expected,
-                        "Actual": p.actual,
-                        "DifferenceType": p.difference_type,
-                    }
-                    for p in resource.properties
-                    if not p.ignored
-                ],
+                "LogicalResourceId": logical_id,
+                "ResourceType": resource_type,
+                "Status": status,
+                "Properties": kept,
             }
         )
     return out

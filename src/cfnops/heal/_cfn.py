@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import botocore.exceptions
 
-from cfnops.aws import error_code, error_message
+from cfnops.aws import error_code, error_message, stack_resource_drifts
 from cfnops.heal._model import ResourceDrift, resource_from_api
 
 if TYPE_CHECKING:
@@ -72,15 +72,7 @@ def detection_status(cfn: CloudFormationClient, detection_id: str) -> dict[str, 
 
 def resource_drifts(cfn: CloudFormationClient, stack: str) -> tuple[ResourceDrift, ...]:
     """Every resource's last drift result (all pages)."""
-    out: list[ResourceDrift] = []
-    kwargs: dict[str, Any] = {"StackName": stack}
-    while True:
-        page = cfn.describe_stack_resource_drifts(**kwargs)
-        out.extend(resource_from_api(item) for item in page.get("StackResourceDrifts", []))
-        token = page.get("NextToken")
-        if not token:
-            return tuple(out)
-        kwargs["NextToken"] = token
+    return tuple(resource_from_api(item) for item in stack_resource_drifts(cfn, stack))
 
 
 NESTED_STACK = "AWS::CloudFormation::Stack"

@@ -4,31 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from fnmatch import fnmatchcase
 
-from cfnops.config import IgnoreRule
+from cfnops.config import IgnoreRule, drift_path
 from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 
-
-def normalise_path(path: str) -> str:
-    """Drift paths are ``/Value``; change-set paths ``/Properties/Value``: compare the former."""
-    if path.startswith("/Properties/"):
-        path = path[len("/Properties") :]
-    return path if path.startswith("/") else "/" + path
+normalise_path = drift_path
 
 
 def rule_matches(
     rule: IgnoreRule, stack: str, logical_id: str, resource_type: str, path: str
 ) -> bool:
-    """True when ``rule`` covers this property (globs on every field; a path rule
-    also covers everything below it: ``/Tags`` ignores ``/Tags/0/Value``)."""
-    if not fnmatchcase(resource_type, rule.resource_type):
-        return False
-    if not fnmatchcase(stack, rule.stack) or not fnmatchcase(logical_id, rule.logical_id):
-        return False
-    path = normalise_path(path)
-    wanted = normalise_path(rule.property_path)
-    return fnmatchcase(path, wanted) or path.startswith(wanted.rstrip("/") + "/")
+    """True when ``rule`` covers this property (:meth:`IgnoreRule.covers`)."""
+    return rule.covers(stack, logical_id, resource_type, path)
 
 
 def is_ignored(
