@@ -10,6 +10,8 @@ rows, the run's status and actions, holds, audit entries and reruns.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +48,40 @@ FIRST_EVENTS = 200  # events embedded in the page; older ones come a page at a t
 PAGE_EVENTS = 500
 
 
+class _Derived:
+    """The last few runs' histories and their derived statuses, kept while the history is
+    unchanged (its fingerprint: count, last id, sum of timestamps). A state panel on a
+    10,000-event run read and derived the whole history at every click (~280 ms at load
+    1.7); a click on an unchanged run now costs one aggregate query."""
+
+    SIZE = 4  # runs kept (a 10,000-event run's history is some megabytes)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._runs: OrderedDict[str, tuple[Any, list[dict[str, Any]], Any]] = OrderedDict()
+
+    def get(self, jobs: JobService, row: RunRow) -> tuple[list[dict[str, Any]], Any]:
+        """``(history, derive_status(history, definition))`` of ``row``'s run; both are
+        shared with other requests: read them, never change them."""
+        key = (jobs.store.history_fingerprint(row.run_id), row.redrive_count, row.status)
+        with self._lock:
+            found = self._runs.get(row.run_id)
+            if found is not None and found[0] == key:
+                self._runs.move_to_end(row.run_id)
+                return found[1], found[2]
+        history = jobs.store.history(row.run_id)
+        derived = derive_status(history, row.definition)
+        with self._lock:
+            self._runs[row.run_id] = (key, history, derived)
+            self._runs.move_to_end(row.run_id)
+            while len(self._runs) > self.SIZE:
+                self._runs.popitem(last=False)
+        return history, derived
+
+
+_DERIVED = _Derived()
+
+
 def _row(jobs: JobService, run_id: str) -> RunRow:
     try:
         return jobs.store.get_run(run_id)
@@ -74,9 +110,8 @@ def _reruns(lineage: Mapping[str, Any]) -> list[str]:
 def _load(request: Request, run_id: str) -> dict[str, Any]:
     jobs = jobs_for(request)
     row = _row(jobs, run_id)
-    history = jobs.store.history(run_id)
+    history, derived = _DERIVED.get(jobs, row)
     scope = parse_scope(request.query_params, row.definition)
-    derived = derive_status(history, row.definition)
     lineage = jobs.lineage(run_id)
     wants = request.query_params.get("timeline") == "1"
     data = snapshot(row, derived, scope, bool(lineage["held"]), _roles(request), timeline=wants)
@@ -199,9 +234,8 @@ async def state_panel(request: Request) -> Response:
 
     def load() -> dict[str, Any]:
         row = _row(jobs, run_id)
-        history = jobs.store.history(run_id)
+        history, derived = _DERIVED.get(jobs, row)
         scope = parse_scope(request.query_params, row.definition)
-        derived = derive_status(history, row.definition)
         visit = scoped_states(derived, scope).get(state)
         return {
             "row": row,

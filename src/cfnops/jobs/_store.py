@@ -354,6 +354,19 @@ class JobStore(TokenAndScheduleRows, ControlRows):
             )
             return {int(r[0]): (str(r[1]), float(r[2])) for r in rows}
 
+    def history_fingerprint(self, run_id: str) -> tuple[int, int, float]:
+        """(count, last id, sum of timestamps) of the run's events: one indexed aggregate
+        that changes whenever an event is added, or deleted and written again (a replay
+        writes new timestamps), so a reader can keep what it derived from the history."""
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                sa.select(
+                    sa.func.count(), sa.func.max(events.c.event_id), sa.func.sum(events.c.ts)
+                ).where(events.c.run_id == run_id)
+            ).one()
+        count, last, total = found[0], found[1], found[2]
+        return int(count or 0), int(last or 0), float(total or 0.0)
+
     def history(self, run_id: str, *, after: int = 0) -> list[dict[str, Any]]:
         """Events in id order as plain dicts (id, previousEventId, type, timestamp, details)."""
         with self.engine.connect() as conn:
