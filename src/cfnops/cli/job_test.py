@@ -120,9 +120,7 @@ def test_state_cmd(
     ] = None,
     mock_error: Annotated[str | None, typer.Option(help="Mock an error with this name.")] = None,
     mock_cause: Annotated[str | None, typer.Option(help="The mocked error's cause.")] = None,
-    retry_count: Annotated[
-        int | None, typer.Option(min=0, help="Retries already made (retrierRetryCount).")
-    ] = None,
+    retry_count: Annotated[int | None, typer.Option(min=0, help="Retries already made.")] = None,
     inspection_level: Annotated[str, typer.Option(help="INFO, DEBUG or TRACE.")] = "DEBUG",
     context: Annotated[
         str | None, typer.Option(help="The Context object the state sees: JSON, or @FILE.")
@@ -131,13 +129,16 @@ def test_state_cmd(
         str | None, typer.Option(help="Map/Parallel: the inner state a mocked error comes from.")
     ] = None,
     map_failures: Annotated[
-        int | None, typer.Option(min=0, help="Map: failed iterations (mapIterationFailureCount).")
+        int | None, typer.Option(min=0, help="Map: iterations failed so far.")
     ] = None,
     map_items: Annotated[
         str | None, typer.Option(help="Distributed Map: the ItemReader's items, JSON or @FILE.")
     ] = None,
     reveal_secrets: Annotated[
-        bool, typer.Option(help="TRACE of an HTTP Task: show what its connection adds.")
+        bool,
+        typer.Option(
+            "--reveal-secrets", help="TRACE of an HTTP Task: show what its connection adds."
+        ),
     ] = False,
 ) -> None:
     """Test one state with Step Functions' TestState (AWS, or the sandbox by --endpoint-url)."""
