@@ -162,6 +162,20 @@ def _sdk(page: Any, ui: Mouse, service: str, action: str, params: dict[str, str]
         ui.fill(form.get_by_label(f"{name} (required)", exact=False).first, path)
 
 
+def _select(page: Any, ui: Mouse, name: str) -> None:
+    """Select a state in the list once the last edit has been laid out and checked (the
+    list is drawn again after each edit: a click on the old drawing selects nothing),
+    and see it selected."""
+    _checked(page)
+    ui.press(_state(page, name))
+    wait_until(
+        page,
+        '(n) => document.querySelector(`#d-states button[data-state="${n}"]`)'
+        "?.getAttribute('aria-pressed') === 'true'",
+        arg=name,
+    )
+
+
 def _build(page: Any, ui: Mouse, drag: bool) -> None:
     """The Done-when job-net, from an empty canvas, palette and forms only."""
     form = _form(page)
@@ -174,23 +188,23 @@ def _build(page: Any, ui: Mouse, drag: bool) -> None:
     ui.fill(form.get_by_label("Poll every (seconds)"), "1")
     ui.press(_part(page, "choice"))  # after the loop: the command's status is known here
     ui.press(_part(page, "parallel"))
-    ui.press(_state(page, "Parallel"))
+    _select(page, ui, "Parallel")
     ui.press(_part(page, "succeed"))
     ui.press(_part(page, "fail"))  # after Succeed: placed, not connected
-    ui.press(_state(page, "Branch1Step"))
+    _select(page, ui, "Branch1Step")
     ui.press(_part(page, "sdk"))
     _sdk(page, ui, "elasticloadbalancingv2", "deregisterTargets",
          {"TargetGroupArn": "$.targetGroupArn", "Targets": "$.targets"})  # fmt: skip
-    ui.press(_state(page, "Branch2Step"))
+    _select(page, ui, "Branch2Step")
     ui.press(_part(page, "sdk"))
     _sdk(page, ui, "rds", "stopDBCluster", {"DBClusterIdentifier": "$.clusterId"})
-    ui.press(_state(page, "Choice"))
+    _select(page, ui, "Choice")
     ui.press(form.get_by_role("button", name="Add rule"))
     ui.fill(form.get_by_label("Variable (path)"), "$.command.Status")
     ui.fill(form.get_by_label("Value", exact=True), "Success")
     ui.pick(form.get_by_label("Rule 1: go to"), "Parallel")
     ui.pick(form.get_by_label("Otherwise go to (Default)"), "Fail")
-    ui.press(_state(page, "Parallel"))
+    _select(page, ui, "Parallel")
     ui.press(form.get_by_role("button", name="Add retry rule"))
     ui.press(form.get_by_role("button", name="Add catch rule"))
     assert form.get_by_label("Catch rule 1: go to").input_value() == "Fail"
