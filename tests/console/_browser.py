@@ -31,8 +31,8 @@ def chromium_path() -> str | None:
 class ConsoleProcess:
     """``python -m cfnops console`` on a free loopback port with a known token."""
 
-    def __init__(self, env: dict[str, str], *args: str) -> None:
-        self.port = free_port()
+    def __init__(self, env: dict[str, str], *args: str, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "cfnops", "console", "--port", str(self.port), *args],

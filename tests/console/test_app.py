@@ -36,6 +36,13 @@ def test_pages_need_a_session_and_the_token_gives_one(anonymous: TestClient) -> 
     assert signed.status_code == 303 and signed.headers["location"] == "/audit"
     assert anonymous.get("/runs").status_code == 200
     assert "signed in as alice" in anonymous.get("/runs").text
+    # The sign-in page of a browser that has a session (another tab signed in after a
+    # console restart) sends it back where it was, and that session stays valid.
+    again = anonymous.get("/login?next=/jobs/x&why=expired", follow_redirects=False)
+    assert again.status_code == 303 and again.headers["location"] == "/jobs/x"
+    assert anonymous.get("/runs", follow_redirects=False).status_code == 200
+    anonymous.cookies.clear()
+    assert "Token" in anonymous.get("/login?next=/jobs/x").text  # without one: the form
 
 
 def test_state_changes_need_token_and_csrf_and_change_nothing_otherwise(

@@ -128,6 +128,10 @@ async def login(request: Request) -> Response:
         token = str((await request.form()).get("token", ""))
     note = _WHY.get(request.query_params.get("why", ""))
     if token is None:
+        # Already signed in (another tab of this browser signed in after a console
+        # restart): back to where this tab was, without ending that tab's session.
+        if auth.session(request.cookies.get(COOKIE), touch=False)[0] is not None:
+            return RedirectResponse(nxt, status_code=303)
         return render(request, "login.html", next=nxt, failed=False, note=note)
     name = auth.name_for(token)
     if name is None or auth.principal(name).metrics_only:  # a scraper's token: no session

@@ -43,7 +43,9 @@ window.cfnops = (function () {
         fetch(here, {headers: {Accept: "application/json", "X-Cfnops-Live": "1"}})
           .then((r) => {
             if (r.status === 401) { handle.closed = true; signIn("expired"); }
-            if (r.body) r.body.cancel();  // a 200 is a stream: only its status was wanted
+            // A 200 is a stream: only its status was wanted. Cancelling a stream the server
+            // has just dropped rejects ("network error"); that is expected here, not a fault.
+            if (r.body) r.body.cancel().catch(() => null);
           }, () => null)
           .finally(() => {
             setTimeout(open, handle.pause);
@@ -124,7 +126,7 @@ window.cfnops = (function () {
         const doc = new DOMParser().parseFromString(html, "text/html");
         const fresh = doc.getElementById("main");
         if (fresh && !busy()) document.getElementById("main").replaceChildren(...Array.from(fresh.childNodes));
-      });
+      }).catch(() => null);  // the console is unreachable: the stream's next update tries again
     }
     listen(`/heal/runs/${encodeURIComponent(box.dataset.run)}/stream`, () => {
       if (first) { first = false; return; }

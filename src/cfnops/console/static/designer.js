@@ -14,7 +14,11 @@ window.cfnopsDesigner = (function () {
     const init = body === undefined ? {headers: {Accept: "application/json"}} :
       {method: "POST", body: JSON.stringify(body),
        headers: {Accept: "application/json", "Content-Type": "application/json", "X-CSRF-Token": csrf()}};
-    return fetch(url, init).then((r) => r.json().then((j) => ({ok: r.ok, status: r.status, body: j})));
+    // An unreachable console (or a proxy's non-JSON page) is an answer too: the caller
+    // shows it in the status line, and nothing rejects unhandled.
+    const down = (err) => ({ok: false, status: 0, body: {error: `the console did not answer (${err.message})`,
+                                                         hint: "try again once it is reachable"}});
+    return fetch(url, init).then((r) => r.json().then((j) => ({ok: r.ok, status: r.status, body: j}))).catch(down);
   }
   const status = (text) => { $("d-status").textContent = text; };
   const sdkCache = {};
@@ -436,7 +440,7 @@ window.cfnopsDesigner = (function () {
       api("/designer/api/parse", {text, format: S.format}).then((r) => {
         if (text !== $("d-code").value) return;
         if (!r.ok) {
-          const e = r.body.error || {message: r.body.error};
+          const e = typeof r.body.error === "object" && r.body.error ? r.body.error : {message: r.body.error};
           $("d-code-error").textContent = `${e.message || "invalid"} — the drawing keeps the last valid definition.`;
           gutter(e.line);
           return;

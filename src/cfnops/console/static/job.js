@@ -128,7 +128,8 @@
     if (timelineDue) return;
     timelineDue = setTimeout(() => {
       fetch(`${base}/data?timeline=1`, {headers: {Accept: "application/json", "X-Cfnops-Live": "1"}})
-        .then((r) => r.json()).then((fresh) => { timelineDue = null; data.timeline = fresh.timeline; drawTimeline(); });
+        .then((r) => r.json()).then((fresh) => { timelineDue = null; data.timeline = fresh.timeline; drawTimeline(); })
+        .catch(() => { timelineDue = null; });  // unreachable: the next update asks again
     }, 0);
   }
   el("view-graph").addEventListener("click", () => view("graph"));
@@ -270,7 +271,7 @@
         el("scope-note").textContent = map != null ? `showing ${map} iteration ${index}` : "";
         paint(); drawList(); drawIterations(); connect();
         if (open) openState(open);
-      });
+      }).catch((err) => { el("scope-note").textContent = `could not load the iteration: ${err.message}`; });
   }
 
   // ---- history: newest first, a page at a time, live events prepended ----------------------
@@ -298,7 +299,7 @@
       fetch(`${base}/events?${q}`, {headers: {Accept: "application/json"}}).then((r) => r.json())
         .then((page) => {
           el("history-table").querySelector("tbody").replaceChildren(...page.events.map(eventRow));
-        });
+        }).catch((err) => { el("history-count").textContent = `could not search the history: ${err.message}`; });
     } else {
       drawHistory();
     }
@@ -308,7 +309,8 @@
     const q = new URLSearchParams({limit: "500"});
     if (oldest !== undefined) q.set("before", String(oldest));
     fetch(`${base}/events?${q}`, {headers: {Accept: "application/json"}}).then((r) => r.json())
-      .then((page) => { events = events.concat(page.events); moreEvents = page.more; drawHistory(); });
+      .then((page) => { events = events.concat(page.events); moreEvents = page.more; drawHistory(); })
+      .catch((err) => { el("history-count").textContent = `could not load more events: ${err.message}`; });
   });
 
   // ---- run status, actions, holds, audit, reruns ----------------------------------------
