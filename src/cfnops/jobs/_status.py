@@ -185,119 +185,197 @@ def derive_status(
     ``definition`` tells which Parallel branch a branch's first state belongs to;
     without it, branches are numbered in the order they start.
     """
-    top = _Scope()
-    scopes: list[_Scope] = [top]
-    cursors: dict[int, _Cursor] = {0: _Cursor(top, None)}
-    iterations: dict[str, list[IterationRun]] = {}
-    parallel_starts: dict[int, StateRun] = {}  # ParallelStateStarted id → the Parallel
-    last = 0
+    fold = _Fold(definition)
     for event in history:
+        fold.add(event)
+    for runs in fold.iterations.values():
+        runs.sort(key=lambda r: r.index)
+    top = fold.top
+    return RunStatus(top.states, fold.iterations, _overall(top, fold.iterations), fold.last)
+
+
+_ITERATION_ENDS = {
+    "MapIterationSucceeded": "SUCCEEDED",
+    "MapIterationFailed": "FAILED",
+    "MapIterationAborted": "ABORTED",
+}
+
+
+class _Fold:
+    """The state of :func:`derive_status` while it reads the history, one event at a time."""
+
+    def __init__(self, definition: Mapping[str, Any] | None) -> None:
+        self.definition = definition
+        self.top = _Scope()
+        self.scopes: list[_Scope] = [self.top]
+        self.cursors: dict[int, _Cursor] = {0: _Cursor(self.top, None)}
+        self.iterations: dict[str, list[IterationRun]] = {}
+        self.parallel_starts: dict[int, StateRun] = {}  # ParallelStateStarted id → the Parallel
+        self.last = 0
+
+    def add(self, event: Mapping[str, Any]) -> None:
         etype, eid = str(event["type"]), int(event["id"])
         details: Mapping[str, Any] = event.get("details") or {}
         when = float(event["timestamp"])
         prev = int(event.get("previousEventId") or 0)
-        at = cursors.get(prev) or cursors[0]
+        self.last = max(self.last, eid)
+        scope, visit = self._locate(prev, etype, details, when)
+        self.cursors[eid] = self._apply(eid, etype, details, when, scope, visit)
+
+    def _locate(
+        self, prev: int, etype: str, details: Mapping[str, Any], when: float
+    ) -> tuple[_Scope, StateRun | None]:
+        """The scope and open state visit an event continues (entering or leaving a branch)."""
+        at = self.cursors.get(prev) or self.cursors[0]
         scope, visit = at.scope, at.visit
-        last = max(last, eid)
-        if prev in parallel_starts and etype.endswith("StateEntered"):
-            group = parallel_starts[prev]
-            scope = _branch_scope(group, details, definition, iterations, when)
+        if prev in self.parallel_starts and etype.endswith("StateEntered"):
+            group = self.parallel_starts[prev]
+            scope = _branch_scope(group, details, self.definition, self.iterations, when)
             scope.parent = _Cursor(at.scope, group)
-            scopes.append(scope)
+            self.scopes.append(scope)
         while scope.parent is not None and _leaves(scope, etype, details):
             up = scope.parent
             scope, visit = up.scope, up.visit
+        return scope, visit
+
+    def _apply(
+        self,
+        eid: int,
+        etype: str,
+        details: Mapping[str, Any],
+        when: float,
+        scope: _Scope,
+        visit: StateRun | None,
+    ) -> _Cursor:
+        """Apply one event; returns the cursor the events that follow it continue."""
         if etype == "MapIterationStarted":
-            index = int(details.get("index", 0))
-            run = IterationRun(str(details.get("name")), index, "map", started=when)
-            iterations.setdefault(run.state, []).append(run)
-            sibling = scope.iteration is not None and scope.iteration.state == run.state
-            parent = scope.parent if sibling and scope.parent else _Cursor(scope, visit)
-            scope = _Scope(run.states, run, parent)
-            scopes.append(scope)
-            cursors[eid] = _Cursor(scope, None)
-            continue
-        if etype in ("MapIterationSucceeded", "MapIterationFailed", "MapIterationAborted"):
-            ending = scope.iteration
-            if ending is not None:
-                ending.ended = when
-                ending.status = {"MapIterationSucceeded": "SUCCEEDED",
-                                 "MapIterationFailed": "FAILED"}.get(etype, "ABORTED")  # fmt: skip
-                _end_open(scope, ending.status, None, when)
-                if ending.status == "FAILED":
-                    failing = next((s for s in scope.states.values() if s.status == "FAILED"), None)
-                    if failing is not None:
-                        ending.error, ending.cause = failing.error, failing.cause
-            cursors[eid] = scope.parent or _Cursor(scope, None)
-            continue
+            return self._start_iteration(scope, visit, details, when)
+        if etype in _ITERATION_ENDS:
+            return _end_iteration(scope, _ITERATION_ENDS[etype], when)
         if etype.endswith("StateEntered"):
-            if visit is not None and visit.status == "RUNNING" and visit.failed:
-                visit.status = "CAUGHT"  # left by a Catch without exiting
-                visit.exited = when
-            name = str(details.get("name"))
-            visit = scope.states.get(name) or StateRun(name, etype[: -len("StateEntered")])
-            visit.status, visit.output, visit.error, visit.cause = "RUNNING", None, None, None
-            visit.input, visit.entered, visit.exited = _load(details.get("input")), when, None
-            visit.attempts, visit.tasks, visit.failed = 0, [], False
-            visit.skipped = visit.forced = False
-            visit.visits += 1
-            scope.states[name] = visit
+            visit = _enter(scope, visit, etype, details, when)
         elif etype.endswith("StateExited") and visit is not None:
-            output = _load(details.get("output"))
-            if visit.failed and visit.type in ("Map", "Parallel"):
-                _close_failed_group(visit, output)
-            else:
-                visit.status = "CAUGHT" if visit.failed else "SUCCEEDED"
-            visit.output, visit.exited = output, when
-            if _ends_branch(scope, visit, definition):
-                assert scope.iteration is not None
-                scope.iteration.status, scope.iteration.ended = "SUCCEEDED", when
-            cursors[eid] = _Cursor(scope, None)
-            continue
-        elif visit is not None and etype in _SCHEDULED:
-            visit.attempts, visit.exited = visit.attempts + 1, None
-        elif visit is not None and (etype in _FAILED or etype in _GROUP_FAILED):
-            _fail(visit, details, when)
-        elif visit is not None and etype in _SUCCEEDED:
-            visit.failed, visit.error, visit.cause = False, None, None
-            visit.tasks.append(
-                {"resource": details.get("resource"), "output": _load(details.get("output"))}
-            )
-        elif visit is not None and etype in _ABORTED:
-            visit.status, visit.exited, visit.failed = "ABORTED", when, False
-            visit.error = visit.cause = None
-        elif visit is not None and etype == "StateSkipped":
-            visit.skipped = True
+            _exit(scope, visit, details, when, self.definition)
+            return _Cursor(scope, None)
         elif etype == "TaskForced":
-            forced = _forced_task(scopes, visit, str(details.get("name")))
+            forced = _forced_task(self.scopes, visit, str(details.get("name")))
             if forced is not None:
                 forced.forced = True
-        elif etype == "ParallelStateStarted" and visit is not None:
-            parallel_starts[eid] = visit
+        elif visit is not None:
+            _update_visit(visit, etype, details, when)
+            if etype == "ParallelStateStarted":
+                self.parallel_starts[eid] = visit
+        self._settle_ends(etype, details, when, visit)
+        return _Cursor(scope, visit)
+
+    def _start_iteration(
+        self, scope: _Scope, visit: StateRun | None, details: Mapping[str, Any], when: float
+    ) -> _Cursor:
+        index = int(details.get("index", 0))
+        run = IterationRun(str(details.get("name")), index, "map", started=when)
+        self.iterations.setdefault(run.state, []).append(run)
+        sibling = scope.iteration is not None and scope.iteration.state == run.state
+        parent = scope.parent if sibling and scope.parent else _Cursor(scope, visit)
+        scope = _Scope(run.states, run, parent)
+        self.scopes.append(scope)
+        return _Cursor(scope, None)
+
+    def _settle_ends(
+        self, etype: str, details: Mapping[str, Any], when: float, visit: StateRun | None
+    ) -> None:
+        """What the end of a Parallel, the end of the run or a redrive does to other scopes."""
         if etype in _GROUP_ENDS and visit is not None:
-            for branch in iterations.get(visit.name, []):
+            for branch in self.iterations.get(visit.name, []):
                 _settle(branch, when)
         if etype in _RUN_ENDS:
-            status = _RUN_ENDS[etype]
-            for each in scopes:
-                if each.iteration is None:
-                    _end_open(each, status, details, when)
-                elif each.iteration.status == "RUNNING":
-                    # Inside a branch or iteration: its own failure, else stopped with the run.
-                    _settle(each.iteration, when)
-                else:
-                    _end_open(each, "ABORTED", None, when)
+            self._end_run(_RUN_ENDS[etype], details, when)
         if etype == "ExecutionRedriven":
-            for each in scopes:
-                for view in each.states.values():
-                    if view.status in ("FAILED", "ABORTED"):
-                        view.status = "RUNNING"
-                if each.iteration is not None and each.iteration.status in ("FAILED", "ABORTED"):
-                    each.iteration.status = "RUNNING"
-        cursors[eid] = _Cursor(scope, visit)
-    for runs in iterations.values():
-        runs.sort(key=lambda r: r.index)
-    return RunStatus(top.states, iterations, _overall(top, iterations), last)
+            self._redrive()
+
+    def _end_run(self, status: str, details: Mapping[str, Any], when: float) -> None:
+        for each in self.scopes:
+            if each.iteration is None:
+                _end_open(each, status, details, when)
+            elif each.iteration.status == "RUNNING":
+                # Inside a branch or iteration: its own failure, else stopped with the run.
+                _settle(each.iteration, when)
+            else:
+                _end_open(each, "ABORTED", None, when)
+
+    def _redrive(self) -> None:
+        for each in self.scopes:
+            for view in each.states.values():
+                if view.status in ("FAILED", "ABORTED"):
+                    view.status = "RUNNING"
+            if each.iteration is not None and each.iteration.status in ("FAILED", "ABORTED"):
+                each.iteration.status = "RUNNING"
+
+
+def _end_iteration(scope: _Scope, status: str, when: float) -> _Cursor:
+    ending = scope.iteration
+    if ending is not None:
+        ending.ended = when
+        ending.status = status
+        _end_open(scope, ending.status, None, when)
+        if ending.status == "FAILED":
+            failing = next((s for s in scope.states.values() if s.status == "FAILED"), None)
+            if failing is not None:
+                ending.error, ending.cause = failing.error, failing.cause
+    return scope.parent or _Cursor(scope, None)
+
+
+def _enter(
+    scope: _Scope, visit: StateRun | None, etype: str, details: Mapping[str, Any], when: float
+) -> StateRun:
+    """A state entered: a new visit (or the next visit of a state entered before)."""
+    if visit is not None and visit.status == "RUNNING" and visit.failed:
+        visit.status = "CAUGHT"  # left by a Catch without exiting
+        visit.exited = when
+    name = str(details.get("name"))
+    visit = scope.states.get(name) or StateRun(name, etype[: -len("StateEntered")])
+    visit.status, visit.output, visit.error, visit.cause = "RUNNING", None, None, None
+    visit.input, visit.entered, visit.exited = _load(details.get("input")), when, None
+    visit.attempts, visit.tasks, visit.failed = 0, [], False
+    visit.skipped = visit.forced = False
+    visit.visits += 1
+    scope.states[name] = visit
+    return visit
+
+
+def _exit(
+    scope: _Scope,
+    visit: StateRun,
+    details: Mapping[str, Any],
+    when: float,
+    definition: Mapping[str, Any] | None,
+) -> None:
+    output = _load(details.get("output"))
+    if visit.failed and visit.type in ("Map", "Parallel"):
+        _close_failed_group(visit, output)
+    else:
+        visit.status = "CAUGHT" if visit.failed else "SUCCEEDED"
+    visit.output, visit.exited = output, when
+    if _ends_branch(scope, visit, definition):
+        assert scope.iteration is not None
+        scope.iteration.status, scope.iteration.ended = "SUCCEEDED", when
+
+
+def _update_visit(visit: StateRun, etype: str, details: Mapping[str, Any], when: float) -> None:
+    """A task scheduled, failed, succeeded or aborted, or a state skipped, within a visit."""
+    if etype in _SCHEDULED:
+        visit.attempts, visit.exited = visit.attempts + 1, None
+    elif etype in _FAILED or etype in _GROUP_FAILED:
+        _fail(visit, details, when)
+    elif etype in _SUCCEEDED:
+        visit.failed, visit.error, visit.cause = False, None, None
+        visit.tasks.append(
+            {"resource": details.get("resource"), "output": _load(details.get("output"))}
+        )
+    elif etype in _ABORTED:
+        visit.status, visit.exited, visit.failed = "ABORTED", when, False
+        visit.error = visit.cause = None
+    elif etype == "StateSkipped":
+        visit.skipped = True
 
 
 def _forced_task(scopes: list[_Scope], visit: StateRun | None, name: str) -> StateRun | None:
