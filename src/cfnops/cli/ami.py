@@ -34,6 +34,9 @@ _Roll = Annotated[
         "progress. Default: the \\[ami] roll setting (false).",
     ),
 ]
+_ParameterKey = Annotated[
+    str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
+]
 _Force = Annotated[
     bool, typer.Option("--force", help="Write a parameter even if a stack owns it (drifts it).")
 ]
@@ -46,6 +49,25 @@ _NoCompat = Annotated[
         "in use (refused by default).",
     ),
 ]
+
+
+def _rotator(
+    st: CliState,
+    force: bool,
+    check_compatibility: bool,
+    parameter_key: str | None,
+    roll: bool | None,
+) -> Any:
+    """The rotation service on the command's runtime (its clients and its one database)."""
+    from cfnops.ami import Rotator
+
+    return Rotator(
+        st.runtime,
+        force=force,
+        check_compatibility=check_compatibility,
+        parameter_key=parameter_key,
+        roll=roll,
+    )
 
 
 def _fmt(st: CliState, output: str | None) -> str:
@@ -157,9 +179,7 @@ def rotate_command(
     image_id: Annotated[str | None, typer.Option("--image-id", help="The new AMI.")] = None,
     parameter: Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")] = None,
     stack: Annotated[str | None, typer.Option("--stack", help="Stack to update.")] = None,
-    parameter_key: Annotated[
-        str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
-    ] = None,
+    parameter_key: _ParameterKey = None,
     force: _Force = False,
     no_check_compatibility: _NoCompat = False,
     roll: _Roll = None,
@@ -169,8 +189,6 @@ def rotate_command(
 
     Patterns: --parameter writes the SSM parameter the launch template resolves at launch (1); --stack updates the stack's image parameter (2); --stack --roll does 2 and waits while CloudFormation's instance refresh replaces the instances (3).
     """  # noqa: E501 - one paragraph: Typer keeps a docstring's line breaks in --help
-    from cfnops.ami import Rotator
-
     st = state(ctx)
     fmt = _fmt(st, output)
     if event is None and (image_id is None or (parameter is None) == (stack is None)):
@@ -183,14 +201,7 @@ def rotate_command(
             "reaches instances as they launch"
         )
     st.register_workflows()
-    with Rotator(
-        st.settings,
-        st.clients,
-        force=force,
-        check_compatibility=not no_check_compatibility,
-        parameter_key=parameter_key,
-        roll=roll,
-    ) as rotator:
+    with _rotator(st, force, not no_check_compatibility, parameter_key, roll) as rotator:
         if event is None:
             rotator.check_target(str(image_id), stack=stack)
         if event is not None:
@@ -213,30 +224,19 @@ def rollback_command(
     ctx: typer.Context,
     parameter: Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")] = None,
     stack: Annotated[str | None, typer.Option("--stack", help="Stack.")] = None,
-    parameter_key: Annotated[
-        str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
-    ] = None,
+    parameter_key: _ParameterKey = None,
     force: _Force = False,
     no_check_compatibility: _NoCompat = False,
     roll: _Roll = None,
     output: _Output = None,
 ) -> None:
     """Restore the AMI the last rotation replaced (parameter tag / run record)."""
-    from cfnops.ami import Rotator
-
     st = state(ctx)
     fmt = _fmt(st, output)
     if (parameter is None) == (stack is None):
         raise UsageError("give exactly one of --parameter or --stack")
     st.register_workflows()
-    with Rotator(
-        st.settings,
-        st.clients,
-        force=force,
-        check_compatibility=not no_check_compatibility,
-        parameter_key=parameter_key,
-        roll=roll,
-    ) as rotator:
+    with _rotator(st, force, not no_check_compatibility, parameter_key, roll) as rotator:
         result: Any = (
             rotator.rollback_parameter(parameter)
             if parameter is not None
