@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from cfnops.ami._refs import line_of, ref_target
 from cfnops.ami.errors import TemplateLoadError
 
 __all__ = ["CheckReport", "Edit", "Finding", "LaunchTemplateUse", "check_template", "load_template"]
@@ -157,23 +158,6 @@ def _kind(value: Any) -> str:
     return "a number" if isinstance(value, (int, float)) else "null"
 
 
-def _line(node: Any) -> int | None:
-    mark = getattr(node, "start_mark", None)
-    return int(mark.line) + 1 if mark is not None else None
-
-
-def _target(value: Any) -> str | None:
-    """The logical id a ``Ref`` / ``Fn::GetAtt`` points at."""
-    if isinstance(value, dict) and len(value) == 1:
-        ((fn, arg),) = value.items()
-        if fn == "Ref" and isinstance(arg, str):
-            return arg
-        if fn == "Fn::GetAtt":
-            parts = arg.split(".", 1) if isinstance(arg, str) else list(arg)
-            return str(parts[0]) if parts else None
-    return None
-
-
 def _render(value: Any) -> str:
     if isinstance(value, dict) and len(value) == 1:
         ((fn, arg),) = value.items()
@@ -219,7 +203,7 @@ def _classify(image: Any, parameters: dict[str, Any], owned: dict[str, str]) -> 
         sub = sub[0]
     if isinstance(sub, str) and (_EC2_SSM.match(sub) or _DYNAMIC_SSM.match(sub)):
         return _classify(sub, parameters, owned)
-    ref = _target(image) if isinstance(image, dict) and "Ref" in image else None
+    ref = ref_target(image) if isinstance(image, dict) and "Ref" in image else None
     if ref and ref in parameters:
         kind = str((parameters[ref] or {}).get("Type", ""))
         return (
@@ -325,7 +309,9 @@ def check_template(template: dict[str, Any], path: str = "<template>") -> CheckR
         if not isinstance(res, dict) or res.get("Type") != "AWS::AutoScaling::AutoScalingGroup":
             continue
         for _, spec in _group_specs(res.get("Properties") or {}):
-            lt = _target(spec.get("LaunchTemplateId")) or _target(spec.get("LaunchTemplateName"))
+            lt = ref_target(spec.get("LaunchTemplateId")) or ref_target(
+                spec.get("LaunchTemplateName")
+            )
             if lt and "Version" in spec:
                 users.setdefault(lt, []).append(logical)
     uses: list[LaunchTemplateUse] = []
@@ -355,9 +341,9 @@ def check_template(template: dict[str, Any], path: str = "<template>") -> CheckR
                 code,
                 logical,
                 pointer,
-                _line(image) or _line(data),
+                line_of(image) or line_of(data),
                 text.format(img=_render(image)),
-                _fixes(logical, image, pointer, _line(image) or _line(data)),
+                _fixes(logical, image, pointer, line_of(image) or line_of(data)),
             )
         )
     from cfnops.ami._check_groups import group_findings

@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from cfnops.ami._check import Edit, Finding, LaunchTemplateUse, _line, _target
+from cfnops.ami._check import Edit, Finding, LaunchTemplateUse
+from cfnops.ami._refs import line_of, ref_target
 
 __all__ = ["group_findings"]
 
@@ -57,7 +58,7 @@ def _versioned_outside(resources: dict[str, Any]) -> dict[str, str]:
             if not isinstance(dist, dict):
                 continue
             for config in dist.get("LaunchTemplateConfigurations") or []:
-                lt = _target((config or {}).get("LaunchTemplateId"))
+                lt = ref_target((config or {}).get("LaunchTemplateId"))
                 if lt:
                     found[lt] = str(logical)
     return found
@@ -76,13 +77,15 @@ def group_findings(template: dict[str, Any], uses: tuple[LaunchTemplateUse, ...]
         policy = res.get("UpdatePolicy") or {}
         base = f"/Resources/{logical}"
         for where, spec in _specs(props):
-            lt = _target(spec.get("LaunchTemplateId")) or _target(spec.get("LaunchTemplateName"))
+            lt = ref_target(spec.get("LaunchTemplateId")) or ref_target(
+                spec.get("LaunchTemplateName")
+            )
             version = spec.get("Version")
             pointer = f"{base}/Properties{where}/Version"
             if isinstance(version, str) and version in ("$Latest", "$Default"):
-                findings.append(_floating(str(logical), lt, version, pointer, _line(version)))
+                findings.append(_floating(str(logical), lt, version, pointer, line_of(version)))
             if lt and lt in outside:
-                findings.append(_outside(str(logical), lt, outside[lt], pointer, _line(spec)))
+                findings.append(_outside(str(logical), lt, outside[lt], pointer, line_of(spec)))
         if _ROLLING in policy and _REFRESH in policy:
             findings.append(
                 Finding(
@@ -90,7 +93,7 @@ def group_findings(template: dict[str, Any], uses: tuple[LaunchTemplateUse, ...]
                     "AMI008",
                     str(logical),
                     f"{base}/UpdatePolicy",
-                    _line(policy),
+                    line_of(policy),
                     f"UpdatePolicy has both {_ROLLING} and {_REFRESH}: they are mutually "
                     "exclusive; keep the instance refresh (it can be awaited with "
                     "'cfnops ami rotate --roll')",
@@ -102,8 +105,8 @@ def group_findings(template: dict[str, Any], uses: tuple[LaunchTemplateUse, ...]
             lt
             for _, spec in _specs(props)
             if (
-                lt := _target(spec.get("LaunchTemplateId"))
-                or _target(spec.get("LaunchTemplateName"))
+                lt := ref_target(spec.get("LaunchTemplateId"))
+                or ref_target(spec.get("LaunchTemplateName"))
             )
             and patterns.get(lt) == "stack-parameter"
         ]
@@ -121,7 +124,7 @@ def group_findings(template: dict[str, Any], uses: tuple[LaunchTemplateUse, ...]
                     "AMI009",
                     str(logical),
                     f"{base}/UpdatePolicy/{rolls}",
-                    _line(policy),
+                    line_of(policy),
                     f"rotating the image parameter of launch template {stack_parameter[0]} "
                     f"replaces this group's running instances at once, even without --roll: {how}",
                 )

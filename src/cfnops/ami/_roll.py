@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfnops.ami._refs import ref_target
+
 __all__ = [
     "INSTANCE_REFRESH_POLICY",
     "RollGroup",
@@ -105,19 +107,8 @@ def decode_template_body(body: Any) -> dict[str, Any]:
     return dict(found) if isinstance(found, dict | Mapping) else {}
 
 
-def _target(value: Any) -> str | None:
-    if isinstance(value, dict) and len(value) == 1:
-        ((fn, arg),) = value.items()
-        if fn == "Ref" and isinstance(arg, str):
-            return arg
-        if fn == "Fn::GetAtt":
-            parts = arg.split(".", 1) if isinstance(arg, str) else list(arg)
-            return str(parts[0]) if parts else None
-    return None
-
-
 def _uses_parameter(value: Any, key: str) -> bool:
-    if _target(value) == key:
+    if ref_target(value) == key:
         return True
     if isinstance(value, dict) and "Fn::Sub" in value:
         sub = value["Fn::Sub"]
@@ -137,7 +128,8 @@ def _group_templates(props: dict[str, Any]) -> list[str | None]:
     for spec in specs:
         if isinstance(spec, dict):
             out.append(
-                _target(spec.get("LaunchTemplateId")) or _target(spec.get("LaunchTemplateName"))
+                ref_target(spec.get("LaunchTemplateId"))
+                or ref_target(spec.get("LaunchTemplateName"))
             )
     return out
 
