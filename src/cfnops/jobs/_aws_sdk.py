@@ -29,7 +29,7 @@ __all__ = ["boto3_service", "call_aws_sdk", "sfn_error_name", "sfn_service_name"
 
 # Step Functions' service names (AWS SDK for Java v2 client names, lowercased) that do not
 # match a boto3 service name once dashes are dropped.
-_ALIASES = {
+SERVICE_ALIASES = {
     "sfn": "stepfunctions",
     "eventbridge": "events",
     "cloudwatchlogs": "logs",
@@ -43,8 +43,8 @@ _known: dict[str, str] = {}
 def boto3_service(sfn_service: str, clients: AwsClients) -> str:
     """The boto3 service name for a Step Functions SDK service name (``ec2``, ``sfn`` …)."""
     name = sfn_service.lower()
-    if name in _ALIASES:
-        return _ALIASES[name]
+    if name in SERVICE_ALIASES:
+        return SERVICE_ALIASES[name]
     if not _known:
         for svc in clients.session.get_available_services():
             _known.setdefault(svc.replace("-", ""), svc)

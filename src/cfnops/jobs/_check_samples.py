@@ -29,18 +29,10 @@ from botocore.utils import ArgumentGenerator
 
 from cfnops.asl import CheckFinding, CheckReport, DeclaredResults
 from cfnops.asl import check_dataflow as asl_check
+from cfnops.jobs._aws_sdk import SERVICE_ALIASES
 from cfnops.jobs.errors import JobInputError
 
 __all__ = ["CheckFinding", "CheckReport", "TaskResults", "check_dataflow", "read_task_results"]
-
-_ALIASES = {
-    "sfn": "stepfunctions",
-    "eventbridge": "events",
-    "cloudwatchlogs": "logs",
-    "elasticloadbalancingv2": "elbv2",
-    "elasticloadbalancing": "elb",
-    "cloudwatchevents": "events",
-}
 
 
 @lru_cache(maxsize=1)
@@ -67,7 +59,7 @@ def _plain(value: Any) -> Any:
 
 @lru_cache(maxsize=256)
 def _skeleton(service: str, action: str) -> tuple[str, Any] | None:
-    name = _ALIASES.get(service.lower()) or _services().get(service.lower())
+    name = SERVICE_ALIASES.get(service.lower()) or _services().get(service.lower())
     if name is None:
         return None
     try:
