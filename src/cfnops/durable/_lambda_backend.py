@@ -23,6 +23,8 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from cfnops.config import Settings
@@ -222,12 +224,18 @@ class LocalLambda:
             self._resume_children(arn)
             self._notify()
 
-    def _begin_invocation(self, arn: str) -> dict[str, Any] | None:
+    @contextmanager
+    def _running(self, arn: str) -> Iterator[dict[str, Any] | None]:
+        """The execution's record under the store's lock; None once the execution ended."""
         with self.store.update(arn) as found:
             if found is None:
                 raise UnknownExecution(arn)
             record, _ = found
-            if record["status"] != "RUNNING":
+            yield record if record["status"] == "RUNNING" else None
+
+    def _begin_invocation(self, arn: str) -> dict[str, Any] | None:
+        with self._running(arn) as record:
+            if record is None:
                 return None
             h.fire_timers(record, now_ms())
             if not record["wake"]:
@@ -286,11 +294,8 @@ class LocalLambda:
             if not fn.durable:
                 output = {"Status": "FAILED", "Error": crash}
                 crash = None
-        with self.store.update(arn) as found:
-            if found is None:
-                raise UnknownExecution(arn)
-            record, _ = found
-            if record["status"] != "RUNNING":
+        with self._running(arn) as record:
+            if record is None:
                 return None
             h.invocation_completed(record, start, now_ms(), ctx.aws_request_id, crash)
             status = output.get("Status")
