@@ -23,11 +23,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from cfnops.config import Settings
 from cfnops.console._designer_doc import DesignDoc, DesignSyntaxError, open_text, save_text
 from cfnops.console._roots import read_definition
 from cfnops.console._web import HERE, authorize_post, console_of, render
 from cfnops.console.errors import BadFilter, Forbidden, NotFound
+from cfnops.runtime import Runtime
 
 __all__ = ["TEMPLATES", "definition_roots", "routes"]
 
@@ -68,13 +68,13 @@ def _template(name: str) -> dict[str, Any]:
     return _doc_json(doc, sample)
 
 
-def _from_run(settings: Settings, run_id: str) -> dict[str, Any]:
+def _from_run(runtime: Runtime, run_id: str) -> dict[str, Any]:
     """The definition a job run ran (saved as a new file: the run keeps its own copy)."""
     from cfnops.jobs import JobService
     from cfnops.jobs.errors import UnknownJobRun
 
     try:
-        row = JobService(settings).store.get_run(run_id)
+        row = JobService(runtime).store.get_run(run_id)  # the console's one database
     except UnknownJobRun:
         raise NotFound(f"no job run {run_id!r}", hint="pick one on the Runs page") from None
     text = json.dumps(row.definition, indent=2, ensure_ascii=False) + "\n"
@@ -130,8 +130,7 @@ async def designer_page(request: Request) -> Response:
     elif template:
         doc = await anyio.to_thread.run_sync(_template, template)
     elif run_id:
-        settings_ = console_of(request).settings
-        doc = await anyio.to_thread.run_sync(_from_run, settings_, run_id)
+        doc = await anyio.to_thread.run_sync(_from_run, console_of(request).runtime, run_id)
     settings = console_of(request).settings
     if doc["data"] is not None:
         # The first check goes in the page: it is drawn once, with no second request.

@@ -275,7 +275,7 @@ class JobService(RunOperations):
         """The status of the durable run executing ``row`` now (``None``: there is none)."""
         from cfnops.durable import UnknownRun
 
-        with RunStore(self.settings) as runs:
+        with RunStore(self.runtime.database) as runs:
             try:
                 return runs.get(row.dbos_id).status
             except UnknownRun:
