@@ -106,167 +106,220 @@ def _result(request: dict[str, Any], outcome: str, **extra: Any) -> dict[str, An
 def run_rotation(
     request: dict[str, Any], context: DurableContext, run_id: str, runtime: Runtime
 ) -> dict[str, Any]:
-    """The workflow body (shared by the engine entry point and the Lambda handler)."""
-    clients = _clients(runtime, request)
-    stack, image_id = str(request["StackName"]), str(request["ImageId"])
-    key = str(request.get("ParameterKey") or "ImageId")
-    waits = dict(request.get("Waits") or {})
-    poll = max(1, int(waits.get("poll", 15)))
+    """The workflow body (shared by the engine entry point and the Lambda handler).
 
-    def check_image(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        facts = describe_image(clients.client("ec2"), image_id)
-        return {"polls": int(state.get("polls", 0)) + 1, "image": facts.to_json()}
-
-    image_state: dict[str, Any] = context.wait_for_condition(
-        check_image,
-        WaitForConditionConfig(
-            wait_strategy=_poll_until(
-                lambda s: s["image"]["State"] in ("available", *_BAD_IMAGE),
-                float(waits.get("image", 600)),
-                poll,
-            ),
-            initial_state=_initial(),
-        ),
-        name="image-available",
-    )
+    Its durable steps, in this order, are its checkpoints: ``image-available``,
+    ``stack-idle``, ``read-stack``, ``compatibility``, ``roll-check``,
+    ``update-stack``, ``update-complete``, ``rollback-reasons``, the drift check's
+    steps, ``notify-…``. Each is called here or by a method of :class:`_Rotation`
+    named after it; a run replays them in the order it recorded them.
+    """
+    rotation = _Rotation(request, context, run_id, runtime)
+    image_state = rotation.image_available()
     new = ImageFacts.from_json(image_state["image"])
     if new.state != "available":
-        waited = (int(image_state["polls"]) - 1) * poll
-        return _result(request, "IMAGE_NOT_AVAILABLE", ImageState=new.state, Waited=waited)
-
-    def check_stack(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        status = steps.stack_status(clients.client("cloudformation"), stack)
-        return {"polls": int(state.get("polls", 0)) + 1, "status": status}
-
-    busy: dict[str, Any] = context.wait_for_condition(
-        check_stack,
-        WaitForConditionConfig(
-            wait_strategy=_poll_until(
-                lambda s: not str(s["status"]).endswith("_IN_PROGRESS"),
-                float(waits.get("busy", 900)),
-                poll,
-            ),
-            initial_state=_initial(),
-        ),
-        name="stack-idle",
-    )
+        waited = rotation.waited(image_state)
+        return rotation.result("IMAGE_NOT_AVAILABLE", ImageState=new.state, Waited=waited)
+    busy = rotation.stack_idle()
     if busy["status"] not in steps.UPDATABLE:
-        waited = (int(busy["polls"]) - 1) * poll
-        return _result(request, "STACK_NOT_READY", StackStatus=busy["status"], Waited=waited)
-
-    info = context.step(
-        lambda _: steps.read_stack(clients.client("cloudformation"), stack, key),
-        name="read-stack",
-    )
+        waited = rotation.waited(busy)
+        return rotation.result("STACK_NOT_READY", StackStatus=busy["status"], Waited=waited)
+    info = rotation.read_stack()
     previous = info["CurrentImageId"]
-    if key not in info["ParameterKeys"]:
-        return _result(request, "NO_SUCH_PARAMETER", ParameterKeys=info["ParameterKeys"])
-    if request.get("CheckCompatibility", True) and previous and previous != image_id:
+    if rotation.key not in info["ParameterKeys"]:
+        return rotation.result("NO_SUCH_PARAMETER", ParameterKeys=info["ParameterKeys"])
+    differences = rotation.compatibility(new, previous)
+    if differences:
+        return rotation.result("INCOMPATIBLE", PreviousImageId=previous, Differences=differences)
+    if previous == rotation.image_id:
+        return rotation.result("UNCHANGED", PreviousImageId=previous, StackStatus=busy["status"])
+    plan: dict[str, Any] = {"groups": []}
+    if rotation.roll:
+        plan = rotation.roll_check()
+        if not plan["ok"]:
+            return rotation.result("NOT_ROLLABLE", Problems=plan["problems"], Plan=plan.get("plan"))
+    parameters = steps.parameter_list(info["ParameterKeys"], rotation.key, rotation.image_id)
+    started = rotation.update_stack(parameters, info["Capabilities"])
+    if started.get("busy"):
+        return rotation.result("STACK_NOT_READY", StackStatus="busy", Reason=started["reason"])
+    done = rotation.update_complete(plan)
+    ended = rotation.ended_badly(done, info, previous)
+    if ended is not None:
+        return ended
+    return rotation.verified(done, started, info, previous, parameters)
+
+
+class _Rotation:
+    """One run of :func:`run_rotation`: its request, settings and durable steps."""
+
+    def __init__(
+        self, request: dict[str, Any], context: DurableContext, run_id: str, runtime: Runtime
+    ) -> None:
+        self.request, self.context, self.run_id, self.runtime = request, context, run_id, runtime
+        self.clients = _clients(runtime, request)
+        self.stack, self.image_id = str(request["StackName"]), str(request["ImageId"])
+        self.key = str(request.get("ParameterKey") or "ImageId")
+        self.waits = dict(request.get("Waits") or {})
+        self.poll = max(1, int(self.waits.get("poll", 15)))
+        self.roll = bool(request.get("Roll"))
+
+    def result(self, outcome: str, **extra: Any) -> dict[str, Any]:
+        return _result(self.request, outcome, **extra)
+
+    def waited(self, state: dict[str, Any]) -> int:
+        """Seconds a wait polled before it stopped."""
+        return (int(state["polls"]) - 1) * self.poll
+
+    def _wait(self, check: Any, done: Any, wait: str, default: float, name: str) -> Any:
+        bound = float(self.waits.get(wait, default))
+        config = WaitForConditionConfig(
+            wait_strategy=_poll_until(done, bound, self.poll), initial_state=_initial()
+        )
+        return self.context.wait_for_condition(check, config, name=name)
+
+    def image_available(self) -> dict[str, Any]:
+        def check_image(state: dict[str, Any], _: Any) -> dict[str, Any]:
+            facts = describe_image(self.clients.client("ec2"), self.image_id)
+            return {"polls": int(state.get("polls", 0)) + 1, "image": facts.to_json()}
+
+        def settled(s: dict[str, Any]) -> bool:
+            return s["image"]["State"] in ("available", *_BAD_IMAGE)
+
+        result: dict[str, Any] = self._wait(check_image, settled, "image", 600, "image-available")
+        return result
+
+    def stack_idle(self) -> dict[str, Any]:
+        def check_stack(state: dict[str, Any], _: Any) -> dict[str, Any]:
+            status = steps.stack_status(self.clients.client("cloudformation"), self.stack)
+            return {"polls": int(state.get("polls", 0)) + 1, "status": status}
+
+        result: dict[str, Any] = self._wait(
+            check_stack, _not_in_progress, "busy", 900, "stack-idle"
+        )
+        return result
+
+    def read_stack(self) -> Any:
+        return self.context.step(
+            lambda _: steps.read_stack(self.clients.client("cloudformation"), self.stack, self.key),
+            name="read-stack",
+        )
+
+    def compatibility(self, new: ImageFacts, previous: Any) -> list[str]:
+        """The step ``compatibility`` (when asked for and the image changes): what differs."""
+        if not (
+            self.request.get("CheckCompatibility", True) and previous and previous != self.image_id
+        ):
+            return []
 
         def compare(_: StepContext) -> list[str]:
-            current = describe_image(clients.client("ec2"), previous)
+            current = describe_image(self.clients.client("ec2"), previous)
             return [] if current.state == "missing" else compatibility_differences(new, current)
 
-        differences = context.step(compare, name="compatibility", config=_NO_RETRY)
-        if differences:
-            return _result(
-                request, "INCOMPATIBLE", PreviousImageId=previous, Differences=differences
-            )
-    if previous == image_id:
-        return _result(request, "UNCHANGED", PreviousImageId=previous, StackStatus=busy["status"])
-    roll = bool(request.get("Roll"))
-    plan: dict[str, Any] = {"groups": []}
-    if roll:
-        plan = context.step(
+        differences: list[str] = self.context.step(compare, name="compatibility", config=_NO_RETRY)
+        return differences
+
+    def roll_check(self) -> Any:
+        return self.context.step(
             lambda _: steps.roll_check(
-                clients.client("cloudformation"),
-                clients.client("autoscaling"),
-                stack,
-                key,
+                self.clients.client("cloudformation"),
+                self.clients.client("autoscaling"),
+                self.stack,
+                self.key,
             ),
             name="roll-check",
         )
-        if not plan["ok"]:
-            return _result(
-                request, "NOT_ROLLABLE", Problems=plan["problems"], Plan=plan.get("plan")
+
+    def update_stack(self, parameters: Any, capabilities: Any) -> Any:
+        return self.context.step(
+            lambda _: steps.start_update(
+                self.clients.client("cloudformation"),
+                self.stack,
+                parameters,
+                capabilities,
+                steps.client_token(self.run_id),
+            ),
+            name="update-stack",
+        )
+
+    def update_complete(self, plan: dict[str, Any]) -> dict[str, Any]:
+        def check_update(state: dict[str, Any], _: Any) -> dict[str, Any]:
+            status = steps.stack_status(self.clients.client("cloudformation"), self.stack)
+            found = {"polls": int(state.get("polls", 0)) + 1, "status": status}
+            if self.roll:
+                autoscaling = self.clients.client("autoscaling")
+                refreshes = steps.refresh_progress(autoscaling, plan["groups"])
+                found["refreshes"] = refreshes
+                found["progress"] = _progress_log(list(state.get("progress") or []), refreshes)
+            return found
+
+        result: dict[str, Any] = self._wait(
+            check_update, _not_in_progress, "update", 3600, "update-complete"
+        )
+        return result
+
+    def ended_badly(self, done: dict[str, Any], info: Any, previous: Any) -> dict[str, Any] | None:
+        """The outcome of an update that rolled back or is still running, else None."""
+        status = str(done["status"])
+        if self.roll and status in steps.ROLLED_BACK:
+            refreshes = done.get("refreshes", [])
+            failed = [r for r in refreshes if r.get("Status") not in ("Successful", None)]
+            if failed:
+                raise InstanceRefreshFailed(self.stack, failed[0], status)
+        if status in steps.ROLLED_BACK:
+            failures = self.context.step(
+                lambda _: steps.collect_failures(
+                    self.clients.client("cloudformation"), self.stack, info["LastEventId"]
+                ),
+                name="rollback-reasons",
             )
+            return self.result(
+                "ROLLED_BACK", PreviousImageId=previous, StackStatus=status, Failures=failures
+            )
+        if status.endswith("_IN_PROGRESS"):
+            reason = "update still running"
+            return self.result("STACK_NOT_READY", StackStatus=status, Reason=reason)
+        return None
 
-    parameters = steps.parameter_list(info["ParameterKeys"], key, image_id)
-    started = context.step(
-        lambda _: steps.start_update(
-            clients.client("cloudformation"),
-            stack,
-            parameters,
-            info["Capabilities"],
-            steps.client_token(run_id),
-        ),
-        name="update-stack",
-    )
-    if started.get("busy"):
-        return _result(request, "STACK_NOT_READY", StackStatus="busy", Reason=started["reason"])
-
-    def check_update(state: dict[str, Any], _: Any) -> dict[str, Any]:
-        status = steps.stack_status(clients.client("cloudformation"), stack)
-        found = {"polls": int(state.get("polls", 0)) + 1, "status": status}
-        if roll:
-            refreshes = steps.refresh_progress(clients.client("autoscaling"), plan["groups"])
-            found["refreshes"] = refreshes
-            found["progress"] = _progress_log(list(state.get("progress") or []), refreshes)
-        return found
-
-    done: dict[str, Any] = context.wait_for_condition(
-        check_update,
-        WaitForConditionConfig(
-            wait_strategy=_poll_until(
-                lambda s: not str(s["status"]).endswith("_IN_PROGRESS"),
-                float(waits.get("update", 3600)),
-                poll,
-            ),
-            initial_state=_initial(),
-        ),
-        name="update-complete",
-    )
-    status = str(done["status"])
-    rolled = {"Refreshes": done.get("refreshes", []), "Progress": done.get("progress", [])}
-    if roll and status in steps.ROLLED_BACK:
-        failed = [r for r in rolled["Refreshes"] if r.get("Status") not in ("Successful", None)]
-        if failed:
-            raise InstanceRefreshFailed(stack, failed[0], status)
-    if status in steps.ROLLED_BACK:
-        failures = context.step(
-            lambda _: steps.collect_failures(
-                clients.client("cloudformation"), stack, info["LastEventId"]
-            ),
-            name="rollback-reasons",
+    def verified(
+        self,
+        done: dict[str, Any],
+        started: Any,
+        info: Any,
+        previous: Any,
+        parameters: Any,
+    ) -> dict[str, Any]:
+        """The outcome of an update that ended: drift detection has the last word, and the
+        operator hears of an image updated on a stack not known to be in sync."""
+        outcome = "UPDATED" if started.get("started") else "UNCHANGED"
+        verified: dict[str, Any] = {}
+        if started.get("started"):
+            # "UPDATED" says the stack is in sync: drift detection has to agree.
+            verified = _verify_in_sync(
+                self.context, self.clients, self.runtime, self.stack, self.waits, self.poll
+            )
+            if verified["Drift"] != "IN_SYNC":
+                outcome = "DRIFTED" if verified["Drift"] == "DRIFTED" else "DRIFT_UNKNOWN"
+        rolled = {"Refreshes": done.get("refreshes", []), "Progress": done.get("progress", [])}
+        result = self.result(
+            outcome,
+            PreviousImageId=previous,
+            StackStatus=str(done["status"]),
+            Parameters=parameters,
+            Capabilities=info["Capabilities"],
+            **verified,
+            **({"Roll": rolled} if self.roll else {}),
         )
-        return _result(
-            request, "ROLLED_BACK", PreviousImageId=previous, StackStatus=status, Failures=failures
-        )
-    if status.endswith("_IN_PROGRESS"):
-        reason = "update still running"
-        return _result(request, "STACK_NOT_READY", StackStatus=status, Reason=reason)
-    outcome = "UPDATED" if started.get("started") else "UNCHANGED"
-    verified: dict[str, Any] = {}
-    if started.get("started"):
-        # "UPDATED" says the stack is in sync: drift detection has to agree.
-        verified = _verify_in_sync(context, clients, runtime, stack, waits, poll)
-        if verified["Drift"] != "IN_SYNC":
-            outcome = "DRIFTED" if verified["Drift"] == "DRIFTED" else "DRIFT_UNKNOWN"
-    result = _result(
-        request,
-        outcome,
-        PreviousImageId=previous,
-        StackStatus=status,
-        Parameters=parameters,
-        Capabilities=info["Capabilities"],
-        **verified,
-        **({"Roll": rolled} if roll else {}),
-    )
-    note = drift_note(result, run_id)
-    if note is not None:  # the image was updated, the stack is not known to be in sync
-        region = (request.get("Aws") or {}).get("region")
-        context.step(lambda _: _send(runtime, note, region), name=f"notify-{outcome.lower()}")
-    return result
+        note = drift_note(result, self.run_id)
+        if note is not None:  # the image was updated, the stack is not known to be in sync
+            region = (self.request.get("Aws") or {}).get("region")
+            self.context.step(
+                lambda _: _send(self.runtime, note, region), name=f"notify-{outcome.lower()}"
+            )
+        return result
+
+
+def _not_in_progress(state: dict[str, Any]) -> bool:
+    return not str(state["status"]).endswith("_IN_PROGRESS")
 
 
 def _send(runtime: Runtime, note: Notification, region: str | None) -> list[dict[str, Any]]:
