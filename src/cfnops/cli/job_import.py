@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cfnops.cli._state import state
+from cfnops.cli._state import CliState, state
 
 
 def import_cmd(
@@ -52,45 +52,12 @@ def import_cmd(
     ] = None,
 ) -> None:
     """Import job definitions: one ASL job-net per folder / root jobnet, and a report."""
-    from cfnops.errors import UsageError
     from cfnops.jobimport import load_hosts, plan_import, read_export, write_plan
 
     st = state(ctx)
-    if source not in ("controlm", "jp1"):
-        raise UsageError(f"--from {source!r}: use controlm or jp1")
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise UsageError(
-            f"--timezone {timezone!r} is not an IANA time zone",
-            hint="give a zone from the IANA database, e.g. Asia/Tokyo, Europe/Berlin or UTC",
-        ) from None
-    try:
-        data = file.read_bytes()
-        cal_data = calendars.read_bytes() if calendars else None
-        day = date.fromisoformat(today) if today else None
-    except OSError as exc:
-        raise UsageError(f"{file}: {exc.strerror or exc}") from None
-    except ValueError:
-        raise UsageError(
-            f"--today {today!r} is not a date", hint="give a day as YYYY-MM-DD, e.g. 2026-12-01"
-        ) from None
-    if forecast_reference is not None and not forecast:
-        raise UsageError(
-            "--forecast-reference needs --forecast DAYS",
-            hint="add --forecast 365 (the days compared with the vendor's forecast)",
-        )
-    try:
-        ref_data = forecast_reference.read_bytes() if forecast_reference else None
-    except OSError as exc:
-        raise UsageError(f"{forecast_reference}: {exc.strerror or exc}") from None
-    ref = None
-    if ref_data is not None:  # read (and refused) before anything is written
-        from cfnops.jobimport import read_reference
-
-        ref = read_reference(ref_data, str(forecast_reference), source)
+    _check_source_and_zone(source, timezone)
+    data, cal_data, day = _read_export_files(file, calendars, today)
+    ref = _read_forecast_reference(forecast_reference, forecast, source)
     targets = load_hosts(hosts) if hosts else {}
     model = read_export(data, str(file), source, timezone=timezone, today=day, calendars=cal_data)
     plan = plan_import(model, str(file), targets, poll_seconds=poll_seconds)
@@ -121,7 +88,69 @@ def import_cmd(
             plan.files["report.md"], markup=False, highlight=False, end="", soft_wrap=True
         )
         return
-    st.console.print(plan.text(), markup=False, highlight=False, end="", soft_wrap=True)
+    _print_text(st, plan.text(), rows, cmp, start, forecast)
+    st.console.print(f"{len(written)} files under {out}" + (" (applied)" if apply else ""))
+
+
+def _check_source_and_zone(source: str, timezone: str) -> None:
+    from cfnops.errors import UsageError
+
+    if source not in ("controlm", "jp1"):
+        raise UsageError(f"--from {source!r}: use controlm or jp1")
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UsageError(
+            f"--timezone {timezone!r} is not an IANA time zone",
+            hint="give a zone from the IANA database, e.g. Asia/Tokyo, Europe/Berlin or UTC",
+        ) from None
+
+
+def _read_export_files(
+    file: Path, calendars: Path | None, today: str | None
+) -> tuple[bytes, bytes | None, date | None]:
+    """The export, the calendar export and ``--today``, each refused with a usage error."""
+    from cfnops.errors import UsageError
+
+    try:
+        data = file.read_bytes()
+        cal_data = calendars.read_bytes() if calendars else None
+        day = date.fromisoformat(today) if today else None
+    except OSError as exc:
+        raise UsageError(f"{file}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise UsageError(
+            f"--today {today!r} is not a date", hint="give a day as YYYY-MM-DD, e.g. 2026-12-01"
+        ) from None
+    return data, cal_data, day
+
+
+def _read_forecast_reference(path: Path | None, forecast: int | None, source: str) -> Any:
+    """The vendor's forecast, read (and refused) before anything is written."""
+    from cfnops.errors import UsageError
+
+    if path is not None and not forecast:
+        raise UsageError(
+            "--forecast-reference needs --forecast DAYS",
+            hint="add --forecast 365 (the days compared with the vendor's forecast)",
+        )
+    try:
+        ref_data = path.read_bytes() if path else None
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror or exc}") from None
+    if ref_data is None:
+        return None
+    from cfnops.jobimport import read_reference
+
+    return read_reference(ref_data, str(path), source)
+
+
+def _print_text(
+    st: CliState, text: str, rows: Any, cmp: Any, start: date, forecast: int | None
+) -> None:
+    st.console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
     if rows is not None and forecast:
         from cfnops.jobimport import render_forecast
 
@@ -132,7 +161,6 @@ def import_cmd(
 
         text = render_reference(cmp)
         st.console.print(text, markup=False, highlight=False, end="", soft_wrap=True)
-    st.console.print(f"{len(written)} files under {out}" + (" (applied)" if apply else ""))
 
 
 def _forecast(model: Any, start: date, days: int) -> list[dict[str, Any]]:
