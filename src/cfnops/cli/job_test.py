@@ -144,7 +144,6 @@ def test_state_cmd(
     """Test one state with Step Functions' TestState (AWS, or the sandbox by --endpoint-url)."""
     import json
 
-    from cfnops.errors import UsageError
     from cfnops.jobs import load_definition, parse_input
 
     st = state(ctx)
@@ -157,22 +156,10 @@ def test_state_cmd(
         request["stateName"] = state_name
     if variables:
         request["variables"] = json.dumps(parse_input(variables))
-    if mock_result is not None and mock_error is not None:
-        raise UsageError("--mock-result and --mock-error exclude each other: give one")
-    if mock_result is not None:
-        request["mock"] = {"result": json.dumps(parse_input(mock_result))}
-    elif mock_error is not None:
-        error = {"error": mock_error, **({"cause": mock_cause} if mock_cause else {})}
-        request["mock"] = {"errorOutput": error}
-    config: dict[str, object] = {}
-    if retry_count is not None:
-        config["retrierRetryCount"] = retry_count
-    if error_caused_by_state:
-        config["errorCausedByState"] = error_caused_by_state
-    if map_failures is not None:
-        config["mapIterationFailureCount"] = map_failures
-    if map_items is not None:
-        config["mapItemReaderData"] = json.dumps(parse_input(map_items))
+    mock = _mock(mock_result, mock_error, mock_cause)
+    if mock is not None:
+        request["mock"] = mock
+    config = _state_configuration(retry_count, error_caused_by_state, map_failures, map_items)
     if config:
         request["stateConfiguration"] = config
     if context is not None:
@@ -188,6 +175,48 @@ def test_state_cmd(
         _render_test_state(st, answer)
     if answer.get("status") == "FAILED":
         raise typer.Exit(1)
+
+
+def _mock(
+    mock_result: str | None, mock_error: str | None, mock_cause: str | None
+) -> dict[str, object] | None:
+    """TestState's ``mock``: a result or an error, never both."""
+    import json
+
+    from cfnops.errors import UsageError
+    from cfnops.jobs import parse_input
+
+    if mock_result is not None and mock_error is not None:
+        raise UsageError("--mock-result and --mock-error exclude each other: give one")
+    if mock_result is not None:
+        return {"result": json.dumps(parse_input(mock_result))}
+    if mock_error is not None:
+        error = {"error": mock_error, **({"cause": mock_cause} if mock_cause else {})}
+        return {"errorOutput": error}
+    return None
+
+
+def _state_configuration(
+    retry_count: int | None,
+    error_caused_by_state: str | None,
+    map_failures: int | None,
+    map_items: str | None,
+) -> dict[str, object]:
+    """TestState's ``stateConfiguration``: what the state sees of earlier attempts."""
+    import json
+
+    from cfnops.jobs import parse_input
+
+    config: dict[str, object] = {}
+    if retry_count is not None:
+        config["retrierRetryCount"] = retry_count
+    if error_caused_by_state:
+        config["errorCausedByState"] = error_caused_by_state
+    if map_failures is not None:
+        config["mapIterationFailureCount"] = map_failures
+    if map_items is not None:
+        config["mapItemReaderData"] = json.dumps(parse_input(map_items))
+    return config
 
 
 def _render_test_state(st: CliState, answer: dict[str, Any]) -> None:
