@@ -99,32 +99,19 @@ def schedule_add(
     ] = None,
 ) -> None:
     """Add (or replace) a schedule: a cron/rate expression, or --after other job-nets."""
-    from cfnops.errors import UsageError
-    from cfnops.jobs import duration_seconds, import_modules, load_calendar, monitor_options
+    from cfnops.jobs import load_calendar
 
     st = state(ctx)
-    if (cron is None) == (not after):
-        raise UsageError("give exactly one of --cron and --after", hint="see docs/jobs.md")
-    if after and (calendar or day_rule):
-        raise UsageError("--calendar and --day-rule go with --cron, not --after")
-    opts = monitor_options(
-        exclusive=exclusive, expected=expected, deadline=deadline, start_grace=start_grace
+    opts = _schedule_options(
+        cron, after, calendar, day_rule, imports, exclusive, expected, deadline, start_grace
     )
-    if imports:
-        import_modules(imports)  # a wrong name is refused now, not at 02:00 in a worker
-        opts["modules"] = list(imports)
     cal = load_calendar(calendar) if calendar else None
     tz = timezone or (cal.timezone if cal and cal.timezone else "UTC")
     defn, value = load_definition(definition), parse_input(input_)
     triggers = _triggers(st)
     if after:
-        from cfnops.jobs import add_dependency
-
-        if wait_timeout:
-            opts["waitTimeout"] = duration_seconds(wait_timeout, "--wait-timeout")
-        opts.update(notify=notify, timezone=tz)
-        row = add_dependency(triggers.jobs, name, str(definition), defn, after, value, opts)
-        _show(st, [triggers._public(row)])
+        opts.update(_after_options(wait_timeout, notify, tz))
+        _add_after(st, triggers, name, str(definition), defn, after, value, opts)
         return
     row = triggers.add_schedule(
         name,
@@ -139,6 +126,62 @@ def schedule_add(
         options=opts,
     )
     _show(st, [row])
+
+
+def _schedule_options(
+    cron: str | None,
+    after: list[str] | None,
+    calendar: Path | None,
+    day_rule: str | None,
+    imports: list[str] | None,
+    exclusive: str,
+    expected: str | None,
+    deadline: str | None,
+    start_grace: float,
+) -> dict[str, Any]:
+    """The options of a schedule, checked: exactly one of --cron and --after, what goes
+    with each, the monitoring settings and the modules each run imports."""
+    from cfnops.errors import UsageError
+    from cfnops.jobs import import_modules, monitor_options
+
+    if (cron is None) == (not after):
+        raise UsageError("give exactly one of --cron and --after", hint="see docs/jobs.md")
+    if after and (calendar or day_rule):
+        raise UsageError("--calendar and --day-rule go with --cron, not --after")
+    opts = monitor_options(
+        exclusive=exclusive, expected=expected, deadline=deadline, start_grace=start_grace
+    )
+    if imports:
+        import_modules(imports)  # a wrong name is refused now, not at 02:00 in a worker
+        opts["modules"] = list(imports)
+    return opts
+
+
+def _after_options(wait_timeout: str | None, notify: bool, tz: str) -> dict[str, Any]:
+    from cfnops.jobs import duration_seconds
+
+    opts: dict[str, Any] = {}
+    if wait_timeout:
+        opts["waitTimeout"] = duration_seconds(wait_timeout, "--wait-timeout")
+    opts.update(notify=notify, timezone=tz)
+    return opts
+
+
+def _add_after(
+    st: CliState,
+    triggers: TriggerService,
+    name: str,
+    definition: str,
+    defn: Any,
+    after: list[str],
+    value: Any,
+    opts: dict[str, Any],
+) -> None:
+    """A schedule that starts when other job-nets succeed: a dependency."""
+    from cfnops.jobs import add_dependency
+
+    row = add_dependency(triggers.jobs, name, definition, defn, after, value, opts)
+    _show(st, [triggers._public(row)])
 
 
 @schedule_app.command("list")
