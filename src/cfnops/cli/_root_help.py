@@ -112,14 +112,40 @@ def print_root_help() -> bool:
     if "TYPER_USE_RICH" in os.environ or len(usage) > _usage_width():
         return False  # Click would wrap the usage line: let Typer render it
     from rich.align import Align
-    from rich.columns import Columns
-    from rich.console import Console, group
-    from rich.highlighter import RegexHighlighter
     from rich.padding import Padding
-    from rich.panel import Panel
-    from rich.table import Table
     from rich.text import Text
-    from rich.theme import Theme
+
+    options, negatives, types = _highlighters()
+    console = _console(options)
+
+    def text(value: str, style: str = "") -> Any:
+        return options(Text.from_markup(inspect.cleandoc(value), style=style))
+
+    console.print(Padding(options(usage), 1), style="bold")
+    console.print(Padding(Align(_help_text(text), pad=False), (0, 1, 1, 1)))
+    console.print(_options_panel(text, options, negatives, types))
+    console.print(_commands_panel(text))
+    sys.stdout.write("\n")  # Click echoes the (empty) plain help after Typer's
+    return True
+
+
+# Typer's tables in its help panels.
+_TABLE_STYLE: dict[str, Any] = {
+    "show_header": False,
+    "expand": True,
+    "box": None,
+    "show_lines": False,
+    "leading": 0,
+    "border_style": None,
+    "row_styles": None,
+    "pad_edge": False,
+    "padding": (0, 1),
+}
+
+
+def _highlighters() -> tuple[Any, Any, Any]:
+    """Typer's highlighters: options and switches, negative ones, and types."""
+    from rich.highlighter import RegexHighlighter
 
     class Options(RegexHighlighter):
         highlights = [
@@ -142,10 +168,17 @@ def print_root_help() -> bool:
             r"(?P<types_sep>(\]|>))(\.\.\.)?$",
         ]
 
-    options, negatives, types = Options(), Negatives(), Types()
+    return Options(), Negatives(), Types()
+
+
+def _console(highlighter: Any) -> Any:
+    """A console configured as Typer configures its own."""
+    from rich.console import Console
+    from rich.theme import Theme
+
     force = any(os.environ.get(name) for name in ("GITHUB_ACTIONS", "FORCE_COLOR", "PY_COLORS"))
     width = os.environ.get("TERMINAL_WIDTH")
-    console = Console(
+    return Console(
         theme=Theme(
             {
                 "option": "bold cyan",
@@ -157,7 +190,7 @@ def print_root_help() -> bool:
                 "usage": "yellow",
             }
         ),
-        highlighter=options,
+        highlighter=highlighter,
         color_system="auto",
         force_terminal=(
             False if os.environ.get("_TYPER_FORCE_DISABLE_TERMINAL") else (True if force else None)
@@ -165,8 +198,10 @@ def print_root_help() -> bool:
         width=int(width) if width else None,
     )
 
-    def text(value: str, style: str = "") -> Any:
-        return options(Text.from_markup(inspect.cleandoc(value), style=style))
+
+def _help_text(text: Any) -> Any:
+    from rich.console import group
+    from rich.text import Text
 
     @group()
     def help_text() -> Any:
@@ -176,21 +211,16 @@ def print_root_help() -> bool:
             yield Text("")
             yield text("\n\n".join(rest), style="dim")
 
-    table_style: dict[str, Any] = {
-        "show_header": False,
-        "expand": True,
-        "box": None,
-        "show_lines": False,
-        "leading": 0,
-        "border_style": None,
-        "row_styles": None,
-        "pad_edge": False,
-        "padding": (0, 1),
-    }
-    console.print(Padding(options(usage), 1), style="bold")
-    console.print(Padding(Align(help_text(), pad=False), (0, 1, 1, 1)))
+    return help_text()
 
-    rows = Table(highlight=True, **table_style)
+
+def _options_panel(text: Any, options: Any, negatives: Any, types: Any) -> Any:
+    from rich.columns import Columns
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = Table(highlight=True, **_TABLE_STYLE)
     for long, short, kind, help_, default in GLOBAL_OPTIONS:
         items = [text(help_)]
         if default is not None:
@@ -203,14 +233,18 @@ def print_root_help() -> bool:
             types(Text(kind, style="bold yellow", overflow="fold")),
             Columns(items),
         )
-    console.print(Panel(rows, border_style="dim", title="Options", title_align="left"))
+    return Panel(rows, border_style="dim", title="Options", title_align="left")
 
-    commands = Table(highlight=False, **table_style)
+
+def _commands_panel(text: Any) -> Any:
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    commands = Table(highlight=False, **_TABLE_STYLE)
     commands.add_column(style="bold cyan", no_wrap=True, width=max(map(len, SUMMARIES)))
     commands.add_column("Description", justify="left", no_wrap=False, ratio=10)
     for name in sorted(SUMMARIES):
         first = inspect.cleandoc(SUMMARIES[name]).split("\n\n")[0]
         commands.add_row(Text(name), text(first.strip()))
-    console.print(Panel(commands, border_style="dim", title="Commands", title_align="left"))
-    sys.stdout.write("\n")  # Click echoes the (empty) plain help after Typer's
-    return True
+    return Panel(commands, border_style="dim", title="Commands", title_align="left")
