@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.console.errors import BadFilter
+from cfnops.durable import dbos_tables
 
 PAGE_SIZE = 50
 STATUSES = ("RUNNING", "HELD", "QUEUED", "SUCCEEDED", "FAILED", "CANCELLED", "ABORTED")
@@ -137,16 +138,6 @@ class RunPage:
         return max(1, -(-self.total // PAGE_SIZE))
 
 
-def _steps_table(schema: str | None) -> sa.Table:
-    return sa.Table(
-        "operation_outputs",
-        sa.MetaData(),
-        sa.Column("workflow_uuid", sa.Text),
-        sa.Column("function_name", sa.Text),
-        schema=schema,
-    )
-
-
 def _controls_table() -> sa.Table:
     return sa.Table(
         "cfnops_job_controls",
@@ -157,41 +148,14 @@ def _controls_table() -> sa.Table:
     )
 
 
-def _tables(schema: str | None) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table]:
-    md = sa.MetaData()
-    status = sa.Table(
-        "workflow_status",
-        md,
-        sa.Column("workflow_uuid", sa.Text, primary_key=True),
-        sa.Column("status", sa.Text),
-        sa.Column("name", sa.Text),
-        sa.Column("created_at", sa.BigInteger),
-        sa.Column("updated_at", sa.BigInteger),
-        schema=schema,
-    )
-    inputs = sa.Table(
-        "workflow_input",
-        md,
-        sa.Column("workflow_uuid", sa.Text, primary_key=True),
-        sa.Column("inputs", sa.Text),
-        schema=schema,
-    )
-    outputs = sa.Table(
-        "workflow_output",
-        md,
-        sa.Column("workflow_uuid", sa.Text, primary_key=True),
-        sa.Column("output", sa.Text),
-        sa.Column("error", sa.Text),
-        schema=schema,
-    )
-    jobs = sa.Table(
+def _jobs_table() -> sa.Table:
+    return sa.Table(
         "cfnops_job_runs",
-        md,
+        sa.MetaData(),
         sa.Column("run_id", sa.String(200), primary_key=True),
         sa.Column("machine_name", sa.String(200)),
         sa.Column("status", sa.String(16)),
     )
-    return status, inputs, outputs, jobs
 
 
 class RunsQuery:
@@ -200,13 +164,16 @@ class RunsQuery:
     def __init__(self, engine: sa.Engine) -> None:
         self.engine = engine
         schema = "dbos" if engine.dialect.name == "postgresql" else None
-        self.status, self.inputs, self.outputs, self.jobs = _tables(schema)
+        dbos = dbos_tables(schema)
+        self.status, self.inputs, self.outputs = dbos.status, dbos.inputs, dbos.outputs
+        self._steps = dbos.steps
+        self.jobs = _jobs_table()
         self._schema = schema
 
     def _held_conditions(self, has_jobs: bool) -> tuple[Any, Any]:
         """SQL: this run waits for an approval; an operator holds this job run."""
         uuid = self.status.c.workflow_uuid
-        steps = _steps_table(self._schema)
+        steps = self._steps
         submitted = sa.exists().where(
             steps.c.workflow_uuid == uuid, steps.c.function_name == _APPROVAL_SUBMIT
         )

@@ -31,6 +31,7 @@ from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
 from cfnops.durable._checkpoints import Checkpoint, CheckpointStore
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
+from cfnops.durable._dbos_tables import DbosTables, dbos_tables
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
 from cfnops.durable._fence import Fence
 from cfnops.durable._handoff import PlainRun, runtime_of
@@ -84,6 +85,7 @@ __all__ = [
     "Checkpoint",
     "CheckpointStore",
     "DbosDurableContext",
+    "DbosTables",
     "DurableError",
     "Engine",
     "ExecutorIdInUse",
@@ -116,6 +118,7 @@ __all__ = [
     "UnknownWorkflow",
     "Visit",
     "create_tables",
+    "dbos_tables",
     "functions",
     "get_function",
     "lambda_function",

@@ -284,19 +284,12 @@ def take_back(engine: Any, executor: str, queue: str) -> int:
     would put them on its internal queue, where any DBOS process could take them."""
     import sqlalchemy as sa
 
+    from cfnops.durable._dbos_tables import dbos_tables
+
     schema = None if engine.dialect.name == "sqlite" else "dbos"
     if not sa.inspect(engine).has_table("workflow_status", schema=schema):
         return 0  # a new database: nothing to take back
-    table = sa.table(
-        "workflow_status",
-        sa.column("status"),
-        sa.column("executor_id"),
-        sa.column("queue_name"),
-        sa.column("owner_xid"),
-        sa.column("started_at_epoch_ms"),
-        sa.column("updated_at"),
-        schema=schema,
-    )
+    table = dbos_tables(schema).status
     with engine.begin() as conn:
         result = conn.execute(
             sa.update(table)

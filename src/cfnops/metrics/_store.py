@@ -19,7 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.database import Database
-from cfnops.durable import RunStore
+from cfnops.durable import RunStore, dbos_tables
 from cfnops.metrics._tally import RunTally
 
 __all__ = ["RUN_BUCKETS", "StoreCollector"]
@@ -123,15 +123,7 @@ class StoreCollector:
         schema = self.database.dbos_schema
         engine = self.database.engine
         if sa.inspect(engine).has_table("workflow_status", schema=schema):
-            st = sa.Table(
-                "workflow_status",
-                sa.MetaData(),
-                sa.Column("status", sa.Text),
-                sa.Column("name", sa.Text),
-                sa.Column("queue_name", sa.Text),
-                sa.Column("created_at", sa.BigInteger),
-                schema=schema,
-            )
+            st = dbos_tables(schema).status
             query = (
                 sa.select(st.c.queue_name, sa.func.count(), sa.func.min(st.c.created_at))
                 .where(st.c.name == "cfnops.run", st.c.status.in_(("ENQUEUED", "DELAYED")))

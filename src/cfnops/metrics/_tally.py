@@ -32,6 +32,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.database import Database
+from cfnops.durable import dbos_tables
 
 __all__ = ["MARGIN_MS", "MAX_PAGES", "PAGE", "Finished", "RunTally"]
 
@@ -71,45 +72,6 @@ class Finished:
     count: int
 
 
-def _dbos_tables(schema: str | None) -> tuple[sa.Table, sa.Table, sa.Table, sa.Table]:
-    md = sa.MetaData()
-    status = sa.Table(
-        "workflow_status",
-        md,
-        sa.Column("workflow_uuid", sa.Text, primary_key=True),
-        sa.Column("status", sa.Text),
-        sa.Column("name", sa.Text),
-        sa.Column("queue_name", sa.Text),
-        sa.Column("created_at", sa.BigInteger),
-        sa.Column("updated_at", sa.BigInteger),
-        sa.Column("started_at_epoch_ms", sa.BigInteger),
-        schema=schema,
-    )
-    inputs = sa.Table(
-        "workflow_input",
-        md,
-        sa.Column("workflow_uuid", sa.Text, primary_key=True),
-        sa.Column("inputs", sa.Text),
-        schema=schema,
-    )
-    outputs = sa.Table(
-        "workflow_output",
-        md,
-        sa.Column("workflow_uuid", sa.Text, primary_key=True),
-        sa.Column("output", sa.Text),
-        schema=schema,
-    )
-    steps = sa.Table(
-        "operation_outputs",
-        md,
-        sa.Column("workflow_uuid", sa.Text),
-        sa.Column("started_at_epoch_ms", sa.BigInteger),
-        sa.Column("completed_at_epoch_ms", sa.BigInteger),
-        schema=schema,
-    )
-    return status, inputs, outputs, steps
-
-
 def _loads(text: str | None) -> Any:
     try:
         return None if text is None else json.loads(text)
@@ -145,7 +107,7 @@ class RunTally:
         self.database = database
         self.engine = database.ensure(_metadata)
         schema = database.dbos_schema
-        self._status, self._inputs, self._outputs, self._steps = _dbos_tables(schema)
+        self._status, self._inputs, self._outputs, self._steps = dbos_tables(schema)
         self._schema = schema
 
     def update(self, max_pages: int = MAX_PAGES) -> int:
