@@ -9,7 +9,7 @@ import pytest
 from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
-from cfnops.durable import RunFailed, RunStore
+from cfnops.durable import AuditLog, RunFailed, RunStore
 from cfnops.heal._runs import answer_approval, gate_decision, held_info, run_outcome
 from cfnops.heal.errors import NotHeld
 from cfnops.sandbox.extensions import cfn_outcomes
@@ -65,6 +65,10 @@ def test_held_by_the_gate_then_approved(heal_env: Heal) -> None:
     assert out["outcome"] == "HEALED"
     assert out["approval"]["by"] == "alice" and out["approval"]["reason"] == "checked"
     assert out["approval"]["at"] == answer["at"]
+    with AuditLog(heal_env.engine.runtime.database) as audit:  # every front gets this row
+        [row] = audit.list(target=run_id)
+    assert (row.actor, row.action, row.reason) == ("alice", "approve", "checked")
+    assert row.detail == {"at": answer["at"]}
     assert _value(heal_env, param) == INITIAL_VALUE
     assert heal_env.outcomes() == ["HELD", "HEALED"]
     with pytest.raises(NotHeld):

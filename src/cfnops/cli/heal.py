@@ -20,7 +20,7 @@ from cfnops.cli._exit import LeaveThreads
 from cfnops.cli._progress import PhaseLines
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
-from cfnops.durable import AuditLog, Engine, RunStore
+from cfnops.durable import Engine, RunStore
 from cfnops.errors import UsageError
 from cfnops.heal import (
     BUCKETS,
@@ -215,9 +215,7 @@ _PAST = {"approve": "approved", "reject": "rejected"}
 
 def _answer(ctx: typer.Context, run_id: str, verdict: str, reason: str, wait: bool) -> None:
     st = state(ctx)
-    answer = answer_approval(st.runtime.database, run_id, verdict, reason=reason)
-    with AuditLog(st.runtime.database) as audit:
-        audit.record(actor=str(answer["by"]), action=verdict, target=run_id, reason=reason or None)
+    answer = answer_approval(st.runtime.database, run_id, verdict, reason=reason)  # audited
     if st.output_format != "json":
         st.console.print(
             f"{run_id}: {_PAST[verdict]} by {answer['by']}" + (f": {reason}" if reason else "")

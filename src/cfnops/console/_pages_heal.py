@@ -143,14 +143,8 @@ async def _decide(request: Request, verdict: str) -> Response:
         raise BadFilter("reason", "", f"say why you {verdict} (it is recorded with your name)")
     await anyio.to_thread.run_sync(_load, request, run_id)
     database = console_of(request).database
-    answer = await anyio.to_thread.run_sync(
+    await anyio.to_thread.run_sync(  # records the audit row itself
         lambda: answer_approval(database, run_id, verdict, reason=reason, by=actor)
-    )
-    audit = console_of(request).audit
-    await anyio.to_thread.run_sync(
-        lambda: audit.record(
-            actor=actor, action=verdict, target=run_id, reason=reason, detail={"at": answer["at"]}
-        )
     )
     return RedirectResponse(f"/heal/runs/{run_id}", status_code=303)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from cfnops.config import Settings, to_data
 from cfnops.database import Database
-from cfnops.durable import Engine, RunRecord, RunStore, StepRecord
+from cfnops.durable import AuditLog, Engine, RunRecord, RunStore, StepRecord
 from cfnops.heal._workflow import APPROVAL, HEAL_WORKFLOW
 from cfnops.heal.errors import HealAlreadyRunning, NotHeld
 
@@ -179,7 +179,8 @@ def answer_approval(
 ) -> dict[str, Any]:
     """Answer a held run's approval callback (``approve`` or ``reject``); who and why recorded.
 
-    Only the first answer counts (the message carries an idempotency key).
+    Only the first answer counts (the message carries an idempotency key). Each answer is
+    written to the audit log (actor, verdict, run, reason, time).
     """
     with RunStore(database) as store:
         record = store.get(run_id)
@@ -200,6 +201,15 @@ def answer_approval(
             {"status": "SUCCEEDED", "result": answer},
             topic=f"{run_id}:{APPROVAL}",
             idempotency_key=f"{run_id}:{APPROVAL}:answer",
+        )
+    # Audited here, so that every front (CLI, console, a program) records the same row.
+    with AuditLog(database) as audit:
+        audit.record(
+            actor=str(answer["by"]),
+            action=verdict,
+            target=run_id,
+            reason=reason or None,
+            detail={"at": answer["at"]},
         )
     return answer
 
