@@ -31,9 +31,10 @@ ENGINES_AND_CORES = (
     "templates",
 )
 CAPABILITIES = ("heal", "ami", "jobs", "guard")
-# Built on capabilities' public APIs (the importer writes job-nets through cfnops.jobs;
-# metrics read heal's and jobs' stores): above the capabilities, below the front.
-EXTENSIONS = ("jobimport", "metrics")
+# Compositions built on capabilities' public APIs (the importer writes job-nets through
+# cfnops.jobs; metrics read heal's and jobs' stores; review composes diff, guard and heal's
+# drift report): above the capabilities, below the front.
+EXTENSIONS = ("jobimport", "metrics", "review")
 FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
 
 FOUNDATION = (

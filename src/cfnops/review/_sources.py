@@ -1,8 +1,5 @@
-"""What ``cfnops diff`` compares: template pairs (SAM transformed), templates against their
-content at a git ref, and CDK cloud assemblies; and the reports over several of them.
-
-Kept out of ``cli/diff.py`` so the command stays a parse-call-render function; the
-diff itself is :mod:`cfnops.diff`'s.
+"""What a review compares: template pairs (SAM transformed) and templates against their
+content at a git ref. The diff itself is :mod:`cfnops.diff`'s.
 """
 
 from __future__ import annotations
@@ -10,11 +7,14 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cfnops.errors import UsageError
 
-__all__ = ["FileDiff", "diff_pair", "git_text", "sarif_for", "several_json"]
+if TYPE_CHECKING:
+    from cfnops.diff import TemplateDiff
+
+__all__ = ["FileDiff", "diff_pair", "git_text"]
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class FileDiff:
     """One template's diff: the file, the result and SAM's generated → SAM resource ids."""
 
     path: str
-    diff: Any  # cfnops.diff.TemplateDiff (imported lazily: start-up time)
+    diff: TemplateDiff
     owners: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
@@ -92,28 +92,3 @@ def git_text(ref: str, path: Path) -> str | None:
         hint="give a commit, branch or tag of the repository holding the template "
         "(for example origin/main or HEAD)",
     )
-
-
-def several_json(results: list[FileDiff]) -> dict[str, Any]:
-    """JSON for several templates (``--git-ref A.yaml B.yaml``)."""
-    from cfnops.diff import to_json
-
-    return {
-        "differenceCount": sum(r.diff.difference_count for r in results),
-        "templates": [{"template": r.path, "diff": to_json(r.diff)} for r in results],
-    }
-
-
-def sarif_for(results: list[FileDiff] | None, assembly: Any = None) -> dict[str, Any]:
-    """The SARIF log of template diffs, or of a cloud-assembly diff (one target a stack)."""
-    from cfnops.diff import SarifTarget, template_lines, to_sarif
-
-    targets: list[SarifTarget] = []
-    if assembly is not None:
-        for stack in assembly.walk():
-            lines = template_lines(stack.template_file) if stack.template_file else {}
-            targets.append(SarifTarget(stack.template_file, stack.diff, lines, stack.artifact_id))
-    for item in results or ():
-        lines = template_lines(item.path, {k: v[0] for k, v in item.owners.items()})
-        targets.append(SarifTarget(item.path, item.diff, lines))
-    return to_sarif(targets)

@@ -18,6 +18,7 @@ booleans are ``true``/``false``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ def read_parameter_file(path: Path) -> dict[str, str]:
     raise UsageError(f"--parameters {path}: {_SHAPES}", hint="see docs/diff.md, Parameter values")
 
 
-def given_parameters(files: list[str], pairs: list[str]) -> dict[str, str]:
+def given_parameters(files: Sequence[str], pairs: Sequence[str]) -> dict[str, str]:
     """Values from ``--parameters`` (files; ``KEY=VALUE`` still accepted) then
     ``--parameter KEY=VALUE`` (the later wins)."""
     out: dict[str, str] = {}
