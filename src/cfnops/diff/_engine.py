@@ -111,7 +111,6 @@ def _resources(
     unchanged: set[str] | None = None,
 ) -> tuple[tuple[ResourceDiff, ...], tuple[ValueChange, ...]]:
     """Resource differences and value changes; ids of identical resources go to ``unchanged``."""
-    drafts: dict[str, Draft] = {}
     unchanged = set() if unchanged is None else unchanged
     out: dict[str, ResourceDiff] = {}
     for rid in new:
@@ -119,33 +118,64 @@ def _resources(
             out[rid] = ResourceDiff(
                 rid, type_of(new[rid]), Impact.WILL_CREATE, "only in the new template"
             )
-            continue
-        old_res, new_res = old[rid], new[rid]
-        new_type, old_type = type_of(new_res), type_of(old_res)
-        behaviour = table.get(new_type)
-        draft = Draft(rid, new_type, behaviour, old_type=old_type, source=new_res)
-        draft.overrides = {
-            **kept_settings(new_type, old_res, new_res),
-            **overrides(new_type, new_res),
-        }
-        drafts[rid] = draft
-        if same(old_res, new_res):
-            unchanged.add(rid)
-            continue  # unchanged text; may still be reached by propagation
-        if not draft.type_changed:
-            draft.props = compare_properties(
-                behaviour,
-                properties_of(old_res),
-                properties_of(new_res),
-                draft.overrides,
-                _resolving(resolver, rid, behaviour),
-                resolved_notes,
-            )
-        draft.other = compare_attributes(old_res, new_res)
+    drafts = {
+        rid: _draft(rid, old[rid], new[rid], table, resolver, resolved_notes, unchanged)
+        for rid in new
+        if rid in old
+    }
     for rid in old:
         if rid not in new:
             impact, reason = deletion_impact(old[rid])
             out[rid] = ResourceDiff(rid, type_of(old[rid]), impact, reason)
+    _settle(drafts, old, new, changed_params)
+    explain = Explainer(drafts)
+    for rid, draft in drafts.items():
+        if draft.impact is not Impact.NO_CHANGE:
+            out[rid] = _reported(rid, draft, explain, new.get(rid))
+    values = value_changes(drafts, new, outputs[0], explain, outputs[1])
+    return tuple(out[k] for k in sorted(out)), values
+
+
+def _draft(
+    rid: str,
+    old_res: Any,
+    new_res: Any,
+    table: SchemaTable,
+    resolver: Resolver | None,
+    resolved_notes: list[str] | None,
+    unchanged: set[str],
+) -> Draft:
+    """A resource in both templates, its own changes compared (identical: in ``unchanged``)."""
+    new_type, old_type = type_of(new_res), type_of(old_res)
+    behaviour = table.get(new_type)
+    draft = Draft(rid, new_type, behaviour, old_type=old_type, source=new_res)
+    draft.overrides = {
+        **kept_settings(new_type, old_res, new_res),
+        **overrides(new_type, new_res),
+    }
+    if same(old_res, new_res):
+        unchanged.add(rid)
+        return draft  # unchanged text; may still be reached by propagation
+    if not draft.type_changed:
+        draft.props = compare_properties(
+            behaviour,
+            properties_of(old_res),
+            properties_of(new_res),
+            draft.overrides,
+            _resolving(resolver, rid, behaviour),
+            resolved_notes,
+        )
+    draft.other = compare_attributes(old_res, new_res)
+    return draft
+
+
+def _settle(
+    drafts: dict[str, Draft],
+    old: dict[str, Any],
+    new: dict[str, Any],
+    changed_params: Mapping[str, ParameterValue],
+) -> None:
+    """What others change: parameters, followed settings, moving attributes, references."""
     apply_parameter_changes(drafts, new, changed_params, old)
     for rid, draft in drafts.items():  # from here on only values that others change
         draft.overrides.update(followed_settings(draft.type, new.get(rid), draft.overrides))
@@ -153,39 +183,36 @@ def _resources(
     propagate(drafts, new)
     if apply_moving_attributes(drafts, new, via_replaced=True):
         propagate(drafts, new)
-    explain = Explainer(drafts)
-    for rid, draft in drafts.items():
-        impact = draft.impact
-        if impact is Impact.NO_CHANGE:
-            continue
-        props = tuple(
-            replace(p, reason=explain.property_reason(rid, p))
-            for _, p in sorted(draft.props.items())
-        )
-        notes: tuple[str, ...] = ()
-        if impact.replaces:
-            reason = explain.resource_reason(rid)
-        elif draft.behaviour is None and props:
-            reason = f"{rid} is updated in place ({draft.type}: unknown schema)"
-        else:
-            reason = f"{rid} is updated in place"
-        if _is_custom(draft.type) and impact is Impact.WILL_UPDATE and props:
-            notes = (CUSTOM_RESOURCE_NOTE,)
-        kept = replace_note(new.get(rid)) if impact.replaces else None
-        caveat = policy_note(draft.type, new.get(rid), set(draft.props))
-        notes = (*notes, *(n for n in (kept, caveat) if n is not None))
-        out[rid] = ResourceDiff(
-            logical_id=rid,
-            type=draft.type,
-            impact=impact,
-            reason=reason,
-            old_type=draft.old_type if draft.type_changed else None,
-            properties=props,
-            other=tuple(draft.other),
-            notes=notes,
-        )
-    values = value_changes(drafts, new, outputs[0], explain, outputs[1])
-    return tuple(out[k] for k in sorted(out)), values
+
+
+def _reported(rid: str, draft: Draft, explain: Explainer, source: Any) -> ResourceDiff:
+    """A changed resource as reported: its properties explained, its reason and notes."""
+    impact = draft.impact
+    props = tuple(
+        replace(p, reason=explain.property_reason(rid, p)) for _, p in sorted(draft.props.items())
+    )
+    notes: tuple[str, ...] = ()
+    if impact.replaces:
+        reason = explain.resource_reason(rid)
+    elif draft.behaviour is None and props:
+        reason = f"{rid} is updated in place ({draft.type}: unknown schema)"
+    else:
+        reason = f"{rid} is updated in place"
+    if _is_custom(draft.type) and impact is Impact.WILL_UPDATE and props:
+        notes = (CUSTOM_RESOURCE_NOTE,)
+    kept = replace_note(source) if impact.replaces else None
+    caveat = policy_note(draft.type, source, set(draft.props))
+    notes = (*notes, *(n for n in (kept, caveat) if n is not None))
+    return ResourceDiff(
+        logical_id=rid,
+        type=draft.type,
+        impact=impact,
+        reason=reason,
+        old_type=draft.old_type if draft.type_changed else None,
+        properties=props,
+        other=tuple(draft.other),
+        notes=notes,
+    )
 
 
 def _differs_in_non_ascii(result: TemplateDiff, new: Mapping[str, Any]) -> bool:
@@ -258,6 +285,33 @@ def diff_templates(
     if parameter_values:  # known values: evaluate each template's conditions with its own
         o = apply_conditions(o, {p.name: p.old for p in parameter_values if p.old is not None})
         n = apply_conditions(n, {p.name: p.new for p in parameter_values if p.new is not None})
+    result = _compare(o, n, table, parameter_values, resolve=resolve, security=security)
+    if _check_mangling and not result.is_empty and _differs_in_non_ascii(result, n):
+        again = diff_templates(
+            o,
+            mangle(n),
+            table=table,
+            expand_foreach=False,
+            parameter_values=parameter_values,
+            security=False,
+            resolve=resolve,
+            _check_mangling=False,
+        )
+        if again.is_empty:
+            result = replace(result, mangled_equivalent=True)
+    return result
+
+
+def _compare(
+    o: dict[str, Any],
+    n: dict[str, Any],
+    table: SchemaTable,
+    parameter_values: tuple[ParameterValue, ...],
+    *,
+    resolve: bool,
+    security: bool,
+) -> TemplateDiff:
+    """The diff of two prepared templates (loops expanded, conditions evaluated)."""
     declared = _section(o, "Parameters")  # a parameter new in NEW: no old text refers to it
     changed = {p.name: p for p in parameter_values if p.old != p.new and p.name in declared}
     outputs = _entries(_section(o, "Outputs"), _section(n, "Outputs"))
@@ -273,7 +327,7 @@ def diff_templates(
         notes,
         unchanged,
     )
-    result = TemplateDiff(
+    return TemplateDiff(
         resources=resources,
         value_changes=values,
         parameters=_entries(_section(o, "Parameters"), _section(n, "Parameters")),
@@ -288,8 +342,7 @@ def diff_templates(
             _section(o, "Resources"), _section(n, "Resources"), resources, table
         ),
         schema_region=table.region,
-        schema_source=f"cfn-lint {table.source.cfn_lint} ({table.source.schema_date})"
-        + (f"; nested paths also from {table.source.spec}" if table.source.spec else ""),
+        schema_source=_schema_source(table),
         # identical resources give identical facts on both sides: leave them out
         security=security_view(
             {k: v for k, v in _section(o, "Resources").items() if k not in unchanged},
@@ -298,17 +351,9 @@ def diff_templates(
         if security
         else None,
     )
-    if _check_mangling and not result.is_empty and _differs_in_non_ascii(result, n):
-        again = diff_templates(
-            o,
-            mangle(n),
-            table=table,
-            expand_foreach=False,
-            parameter_values=parameter_values,
-            security=False,
-            resolve=resolve,
-            _check_mangling=False,
-        )
-        if again.is_empty:
-            result = replace(result, mangled_equivalent=True)
-    return result
+
+
+def _schema_source(table: SchemaTable) -> str:
+    source = table.source
+    spec = f"; nested paths also from {source.spec}" if source.spec else ""
+    return f"cfn-lint {source.cfn_lint} ({source.schema_date}){spec}"
