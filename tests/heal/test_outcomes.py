@@ -10,6 +10,7 @@ from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import DRIFTED_VALUE, INITIAL_VALUE, deploy_sample, drift_sample
 from cfnops.durable import AuditLog, RunFailed, RunStore
+from cfnops.heal import held_changes, polled_drift
 from cfnops.heal._runs import answer_approval, gate_decision, held_info, run_outcome
 from cfnops.heal.errors import NotHeld
 from cfnops.sandbox.extensions import cfn_outcomes
@@ -53,6 +54,15 @@ def test_held_by_the_gate_then_approved(heal_env: Heal) -> None:
         assert run_outcome(rec, steps) == "HELD"
         gate = gate_decision(steps)
     assert gate is not None and gate["decision"] == "HOLD"
+    # The held-change view every front shows: the parameter's value goes back.
+    [change] = held_changes(steps)
+    assert change["logicalId"] == "SampleParameter" and change["scope"] == ["Properties"]
+    assert {"path": "/Properties/Value", "before": DRIFTED_VALUE, "after": INITIAL_VALUE} in (
+        change["values"]
+    )
+    assert [(d["logicalId"], d["path"]) for d in polled_drift(steps)] == [
+        ("SampleParameter", "/Value")
+    ]
     assert gate["reasons"] == ["SampleParameter (AWS::SSM::Parameter) is a protected type"]
     assert _value(heal_env, param) == DRIFTED_VALUE
     held = [n for n in heal_env.notes if n.outcome == "HELD"]

@@ -15,60 +15,17 @@ from cfnops.console._web import authorize_post, console_of, render, stream
 from cfnops.console.errors import BadFilter, NotFound
 from cfnops.durable import RunRecord, RunStore, StepRecord
 from cfnops.durable.errors import UnknownRun
-from cfnops.heal import HEAL_WORKFLOW, answer_approval, gate_decision, held_info, run_outcome
+from cfnops.heal import (
+    HEAL_WORKFLOW,
+    answer_approval,
+    gate_decision,
+    held_changes,
+    held_info,
+    polled_drift,
+    run_outcome,
+)
 
 _FLEET_PAGES = 20  # the fleet view reads up to 1,000 heal runs, newest first
-
-
-def drift_report(steps: list[StepRecord]) -> list[dict[str, Any]]:
-    """One row per drifted property (resource, path, expected, actual) from the run's poll."""
-    for step in reversed(steps):
-        if step.name.startswith("wait-drift-detection") and isinstance(step.result, dict):
-            rows = []
-            for res in step.result.get("drifted") or []:
-                props = res.get("properties") or [{}]
-                for prop in props:
-                    rows.append(
-                        {
-                            "logicalId": res.get("logicalId"),
-                            "resourceType": res.get("resourceType"),
-                            "status": res.get("status"),
-                            "path": prop.get("path", "-"),
-                            "expected": prop.get("expected"),
-                            "actual": prop.get("actual"),
-                            "ignored": prop.get("ignored", False),
-                        }
-                    )
-            return rows
-    return []
-
-
-def change_list(steps: list[StepRecord]) -> list[dict[str, Any]]:
-    """The held change set as a readable list: action, replacement, scope, paths, before → after."""
-    gate = gate_decision(steps) or {}
-    drift = drift_report(steps)
-    out = []
-    for change in gate.get("changes") or []:
-        paths = list(change.get("paths") or [])
-        values = []
-        for path in paths:
-            short = path.removeprefix("/Properties")
-            found = next(
-                (
-                    d
-                    for d in drift
-                    if d["logicalId"] == change.get("logicalId") and d["path"] == short
-                ),
-                None,
-            )
-            # REVERT_DRIFT puts the template's value back over the live one.
-            if found:
-                values.append({"path": path, "before": found["actual"], "after": found["expected"]})
-            else:
-                values.append({"path": path, "before": None, "after": None})
-        scope = sorted({p.split("/")[1] for p in paths if p.count("/") >= 1 and p.split("/")[1]})
-        out.append({**change, "scope": scope, "values": values})
-    return out
 
 
 def _fleet(request: Request) -> dict[str, Any]:
@@ -122,8 +79,8 @@ async def heal_run(request: Request) -> Response:
         outcome=run_outcome(record, steps),
         held=held_info(record, steps),
         gate=gate_decision(steps),
-        drift=drift_report(steps),
-        changes=change_list(steps),
+        drift=polled_drift(steps),
+        changes=held_changes(steps),
         audit=entries,
     )
 

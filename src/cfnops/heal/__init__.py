@@ -28,6 +28,7 @@ from cfnops.heal._fleet import (
     heal_fleet,
     select_stacks,
 )
+from cfnops.heal._held_view import held_changes, polled_drift
 from cfnops.heal._ignore import apply_ignore, rule_matches
 from cfnops.heal._model import PropertyDrift, ResourceDrift, StackDriftReport
 from cfnops.heal._names import change_set_name, request_token
@@ -123,6 +124,7 @@ __all__ = [
     "heal",
     "heal_fleet",
     "heal_stack",
+    "held_changes",
     "held_info",
     "list_stacks",
     "organization_accounts",
@@ -131,6 +133,7 @@ __all__ = [
     "plan_drift_schedules",
     "plan_heal",
     "plan_scan",
+    "polled_drift",
     "region_from_stack_arn",
     "reject",
     "report_markdown",
