@@ -36,6 +36,24 @@ def test_built_from_settings_with_an_injected_session(tmp_path: Path) -> None:
     assert runtime.with_settings(runtime.settings).database is runtime.database
 
 
+def test_other_settings_keep_an_injected_session_unless_the_profile_changes(
+    tmp_path: Path,
+) -> None:
+    session = _session()
+    runtime = Runtime.from_settings(_settings(tmp_path), session=session)
+    aimed = runtime.with_settings(
+        runtime.settings.replace(
+            aws=runtime.settings.aws.replace(endpoint_url="http://127.0.0.1:1")
+        )
+    )
+    assert aimed.aws is not runtime.aws and aimed.aws.session is session
+    assert aimed.aws.settings.endpoint_url == "http://127.0.0.1:1"
+    other = runtime.with_settings(
+        runtime.settings.replace(aws=runtime.settings.aws.replace(profile="other"))
+    )
+    assert other.aws.settings.profile == "other" and other.aws._session is None
+
+
 def test_other_regions_share_one_cache(tmp_path: Path) -> None:
     runtime = Runtime.from_settings(_settings(tmp_path), session=_session())
     west = runtime.aws.in_region("eu-west-1")

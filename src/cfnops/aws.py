@@ -453,6 +453,19 @@ class AwsClients:
             self._offline_until = time.monotonic() + retry_after
             return fallback
 
+    def with_settings(self, settings: AwsSettings) -> AwsClients:
+        """Clients for other AWS settings (region, endpoint …) with the same credentials.
+
+        The same settings: ``self``. Another profile names other credentials: a fresh
+        set. Otherwise the session (an injected ``boto3.Session`` too) is kept, so that
+        a worker's or a test's own session survives a settings change.
+        """
+        if settings == self.settings:
+            return self
+        if settings.profile != self.settings.profile:
+            return AwsClients(settings)
+        return AwsClients(settings, session=self._session)
+
     def in_region(self, region: str | None) -> AwsClients:
         """The same account in ``region`` (same session and credentials), cached.
 

@@ -96,8 +96,9 @@ class Runtime:
         return cls.from_settings(load_settings(), **kwargs)
 
     def with_settings(self, settings: Settings) -> Runtime:
-        """This runtime with other settings; same clients when the AWS settings agree."""
-        aws = self.aws if settings.aws == self.aws.settings else AwsClients(settings.aws)
+        """This runtime with other settings; same clients when the AWS settings agree, and
+        the same boto3 session (an injected one too) unless the profile changes."""
+        aws = self.aws.with_settings(settings.aws)  # keeps an injected session
         database = (
             self.database
             if settings.database_url == self.database.url
