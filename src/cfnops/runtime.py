@@ -31,10 +31,9 @@ from cfnops.database import Database
 
 if TYPE_CHECKING:  # notify loads botocore: only runs that notify need it
     import boto3
-    from rich.console import Console
 
     from cfnops.http import HttpTransport as TaskTransport
-    from cfnops.notify import Delivery, HttpTransport, Notification
+    from cfnops.notify import Delivery, HttpTransport, Notification, Notifier
     from cfnops.telemetry import Metrics
 
 __all__ = ["Runtime"]
@@ -53,7 +52,9 @@ class Runtime:
     database: Database
     # Called with every notification before it goes to the channels (tests, the console).
     notify_hook: Callable[[Notification], None] | None = None
-    console: Console | None = None
+    # The console channel (a notifier: a terminal's printer, built by the CLI so that
+    # notices share its live display); None: a plain one on stderr. No UI type here.
+    console_channel: Notifier | None = None
     # The notifiers' webhook POSTs (Slack, Teams, PagerDuty); None: HTTPS via urllib.
     transport: HttpTransport | None = field(default=None, repr=False)
     # Job-net ``http:invoke`` tasks (any method, the answer's headers); None: urllib.
@@ -70,7 +71,7 @@ class Runtime:
         aws: AwsClients | None = None,
         database: Database | None = None,
         notify_hook: Callable[[Notification], None] | None = None,
-        console: Console | None = None,
+        console_channel: Notifier | None = None,
         transport: HttpTransport | None = None,
         http: TaskTransport | None = None,
         metrics: Metrics | None = None,
@@ -83,7 +84,7 @@ class Runtime:
             aws=aws if aws is not None else AwsClients(settings.aws, session=session),
             database=database if database is not None else Database.open(settings.database_url),
             notify_hook=notify_hook,
-            console=console,
+            console_channel=console_channel,
             transport=transport,
             http=http,
             metrics=metrics,
@@ -120,7 +121,7 @@ class Runtime:
             self.settings,
             self.aws.in_region(region),
             transport=self.transport,
-            console=self.console,
+            console_channel=self.console_channel,
         )
         if self.metrics is not None:
             for delivery in deliveries:

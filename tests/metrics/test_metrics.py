@@ -19,7 +19,7 @@ from cfnops.config import load_settings
 from cfnops.database import Database
 from cfnops.durable import RunStore
 from cfnops.jobs import PoolStore
-from cfnops.notify import Notification
+from cfnops.notify import ConsoleNotifier, Notification
 from cfnops.runtime import Runtime
 from cfnops.telemetry import Metrics
 
@@ -102,7 +102,9 @@ def test_notifications_sent_and_failed_are_counted(tmp_path: Path) -> None:
         notify={"slack_webhook_url": "http://127.0.0.1:9/hook"},  # refused: a failure
     )
     metrics = Metrics()
-    runtime = Runtime.from_settings(settings, metrics=metrics, console=Console(file=io.StringIO()))
+    runtime = Runtime.from_settings(
+        settings, metrics=metrics, console_channel=ConsoleNotifier(Console(file=io.StringIO()))
+    )
     runtime.notify(Notification("heal web", "healed", outcome="HEALED", stack="web"))
     samples = _samples(metrics.exposition()[0].decode())
     sent = ("cfnops_notifications_total", (("channel", "console"), ("result", "sent")))

@@ -98,7 +98,7 @@ class CliState:
         settings: Settings | Runtime | None = None,
         *,
         worker: bool = False,
-        console: Any = None,
+        console: Console | None = None,
     ) -> Engine:
         """The process's durable engine on this command's runtime, every built-in workflow
         registered: ``settings`` are other settings (same clients and database), or a
@@ -106,6 +106,7 @@ class CliState:
         from dataclasses import replace
 
         from cfnops.durable import Engine
+        from cfnops.notify import ConsoleNotifier
         from cfnops.runtime import Runtime
 
         self.register_workflows()
@@ -114,7 +115,7 @@ class CliState:
         else:
             runtime = self.runtime if settings is None else self.runtime.with_settings(settings)
         if console is not None:
-            runtime = replace(runtime, console=console)
+            runtime = replace(runtime, console_channel=ConsoleNotifier(console))
         return Engine.start_process(runtime, worker=worker)
 
     @property

@@ -33,6 +33,7 @@ from cfnops.heal import (
     run_heal,
     run_outcome,
 )
+from cfnops.notify import ConsoleNotifier
 
 _COLOUR = {
     "HEALED": "green",
@@ -90,7 +91,7 @@ def run_fleet(
     st.register_workflows()  # the heal workflow, for the runs this command starts
     if st.output_format == "json":
         summary = run_heal(
-            replace(st.runtime, console=Console(stderr=True)),
+            replace(st.runtime, console_channel=ConsoleNotifier(Console(stderr=True))),
             targets,
             concurrency=concurrency,
             only=only,
@@ -112,7 +113,7 @@ def run_fleet(
             lines.fleet(rows)
 
         summary = run_heal(
-            replace(st.runtime, console=console),
+            replace(st.runtime, console_channel=ConsoleNotifier(console)),
             targets,
             concurrency=concurrency,
             only=only,

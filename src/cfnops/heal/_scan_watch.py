@@ -240,7 +240,7 @@ def _send(
     if rt.notify_hook is not None:
         rt.notify_hook(note)
     try:
-        notifiers = build_notifiers(rt.settings, rt.aws, console=rt.console)
+        notifiers = build_notifiers(rt.settings, rt.aws, console_channel=rt.console_channel)
     except Exception as exc:  # a notification never fails the run: say why none went
         _log.warning("drift scan %s: notifications not sent: %s", schedule, type(exc).__name__)
         return [{"channel": "setup", "ok": False, "error": type(exc).__name__}]

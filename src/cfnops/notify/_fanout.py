@@ -7,8 +7,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rich.console import Console
-
 from cfnops.aws import AwsClients
 from cfnops.config import Settings
 from cfnops.errors import CfnopsError
@@ -37,14 +35,14 @@ def build_notifiers(
     clients: AwsClients | None,
     *,
     transport: HttpTransport | None = None,
-    console: Console | None = None,
+    console_channel: Notifier | None = None,
 ) -> list[Notifier]:
     """The channels ``settings.notify`` enables (console, SNS, Slack, EventBridge,
     PagerDuty, Teams)."""
     cfg = settings.notify
     found: list[Notifier] = []
     if cfg.console:
-        found.append(ConsoleNotifier(console))
+        found.append(console_channel or ConsoleNotifier())
     if cfg.sns_topic_arn and clients is not None:
         found.append(SnsNotifier(clients.client("sns"), cfg.sns_topic_arn))
     try:
@@ -117,7 +115,7 @@ def notify_all(
     clients: AwsClients | None = None,
     *,
     transport: HttpTransport | None = None,
-    console: Console | None = None,
+    console_channel: Notifier | None = None,
     attempts: int = 3,
     sleep: Callable[[float], None] = time.sleep,
 ) -> list[Delivery]:
@@ -128,7 +126,9 @@ def notify_all(
         notify_all(Notification(subject="cfnops", message="healed"), settings, clients)
     """
     try:
-        notifiers = build_notifiers(settings, clients, transport=transport, console=console)
+        notifiers = build_notifiers(
+            settings, clients, transport=transport, console_channel=console_channel
+        )
     except Exception as exc:  # e.g. no region for the SNS client
         _log.warning("notifications not sent: %s", _safe(str(exc)))
         return [Delivery("setup", False, 1, _safe(str(exc)))]
