@@ -130,22 +130,10 @@ class Interpreter:
         """
         value = {} if execution_input is None else execution_input
         began = started_at or self.clock.now()
-        exec_name = name or str(uuid.uuid4())
         rec = recorder or HistoryRecorder(self.clock.now)
-        info = ExecutionInfo(
-            execution_arn=f"arn:aws:states:{self.region}:{self.account}:execution:"
-            f"{self.name}:{exec_name}",
-            name=exec_name,
-            state_machine_arn=self.state_machine_arn,
-            state_machine_name=self.name,
-            role_arn=self.role_arn,
-            start_time=format_timestamp(began),
-            region=self.region,
-            redrive_count=redrive_count,
-        )
         root = cancel or CancelToken()
         execution = Execution(
-            info=info,
+            info=self._info(name or str(uuid.uuid4()), began, redrive_count),
             execution_input=value,
             invoker=self.invoker,
             clock=self.clock,
@@ -166,13 +154,7 @@ class Interpreter:
             {"input": dumps_event(value), "inputDetails": {"truncated": False},
              "roleArn": self.role_arn},
         )  # fmt: skip
-        timer: threading.Timer | None = None
-        if "TimeoutSeconds" in self.definition:
-            deadline = began + timedelta(seconds=float(self.definition["TimeoutSeconds"]))
-            remaining = max((deadline - self.clock.now()).total_seconds(), 0.0)
-            timer = threading.Timer(remaining, root.cancel, args=("timeout",))
-            timer.daemon = True
-            timer.start()
+        timer = self._start_timeout(began, root)
         # Step Functions links the first state's event to 0, not to ExecutionStarted.
         scope = Scope(None, dict(start.variables)) if start is not None else Scope()
         branch = Branch(execution, self.definition, scope=scope, cancel=root, previous_event=0)
@@ -182,31 +164,65 @@ class Interpreter:
             else:
                 output = branch.run(value)
         except StatesFailure as failure:
-            details: dict[str, Any] = {}
-            if failure.error is not None:
-                details["error"] = failure.error
-            if failure.cause is not None:
-                details["cause"] = failure.cause
-            rec.record("ExecutionFailed", branch.last_event, details)
-            return self._result(rec, "FAILED", None, failure.error, failure.cause)
+            return self._failed(rec, branch.last_event, failure)
         except Aborted:
-            if root.reason == "timeout":
-                rec.record("ExecutionTimedOut", branch.last_event, {})
-                return self._result(rec, "TIMED_OUT", None, None, None)
-            rec.record("ExecutionAborted", branch.last_event, {})
-            return self._result(rec, "ABORTED", None, None, None)
+            return self._stopped(rec, branch.last_event, root)
         finally:
             if timer is not None:
                 timer.cancel()
         if root.reason == "timeout":
-            rec.record("ExecutionTimedOut", branch.last_event, {})
-            return self._result(rec, "TIMED_OUT", None, None, None)
+            return self._stopped(rec, branch.last_event, root)
         rec.record(
             "ExecutionSucceeded",
             branch.last_event,
             {"output": dumps_event(output), "outputDetails": {"truncated": False}},
         )
         return self._result(rec, "SUCCEEDED", output, None, None)
+
+    def _info(self, exec_name: str, began: datetime, redrive_count: int) -> ExecutionInfo:
+        """``$$.Execution`` of the run named ``exec_name`` that began at ``began``."""
+        return ExecutionInfo(
+            execution_arn=f"arn:aws:states:{self.region}:{self.account}:execution:"
+            f"{self.name}:{exec_name}",
+            name=exec_name,
+            state_machine_arn=self.state_machine_arn,
+            state_machine_name=self.name,
+            role_arn=self.role_arn,
+            start_time=format_timestamp(began),
+            region=self.region,
+            redrive_count=redrive_count,
+        )
+
+    def _start_timeout(self, began: datetime, root: CancelToken) -> threading.Timer | None:
+        """Arm the state-machine ``TimeoutSeconds`` (counted from ``began``): on expiry it
+        cancels ``root`` with the reason ``"timeout"``. None when there is no timeout."""
+        if "TimeoutSeconds" not in self.definition:
+            return None
+        deadline = began + timedelta(seconds=float(self.definition["TimeoutSeconds"]))
+        remaining = max((deadline - self.clock.now()).total_seconds(), 0.0)
+        timer = threading.Timer(remaining, root.cancel, args=("timeout",))
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _failed(self, rec: Recorder, last_event: int, failure: StatesFailure) -> ExecutionResult:
+        """Record ExecutionFailed with the error and cause the failure carries."""
+        details: dict[str, Any] = {}
+        if failure.error is not None:
+            details["error"] = failure.error
+        if failure.cause is not None:
+            details["cause"] = failure.cause
+        rec.record("ExecutionFailed", last_event, details)
+        return self._result(rec, "FAILED", None, failure.error, failure.cause)
+
+    def _stopped(self, rec: Recorder, last_event: int, root: CancelToken) -> ExecutionResult:
+        """Record how a cancelled run ended: TIMED_OUT when cancelled for ``"timeout"``,
+        else ABORTED."""
+        if root.reason == "timeout":
+            rec.record("ExecutionTimedOut", last_event, {})
+            return self._result(rec, "TIMED_OUT", None, None, None)
+        rec.record("ExecutionAborted", last_event, {})
+        return self._result(rec, "ABORTED", None, None, None)
 
     @staticmethod
     def _result(

@@ -6,6 +6,7 @@ See https://docs.aws.amazon.com/step-functions/latest/dg/concepts-states.html
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from cfnops.asl import _jsonata
@@ -210,75 +211,13 @@ def _wait(
     if branch.query_language_of(state) == "JSONata":
         env = jsonata_env(branch, raw, ctx)
         assigned = evaluate_assign(state["Assign"], env) if "Assign" in state else None
-        if "Seconds" in state:
-            seconds = evaluate_integer(state["Seconds"], env, "Seconds")
-            if seconds < 0:
-                raise StateError(
-                    "States.QueryEvaluationError",
-                    f"The Seconds field must be a non-negative integer: {seconds}",
-                    "Seconds",
-                )
-            delay = float(seconds)
-        else:
-            text = evaluate_field(state["Timestamp"], env, "Timestamp")
-            moment = parse_timestamp(text)
-            if moment is None:
-                raise StateError(
-                    "States.QueryEvaluationError",
-                    "The Timestamp field cannot be parsed as an ISO-8601 extended offset "
-                    f"date-time format string: {text}",
-                    "Timestamp",
-                )
-            delay = (moment - now).total_seconds()
-        _do_wait(branch, delay)
+        _do_wait(branch, _jsonata_delay(state, env, now))
         output = evaluate_field(state["Output"], env, "Output") if "Output" in state else raw
         return StateOutcome(_next(state), output, assigned)
     env0 = jsonpath_env(branch, raw, ctx)
     effective = apply_input_path(raw, state.get("InputPath"), env0, present="InputPath" in state)
     env1 = jsonpath_env(branch, effective, ctx)
-    if "Seconds" in state:
-        delay = float(state["Seconds"])
-    elif "SecondsPath" in state:
-        path = state["SecondsPath"]
-        try:
-            value = resolve(path, env1)
-        except PathNotFound:
-            raise StateError(
-                "States.Runtime",
-                f"The SecondsPath parameter does not reference an input value: {path}",
-            ) from None
-        if not _is_long(value):
-            raise StateError(
-                "States.Runtime",
-                f"The SecondsPath parameter cannot be parsed as a long value: {path} == "
-                f"{_jsonata_json(value)}",
-            )
-        if value < 0:
-            raise StateError(
-                "States.Runtime",
-                f"The SecondsPath parameter references a negative value: {path} == {value}",
-            )
-        delay = float(value)
-    elif "Timestamp" in state:
-        moment = parse_timestamp(state["Timestamp"])
-        delay = (moment - now).total_seconds() if moment else 0.0
-    else:
-        path = state["TimestampPath"]
-        try:
-            value = resolve(path, env1)
-        except PathNotFound:
-            raise StateError(
-                "States.Runtime",
-                f"The TimestampPath parameter does not reference an input value: {path}",
-            ) from None
-        moment = parse_timestamp(value)
-        if moment is None:
-            raise StateError(
-                "States.Runtime",
-                "The TimestampPath parameter does not reference a valid ISO-8601 extended "
-                f"offset date-time format string: {path} == {value}",
-            )
-        delay = (moment - now).total_seconds()
+    delay = _jsonpath_delay(state, env1, now)
     assigned = None
     if "Assign" in state:
         assigned = evaluate_assign_jsonpath(state["Assign"], env1)
@@ -287,6 +226,82 @@ def _wait(
         effective, state.get("OutputPath"), env1, present="OutputPath" in state
     )
     return StateOutcome(_next(state), output, assigned)
+
+
+def _jsonata_delay(state: Mapping[str, Any], env: JsonataEnv, now: datetime) -> float:
+    """The seconds a JSONata Wait state waits from ``now`` (its Seconds or Timestamp)."""
+    if "Seconds" in state:
+        seconds = evaluate_integer(state["Seconds"], env, "Seconds")
+        if seconds < 0:
+            raise StateError(
+                "States.QueryEvaluationError",
+                f"The Seconds field must be a non-negative integer: {seconds}",
+                "Seconds",
+            )
+        return float(seconds)
+    text = evaluate_field(state["Timestamp"], env, "Timestamp")
+    moment = parse_timestamp(text)
+    if moment is None:
+        raise StateError(
+            "States.QueryEvaluationError",
+            "The Timestamp field cannot be parsed as an ISO-8601 extended offset "
+            f"date-time format string: {text}",
+            "Timestamp",
+        )
+    return (moment - now).total_seconds()
+
+
+def _jsonpath_delay(state: Mapping[str, Any], env: PathEnv, now: datetime) -> float:
+    """The seconds a JSONPath Wait state waits from ``now``: Seconds, SecondsPath,
+    Timestamp or TimestampPath (``env`` holds the effective input)."""
+    if "Seconds" in state:
+        return float(state["Seconds"])
+    if "SecondsPath" in state:
+        return _seconds_path(state["SecondsPath"], env)
+    if "Timestamp" in state:
+        moment = parse_timestamp(state["Timestamp"])
+        return (moment - now).total_seconds() if moment else 0.0
+    return (_timestamp_path(state["TimestampPath"], env) - now).total_seconds()
+
+
+def _seconds_path(path: str, env: PathEnv) -> float:
+    try:
+        value = resolve(path, env)
+    except PathNotFound:
+        raise StateError(
+            "States.Runtime",
+            f"The SecondsPath parameter does not reference an input value: {path}",
+        ) from None
+    if not _is_long(value):
+        raise StateError(
+            "States.Runtime",
+            f"The SecondsPath parameter cannot be parsed as a long value: {path} == "
+            f"{_jsonata_json(value)}",
+        )
+    if value < 0:
+        raise StateError(
+            "States.Runtime",
+            f"The SecondsPath parameter references a negative value: {path} == {value}",
+        )
+    return float(value)
+
+
+def _timestamp_path(path: str, env: PathEnv) -> datetime:
+    try:
+        value = resolve(path, env)
+    except PathNotFound:
+        raise StateError(
+            "States.Runtime",
+            f"The TimestampPath parameter does not reference an input value: {path}",
+        ) from None
+    moment = parse_timestamp(value)
+    if moment is None:
+        raise StateError(
+            "States.Runtime",
+            "The TimestampPath parameter does not reference a valid ISO-8601 extended "
+            f"offset date-time format string: {path} == {value}",
+        )
+    return moment
 
 
 def _is_long(value: Any) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from cfnops import logcontext, tracing
@@ -146,32 +147,8 @@ def _invoke(
     task_token: str | None = None,
 ) -> Any:
     resource = state["Resource"]
-    legacy = is_legacy_lambda(resource)
-    kind, action = resource_parts(resource)
-    payload_text = dumps_event(payload)
-    if legacy:
-        details: dict[str, Any] = {
-            "resource": resource,
-            "input": payload_text,
-            "inputDetails": {"truncated": False},
-        }
-        if timeout is not None:
-            details["timeoutInSeconds"] = int(timeout)
-        branch.emit("LambdaFunctionScheduled", details)
-        branch.emit("LambdaFunctionStarted", {})
-    else:
-        details = {
-            "resourceType": kind,
-            "resource": action,
-            "region": branch.execution.info.region,
-            "parameters": payload_text,
-        }
-        if timeout is not None:
-            details["timeoutInSeconds"] = int(timeout)
-        if heartbeat is not None:
-            details["heartbeatInSeconds"] = int(heartbeat)
-        branch.emit("TaskScheduled", details)
-        branch.emit("TaskStarted", {"resourceType": kind, "resource": action})
+    events = _TaskEvents(branch, resource, is_legacy_lambda(resource), *resource_parts(resource))
+    events.scheduled(dumps_event(payload), timeout, heartbeat)
     token = CancelToken(branch.cancel)
     tctx = TaskContext(
         state_name=name,
@@ -185,24 +162,7 @@ def _invoke(
     try:
         result = _call(branch, resource, payload, timeout, tctx, token)
     except StatesFailure as failure:
-        if failure.error == "States.Timeout":
-            timed: dict[str, Any] = {"error": failure.error}
-            if failure.cause is not None:
-                timed["cause"] = failure.cause
-            if legacy:
-                branch.emit("LambdaFunctionTimedOut", timed)
-            else:
-                branch.emit("TaskTimedOut", {**timed, "resourceType": kind, "resource": action})
-        else:
-            failed: dict[str, Any] = {}
-            if failure.error is not None:
-                failed["error"] = failure.error
-            if failure.cause is not None:
-                failed["cause"] = failure.cause
-            if legacy:
-                branch.emit("LambdaFunctionFailed", failed)
-            else:
-                branch.emit("TaskFailed", {**failed, "resourceType": kind, "resource": action})
+        events.failed(failure)
         raise
     except Aborted:
         branch.emit("TaskStateAborted", {})
@@ -214,22 +174,77 @@ def _invoke(
             f"The state/task '{name}' returned a result with a size exceeding the maximum "
             "number of bytes service limit.",
         )
-    if legacy:
-        branch.emit(
-            "LambdaFunctionSucceeded",
-            {"output": output_text, "outputDetails": {"truncated": False}},
-        )
-    else:
-        branch.emit(
+    events.succeeded(output_text)
+    return result
+
+
+@dataclass(frozen=True)
+class _TaskEvents:
+    """The history events of one Task attempt: ``LambdaFunction*`` for a legacy Lambda
+    function ARN, ``Task*`` (with resourceType and resource) for a service integration."""
+
+    branch: Branch
+    resource: str
+    legacy: bool
+    kind: str
+    action: str
+
+    def scheduled(self, payload_text: str, timeout: float | None, heartbeat: float | None) -> None:
+        if self.legacy:
+            details: dict[str, Any] = {
+                "resource": self.resource,
+                "input": payload_text,
+                "inputDetails": {"truncated": False},
+            }
+            if timeout is not None:
+                details["timeoutInSeconds"] = int(timeout)
+            self.branch.emit("LambdaFunctionScheduled", details)
+            self.branch.emit("LambdaFunctionStarted", {})
+            return
+        details = {
+            "resourceType": self.kind,
+            "resource": self.action,
+            "region": self.branch.execution.info.region,
+            "parameters": payload_text,
+        }
+        if timeout is not None:
+            details["timeoutInSeconds"] = int(timeout)
+        if heartbeat is not None:
+            details["heartbeatInSeconds"] = int(heartbeat)
+        self.branch.emit("TaskScheduled", details)
+        self.branch.emit("TaskStarted", {"resourceType": self.kind, "resource": self.action})
+
+    def failed(self, failure: StatesFailure) -> None:
+        """A timed-out or failed attempt (``States.Timeout`` always names its error)."""
+        timed_out = failure.error == "States.Timeout"
+        details: dict[str, Any] = {}
+        if failure.error is not None:
+            details["error"] = failure.error
+        if failure.cause is not None:
+            details["cause"] = failure.cause
+        if self.legacy:
+            event = "LambdaFunctionTimedOut" if timed_out else "LambdaFunctionFailed"
+            self.branch.emit(event, details)
+        else:
+            event = "TaskTimedOut" if timed_out else "TaskFailed"
+            self.branch.emit(event, {**details, "resourceType": self.kind, "resource": self.action})
+
+    def succeeded(self, output_text: str) -> None:
+        if self.legacy:
+            self.branch.emit(
+                "LambdaFunctionSucceeded",
+                {"output": output_text, "outputDetails": {"truncated": False}},
+            )
+            return
+        self.branch.emit(
             "TaskSucceeded",
             {
-                "resourceType": kind,
-                "resource": action,
+                "resourceType": self.kind,
+                "resource": self.action,
                 "output": output_text,
                 "outputDetails": {"truncated": False},
             },
         )
-    return result
 
 
 def _call(
