@@ -403,6 +403,31 @@ def _runcommand(
     catch: str | None = None,
 ) -> str:
     _filled_in(ctx, job, target)
+    wrap = job.rerun is not None or catch is not None
+    done = nxt if (nxt is not None and not wrap) else f"{base}.Done"
+    block = _command_states(job, base, _send_arguments(job, target), tag, done)
+    if not wrap:
+        states.update(block)
+        return base
+    name = f"{base}.Rerun" if job.rerun is not None else f"{base}.Recovery"
+    states[name] = _link(
+        {
+            "Type": "Parallel",
+            "Comment": f"{_tag(job)} (its rerun rule and recovery)",
+            "Branches": [{"StartAt": base, "States": block}],
+            "Output": {},
+        },
+        nxt,
+    )
+    if job.rerun is not None:
+        states[name]["Retry"] = [_retrier(job)]
+    if catch is not None:
+        states[name]["Catch"] = _catch(catch)
+    return name
+
+
+def _send_arguments(job: Job, target: HostTarget | None) -> dict[str, Any]:
+    """The ssm:SendCommand arguments that run ``job``'s command on its host's instances."""
     args: dict[str, Any] = {
         "DocumentName": "AWS-RunPowerShellScript" if job.windows else "AWS-RunShellScript",
         "Comment": f"cfnops job {job.path}"[:100],
@@ -418,6 +443,14 @@ def _runcommand(
         args["Targets"] = [{"Key": f"tag:{target.tag_key}", "Values": list(target.tag_values)}]
     else:
         args["Targets"] = [{"Key": "tag:Name", "Values": [job.host or "localhost"]}]
+    return args
+
+
+def _command_states(
+    job: Job, base: str, args: dict[str, Any], tag: str, done: str
+) -> dict[str, Any]:
+    """Send the command, then wait, poll and check its status until it ends: on to
+    ``done`` (a Succeed state of its own when named ``<base>.Done``) or Fail."""
     block: dict[str, Any] = {}
     block[base] = {
         "Type": "Task",
@@ -444,8 +477,6 @@ def _runcommand(
         },
         "Next": f"{base}.Check",
     }
-    wrap = job.rerun is not None or catch is not None
-    done = nxt if (nxt is not None and not wrap) else f"{base}.Done"
     running = ", ".join(f"'{s}'" for s in _RUNNING)
     block[f"{base}.Check"] = {
         "Type": "Choice",
@@ -464,21 +495,4 @@ def _runcommand(
     }
     if done == f"{base}.Done":
         block[done] = {"Type": "Succeed", "Comment": _tag(job)}
-    if not wrap:
-        states.update(block)
-        return base
-    name = f"{base}.Rerun" if job.rerun is not None else f"{base}.Recovery"
-    states[name] = _link(
-        {
-            "Type": "Parallel",
-            "Comment": f"{_tag(job)} (its rerun rule and recovery)",
-            "Branches": [{"StartAt": base, "States": block}],
-            "Output": {},
-        },
-        nxt,
-    )
-    if job.rerun is not None:
-        states[name]["Retry"] = [_retrier(job)]
-    if catch is not None:
-        states[name]["Catch"] = _catch(catch)
-    return name
+    return block

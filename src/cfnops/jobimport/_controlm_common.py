@@ -149,37 +149,52 @@ class EventBook:
             key=lambda i: not isinstance(self.waits[i][2], Job),
         )
         for i in order:
-            event, net, target, source = self.waits[i]
-            producers = self.adds.get(event, [])
-            if not producers:
+            self._link_wait(model, after, *self.waits[i])
+        self._forced_after(model, after)
+        _schedule_after(model, after)
+
+    def _link_wait(
+        self,
+        model: ImportModel,
+        after: dict[str, set[str]],
+        event: str,
+        net: JobNet,
+        target: Target,
+        source: str,
+    ) -> None:
+        """``target`` waits for ``event``: edges from the jobs of ``net`` that add it, or
+        (into ``after``) ``net`` starts after the other job-nets whose jobs add it."""
+        producers = self.adds.get(event, [])
+        if not producers:
+            model.note(
+                "dependency",
+                source,
+                f"event {event!r} is added by no job of the export (set by hand, by "
+                "another table, or ctmcontb): the wait is dropped; add --after by hand",
+            )
+            return
+        for pnet, producer in producers:
+            if pnet is net:
+                mine = {target.path} if isinstance(target, Job) else set(target)
+                theirs = {producer.path} if isinstance(producer, Job) else set(producer)
+                if mine & theirs:
+                    model.note("dependency", source, f"event {event!r} inside one unit: ignored")
+                    continue
+                ends, starts = _ends(net, producer, False), _ends(net, target, True)
+                net.edges.update((a, b) for a in ends for b in starts if a != b)
+                continue
+            after.setdefault(net.name, set()).add(pnet.name)
+            if isinstance(target, Job):
                 model.note(
                     "dependency",
                     source,
-                    f"event {event!r} is added by no job of the export (set by hand, by "
-                    "another table, or ctmcontb): the wait is dropped; add --after by hand",
+                    f"job {target.path} waits for {event!r} from folder {pnet.name}: the "
+                    f"whole job-net {net.name} starts after {pnet.name} succeeds "
+                    "(schedule after)",
                 )
-                continue
-            for pnet, producer in producers:
-                if pnet is net:
-                    mine = {target.path} if isinstance(target, Job) else set(target)
-                    theirs = {producer.path} if isinstance(producer, Job) else set(producer)
-                    if mine & theirs:
-                        model.note(
-                            "dependency", source, f"event {event!r} inside one unit: ignored"
-                        )
-                        continue
-                    ends, starts = _ends(net, producer, False), _ends(net, target, True)
-                    net.edges.update((a, b) for a in ends for b in starts if a != b)
-                    continue
-                after.setdefault(net.name, set()).add(pnet.name)
-                if isinstance(target, Job):
-                    model.note(
-                        "dependency",
-                        source,
-                        f"job {target.path} waits for {event!r} from folder {pnet.name}: the "
-                        f"whole job-net {net.name} starts after {pnet.name} succeeds "
-                        "(schedule after)",
-                    )
+
+    def _forced_after(self, model: ImportModel, after: dict[str, set[str]]) -> None:
+        """A job forcing a job of another folder: that folder starts after its own."""
         by_name = {n.name: n for n in model.jobnets}
         for folder, by, source in self.forced:
             forced_net = by_name.get(folder)
@@ -198,26 +213,30 @@ class EventBook:
                 f"forcing a job of {folder} when OK: the whole "
                 f"job-net {folder} starts after {by.name} succeeds (schedule after)",
             )
-        for net in model.jobnets:
-            preds = sorted(after.get(net.name, ()))
-            if preds:
-                for spec in net.schedules:
-                    model.note(
-                        "schedule",
-                        spec.source,
-                        f"{spec.name} ({spec.cron}): Control-M orders {net.name} on its days and "
-                        f"then waits for {', '.join(preds)}; cfnops starts it after each success "
-                        "of those instead (a schedule is a cron or --after, not both)",
-                    )
-                net.schedules.clear()
-                net.schedules.append(
-                    ScheduleSpec(
-                        f"{net.name}-after",
-                        None,
-                        net.timezone,
-                        None,
-                        None,
-                        tuple(preds),
-                        f"events of {net.name}",
-                    )
+
+
+def _schedule_after(model: ImportModel, after: Mapping[str, set[str]]) -> None:
+    """A job-net that waits for others is scheduled after them, in place of its crons."""
+    for net in model.jobnets:
+        preds = sorted(after.get(net.name, ()))
+        if preds:
+            for spec in net.schedules:
+                model.note(
+                    "schedule",
+                    spec.source,
+                    f"{spec.name} ({spec.cron}): Control-M orders {net.name} on its days and "
+                    f"then waits for {', '.join(preds)}; cfnops starts it after each success "
+                    "of those instead (a schedule is a cron or --after, not both)",
                 )
+            net.schedules.clear()
+            net.schedules.append(
+                ScheduleSpec(
+                    f"{net.name}-after",
+                    None,
+                    net.timezone,
+                    None,
+                    None,
+                    tuple(preds),
+                    f"events of {net.name}",
+                )
+            )

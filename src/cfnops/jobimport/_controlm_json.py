@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -188,20 +189,9 @@ class _Reader:
         whens: list[Entry],
         folder: dict[str, Any],
     ) -> None:
-        first_jobs: dict[str, list[str]] = {}
-        flows: list[tuple[list[Any], str]] = []
+        parts = _Parts()
         before_unit = set(net.jobs)
-        unit_events: list[tuple[str, dict[str, Any], str]] = []
-        unit_pools: list[tuple[str, dict[str, Any], str]] = []
-        items: list[tuple[str, Any, str]] = []
-        for key, value in obj.items():
-            if key == "Jobs" and isinstance(value, list):  # the job array format
-                for i, item in enumerate(value):
-                    name = str(item.get("Name", f"job{i}")) if isinstance(item, dict) else ""
-                    items.append((name, item, f"{path}.Jobs[{i}]"))
-            else:
-                items.append((key, value, f"{path}.{key}"))
-        for key, value, where in items:
+        for key, value, where in _items(obj, path):
             if not isinstance(value, dict):
                 if key not in _QUIET:
                     self.model.note("keyword", where, "folder keyword not mapped")
@@ -212,47 +202,56 @@ class _Reader:
                     self.model.note(
                         "schedule", where, "sub-folder criteria: the folder's schedule is used"
                     )
-                continue
-            if key == "RuleBasedCalendars" and not kind:
+            elif key == "RuleBasedCalendars" and not kind:
                 self._rule_calendars(value, where)
-                continue
-            if kind.startswith("Job"):
-                value = {**self.job_defaults, **value}  # Defaults.Job: When, If, Host …
-                jpath = net.path_for(prefix, key)  # names may repeat (allowDuplicateJobNames)
-                job = self._job(net, key, value, where, jpath, variables, folder)
-                if job is not None and isinstance(value.get("When"), dict):
-                    whens.append((self._when(value["When"], f"{where}.When"), jpath))
-                first_jobs.setdefault(key, []).append(jpath)
-            elif kind == "SubFolder":
-                before = set(net.jobs)
-                self._contents(
-                    net,
-                    value,
-                    where,
-                    f"{prefix}/{key}",
-                    {**variables, **_vars(value)},
-                    whens,
-                    folder,
-                )
-                first_jobs[key] = [p for p in net.jobs if p not in before]
-            elif kind == "Flow":
-                flows.append((_list(value.get("Sequence")), where))
-            elif kind in ("WaitForEvents", "AddEvents", "DeleteEvents"):
-                unit_events.append((kind, value, where))
-            elif kind.startswith("Resource:"):
-                unit_pools.append((key, value, where))
-            elif kind.startswith("If") or kind.startswith("Notify"):
-                self._action(net, None, key, value, where)
             else:
-                self.model.note("keyword", where, f"object of type {kind!r} not mapped")
-        for seq, where in flows:
-            self._flow(net, seq, where, first_jobs)
+                self._content(net, key, kind, value, where, prefix, variables, whens, folder, parts)
+        for seq, where in parts.flows:
+            self._flow(net, seq, where, parts.first_jobs)
         unit = tuple(p for p in net.jobs if p not in before_unit)
-        for kind, value, where in unit_events:  # the (sub-)folder's own events
+        for kind, value, where in parts.events:  # the (sub-)folder's own events
             self._events(net, unit, kind, value, where)
-        for key, value, where in unit_pools:  # every job of the (sub-)folder takes it
+        for key, value, where in parts.pools:  # every job of the (sub-)folder takes it
             for path in unit:
                 self._job_object(net, net.jobs[path], key, value, where)
+
+    def _content(
+        self,
+        net: JobNet,
+        key: str,
+        kind: str,
+        value: dict[str, Any],
+        where: str,
+        prefix: str,
+        variables: dict[str, str],
+        whens: list[Entry],
+        folder: dict[str, Any],
+        parts: _Parts,
+    ) -> None:
+        """One typed object of a (sub-)folder: a job or sub-folder is added now; flows,
+        events and resources wait in ``parts`` for the folder's jobs."""
+        if kind.startswith("Job"):
+            value = {**self.job_defaults, **value}  # Defaults.Job: When, If, Host …
+            jpath = net.path_for(prefix, key)  # names may repeat (allowDuplicateJobNames)
+            job = self._job(net, key, value, where, jpath, variables, folder)
+            if job is not None and isinstance(value.get("When"), dict):
+                whens.append((self._when(value["When"], f"{where}.When"), jpath))
+            parts.first_jobs.setdefault(key, []).append(jpath)
+        elif kind == "SubFolder":
+            before = set(net.jobs)
+            sub_vars = {**variables, **_vars(value)}
+            self._contents(net, value, where, f"{prefix}/{key}", sub_vars, whens, folder)
+            parts.first_jobs[key] = [p for p in net.jobs if p not in before]
+        elif kind == "Flow":
+            parts.flows.append((_list(value.get("Sequence")), where))
+        elif kind in ("WaitForEvents", "AddEvents", "DeleteEvents"):
+            parts.events.append((kind, value, where))
+        elif kind.startswith("Resource:"):
+            parts.pools.append((key, value, where))
+        elif kind.startswith("If") or kind.startswith("Notify"):
+            self._action(net, None, key, value, where)
+        else:
+            self.model.note("keyword", where, f"object of type {kind!r} not mapped")
 
     def _flow(self, net: JobNet, seq: list[Any], where: str, units: dict[str, list[str]]) -> None:
         for i, item in enumerate(seq):
@@ -287,6 +286,32 @@ class _Reader:
         job.host = str(merged["Host"]) if merged.get("Host") else None
         job.run_as = str(merged["RunAs"]) if merged.get("RunAs") else None
         variables = {**variables, **_vars(obj)}
+        obj = self._command(job, kind, merged, obj, where)
+        for hook, fmt in (("PreCommand", "{} && {}"), ("PostCommand", "{1} && {0}")):
+            if merged.get(hook) and job.command is not None:
+                job.command = fmt.format(str(merged[hook]), job.command)
+        if job.command:
+            job.command = substitute(job.command, variables, self.model, where)
+        if merged.get("Confirm") in (True, "true", "True"):
+            job.confirm = True
+        net.add_job(job)
+        for key, value in obj.items():
+            if key == "Name":
+                continue
+            if isinstance(value, dict):
+                self._job_object(net, job, key, value, f"{where}.{key}")
+            elif key not in _QUIET:
+                self.model.note("keyword", f"{where}.{key}", "job keyword not mapped")
+            elif key in ("Priority", "Critical"):
+                self.model.note("keyword", f"{where}.{key}", "no priorities in cfnops: ignored")
+        self._rerun(job, obj.get("Rerun"), where)
+        return job
+
+    def _command(
+        self, job: Job, kind: str, merged: dict[str, Any], obj: dict[str, Any], where: str
+    ) -> dict[str, Any]:
+        """Set the job's kind and command by its type; ``obj`` less the settings of a
+        type not mapped (they are reported with it)."""
         if kind == "Job:Dummy" or merged.get("RunAsDummy") is True:
             job.kind = "dummy"
         elif kind == "Job:SLAManagement":
@@ -316,38 +341,24 @@ class _Reader:
                 f"job type {kind!r} not mapped: its Task fails until you replace the command"
                 + (f" (its settings: {', '.join(own)})" if own else ""),
             )
-            obj = {k: v for k, v in obj.items() if k in _QUIET or isinstance(v, dict)}
-        for hook, fmt in (("PreCommand", "{} && {}"), ("PostCommand", "{1} && {0}")):
-            if merged.get(hook) and job.command is not None:
-                job.command = fmt.format(str(merged[hook]), job.command)
-        if job.command:
-            job.command = substitute(job.command, variables, self.model, where)
-        if merged.get("Confirm") in (True, "true", "True"):
-            job.confirm = True
-        net.add_job(job)
-        for key, value in obj.items():
-            if key == "Name":
-                continue
-            if isinstance(value, dict):
-                self._job_object(net, job, key, value, f"{where}.{key}")
-            elif key not in _QUIET:
-                self.model.note("keyword", f"{where}.{key}", "job keyword not mapped")
-            elif key in ("Priority", "Critical"):
-                self.model.note("keyword", f"{where}.{key}", "no priorities in cfnops: ignored")
-        rerun = obj.get("Rerun")
-        if isinstance(rerun, dict):
-            times = _int(rerun.get("Times"), 1)
-            every = _int(rerun.get("Every"), 0) * _UNITS.get(
-                str(rerun.get("Units", "Minutes")).upper(), 60
-            )
-            job.rerun = Rerun(max(1, times), every)
-            self.model.note(
-                "job",
-                f"{where}.Rerun",
-                "Control-M reruns a cyclic job after every end; cfnops reruns it after a "
-                f"failure only (Retry: {max(1, times)} more attempts, {every} s apart)",
-            )
-        return job
+            return {k: v for k, v in obj.items() if k in _QUIET or isinstance(v, dict)}
+        return obj
+
+    def _rerun(self, job: Job, rerun: Any, where: str) -> None:
+        """A cyclic job's ``Rerun`` → a Retry after a failure."""
+        if not isinstance(rerun, dict):
+            return
+        times = _int(rerun.get("Times"), 1)
+        every = _int(rerun.get("Every"), 0) * _UNITS.get(
+            str(rerun.get("Units", "Minutes")).upper(), 60
+        )
+        job.rerun = Rerun(max(1, times), every)
+        self.model.note(
+            "job",
+            f"{where}.Rerun",
+            "Control-M reruns a cyclic job after every end; cfnops reruns it after a "
+            f"failure only (Retry: {max(1, times)} more attempts, {every} s apart)",
+        )
 
     def _job_object(
         self, net: JobNet, job: Job, key: str, value: dict[str, Any], where: str
@@ -474,6 +485,30 @@ class _Reader:
                     awhere,
                     f"action {atype!r} on {status or kind}: not mapped (add a Catch by hand)",
                 )
+
+
+@dataclass
+class _Parts:
+    """What a (sub-)folder's objects leave until all its jobs are added: each job's or
+    sub-folder's jobs by name (for Flows), its Flows, its own events and resources."""
+
+    first_jobs: dict[str, list[str]] = field(default_factory=dict)
+    flows: list[tuple[list[Any], str]] = field(default_factory=list)
+    events: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
+    pools: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
+
+
+def _items(obj: dict[str, Any], path: str) -> list[tuple[str, Any, str]]:
+    """(name, value, JSON path) of a folder's keys; a ``Jobs`` array gives one per job."""
+    items: list[tuple[str, Any, str]] = []
+    for key, value in obj.items():
+        if key == "Jobs" and isinstance(value, list):  # the job array format
+            for i, item in enumerate(value):
+                name = str(item.get("Name", f"job{i}")) if isinstance(item, dict) else ""
+                items.append((name, item, f"{path}.Jobs[{i}]"))
+        else:
+            items.append((key, value, f"{path}.{key}"))
+    return items
 
 
 def _job_defaults(defaults: dict[str, Any]) -> dict[str, Any]:

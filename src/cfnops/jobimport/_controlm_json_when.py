@@ -8,7 +8,7 @@ RuleBasedCalendars / Calendars (Included, Excluded), Schedule, TimeZone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cfnops.jobimport._controlm_common import timezone_of
@@ -42,54 +42,106 @@ def json_when(
     out = CtmWhen(source=path)
     for key, value in when.items():
         where = f"{path}.{key}"
-        if key == "WeekDays":
-            out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in _list(value)]
-            if "?" in out.week_days:
-                model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL")
-                out.week_days = [d for d in out.week_days if d != "?"]
-        elif key == "MonthDays":
-            out.month_days = [str(v).strip().upper() for v in _list(value)]
-        elif key == "Months":
-            out.months = month_numbers([str(v) for v in _list(value)])
-        elif key == "FromTime":
-            out.from_time = str(value)
-        elif key == "ToTime":
-            model.note("keyword", where, "end of the submission window: not mapped")
-        elif key == "DaysRelation":
-            out.relation = str(value).upper()
-        elif key == "MonthDaysCalendar":
-            out.days_calendar = str(value)
-        elif key == "WeekDaysCalendar":
-            out.weeks_calendar = str(value)
-        elif key == "ConfirmationCalendars" and isinstance(value, dict):
-            out.conf_calendar = str(value.get("Calendar") or "") or None
-            policy = policy_of(str(value.get("ExceptionPolicy", "DoNotOrder")))
-            out.policy = policy or "open"
-            out.shift_by = int(str(value.get("ShiftBy", "0")).replace("+", "") or 0)
-        elif key == "SpecificDates":
-            for v in _list(value):
-                text = str(v)
-                if len(text) == 4 and text.isdigit():
-                    out.specific_dates.append((int(text[:2]), int(text[2:])))
-                else:
-                    model.note("value", where, f"specific date {text!r} is not MMDD")
-        elif key == "RuleBasedCalendars" and isinstance(value, dict):
-            rule_calendars(value, where, model, rules)
-            out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
-            if value.get("Excluded"):
-                model.note("calendar", where, "Excluded rule-based calendars: not mapped")
-        elif key == "Calendars" and isinstance(value, dict):
-            out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
-        elif key == "Schedule":
-            if str(value).replace(" ", "").lower() == "never":
-                out.never = True
-            elif str(value).replace(" ", "").lower() != "everyday":
-                model.note("value", where, f"Schedule {value!r} not mapped")
-        elif key == "TimeZone":
-            out.timezone = timezone_of(str(value), model, where)
-        else:
+        field = _FIELDS.get(key)
+        if field is None or (key in _OBJECTS and not isinstance(value, dict)):
             model.note("keyword", where, "scheduling keyword not mapped")
+        else:
+            field(out, value, where, model, rules)
     return out
+
+
+def _week_days(out: CtmWhen, value: Any, where: str, model: ImportModel, _: _Rules) -> None:
+    out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in _list(value)]
+    if "?" in out.week_days:
+        model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL")
+        out.week_days = [d for d in out.week_days if d != "?"]
+
+
+def _month_days(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.month_days = [str(v).strip().upper() for v in _list(value)]
+
+
+def _months(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.months = month_numbers([str(v) for v in _list(value)])
+
+
+def _from_time(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.from_time = str(value)
+
+
+def _to_time(out: CtmWhen, value: Any, where: str, model: ImportModel, _: _Rules) -> None:
+    model.note("keyword", where, "end of the submission window: not mapped")
+
+
+def _days_relation(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.relation = str(value).upper()
+
+
+def _days_calendar(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.days_calendar = str(value)
+
+
+def _weeks_calendar(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.weeks_calendar = str(value)
+
+
+def _confirmation(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.conf_calendar = str(value.get("Calendar") or "") or None
+    policy = policy_of(str(value.get("ExceptionPolicy", "DoNotOrder")))
+    out.policy = policy or "open"
+    out.shift_by = int(str(value.get("ShiftBy", "0")).replace("+", "") or 0)
+
+
+def _specific_dates(out: CtmWhen, value: Any, where: str, model: ImportModel, _: _Rules) -> None:
+    for v in _list(value):
+        text = str(v)
+        if len(text) == 4 and text.isdigit():
+            out.specific_dates.append((int(text[:2]), int(text[2:])))
+        else:
+            model.note("value", where, f"specific date {text!r} is not MMDD")
+
+
+def _rule_based(out: CtmWhen, value: Any, where: str, model: ImportModel, rules: _Rules) -> None:
+    rule_calendars(value, where, model, rules)
+    out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
+    if value.get("Excluded"):
+        model.note("calendar", where, "Excluded rule-based calendars: not mapped")
+
+
+def _calendars(out: CtmWhen, value: Any, *_: Any) -> None:
+    out.rule_calendars = [str(v) for v in _list(value.get("Included"))]
+
+
+def _schedule(out: CtmWhen, value: Any, where: str, model: ImportModel, _: _Rules) -> None:
+    if str(value).replace(" ", "").lower() == "never":
+        out.never = True
+    elif str(value).replace(" ", "").lower() != "everyday":
+        model.note("value", where, f"Schedule {value!r} not mapped")
+
+
+def _time_zone(out: CtmWhen, value: Any, where: str, model: ImportModel, _: _Rules) -> None:
+    out.timezone = timezone_of(str(value), model, where)
+
+
+_Rules = dict[str, CtmWhen]
+_Field = Callable[[CtmWhen, Any, str, ImportModel, _Rules], None]
+_FIELDS: dict[str, _Field] = {
+    "WeekDays": _week_days,
+    "MonthDays": _month_days,
+    "Months": _months,
+    "FromTime": _from_time,
+    "ToTime": _to_time,
+    "DaysRelation": _days_relation,
+    "MonthDaysCalendar": _days_calendar,
+    "WeekDaysCalendar": _weeks_calendar,
+    "ConfirmationCalendars": _confirmation,
+    "SpecificDates": _specific_dates,
+    "RuleBasedCalendars": _rule_based,
+    "Calendars": _calendars,
+    "Schedule": _schedule,
+    "TimeZone": _time_zone,
+}
+_OBJECTS = {"ConfirmationCalendars", "RuleBasedCalendars", "Calendars"}  # mapped when objects
 
 
 def rule_calendars(

@@ -131,20 +131,7 @@ def translate_when(
     if when.from_time is not None and not valid_time(when.from_time):
         model.note("value", when.source, f"start time {when.from_time!r} is not HHMM: 00:00 used")
     if when.rule_calendars:
-        out = []
-        for rc in when.rule_calendars:
-            rbc = rules.get(rc)
-            if rbc is None:
-                model.note(
-                    "schedule",
-                    when.source,
-                    f"rule-based calendar {rc!r} is not in the export: no schedule made; "
-                    "export it with the folder (or add a schedule by hand)",
-                )
-                continue
-            merged = replace(rbc, from_time=when.from_time or rbc.from_time, rule_calendars=[])
-            out.extend(translate_when(f"{name}-{rc}", merged, model, rules, tz, today))
-        return out
+        return _by_rule_calendars(name, when, model, rules, tz, today)
     week = [] if _is_all(when.week_days) else [d for d in when.week_days if d in ALL_WEEKDAYS]
     dom_tokens = [] if _is_all(when.month_days) else [t for t in when.month_days if t != "NONE"]
     if [t.upper() for t in when.month_days] == ["NONE"] and not week:
@@ -183,6 +170,40 @@ def translate_when(
     if not simple or when.days_calendar:
         return _materialised(name, when, model, tz, today, week, dom_tokens)
     assert dom is not None
+    return _crons(name, when, tz, cal_name, rule, months, dom, week)
+
+
+def _by_rule_calendars(
+    name: str, when: CtmWhen, model: ImportModel, rules: dict[str, CtmWhen], tz: str, today: date
+) -> list[ScheduleSpec]:
+    """The schedules of the rule-based calendars ``when`` names, at its start time."""
+    out = []
+    for rc in when.rule_calendars:
+        rbc = rules.get(rc)
+        if rbc is None:
+            model.note(
+                "schedule",
+                when.source,
+                f"rule-based calendar {rc!r} is not in the export: no schedule made; "
+                "export it with the folder (or add a schedule by hand)",
+            )
+            continue
+        merged = replace(rbc, from_time=when.from_time or rbc.from_time, rule_calendars=[])
+        out.extend(translate_when(f"{name}-{rc}", merged, model, rules, tz, today))
+    return out
+
+
+def _crons(
+    name: str,
+    when: CtmWhen,
+    tz: str,
+    cal_name: str | None,
+    rule: str | None,
+    months: str,
+    dom: list[str],
+    week: list[str],
+) -> list[ScheduleSpec]:
+    """One cron for the month days and one for the week days (every day: neither)."""
     specs = []
     if dom:
         specs.append(cron(when.from_time, ",".join(dom), months, "?"))

@@ -346,6 +346,36 @@ class _XmlReader:
         job.host = el.get("NODEID") or None
         job.windows = self.platform.upper() in ("WINDOWS", "NT", "WIN", "WINDOWS_NT")
         job.run_as = el.get("RUN_AS") or el.get("OWNER") or None
+        self._command(job, el, where)
+        job.confirm = el.get("CONFIRM", "0") in ("1", "Y")
+        self._rerun(job, el, where)
+        if el.get("PRIORITY", "AA") not in ("", "AA", "00") or el.get("CRITICAL") in ("1", "Y"):
+            self.model.note("keyword", where, "PRIORITY/CRITICAL: no priorities in cfnops")
+        net.add_job(job)
+        if _has_schedule(el):
+            whens.append((self._when(el, where), path))
+        for child in el:
+            cwhere = f"{where}/{child.tag}[@NAME='{child.get('NAME', '')}']"
+            if child.tag in ("INCOND", "OUTCOND"):
+                self._cond(net, job, child, where)
+            elif child.tag == "QUANTITATIVE":
+                self._quantitative(job, child, cwhere)
+            elif child.tag == "CONTROL":
+                if child.get("TYPE", "E").upper().startswith("E"):
+                    self.model.pools[child.get("NAME", "")] = 1
+                    job.pools.append(child.get("NAME", ""))
+                else:
+                    self.model.note("resource", cwhere, "shared control resource: not mapped")
+            elif child.tag in ("SHOUT", "ON"):
+                self._notify(net, child, where, job)
+            elif child.tag in ("VARIABLE", "AUTOEDIT2", "AUTOEDIT", "RULE_BASED_CALENDARS"):
+                continue
+            else:
+                self.model.note("keyword", cwhere, "element not mapped")
+
+    def _command(self, job: Job, el: ET.Element, where: str) -> None:
+        """The job's command by its TASKTYPE, with the job's variables substituted (a
+        failing command for a type not mapped)."""
         task = el.get("TASKTYPE", "Job").strip().upper()
         variables = {
             v.get("NAME", "").lstrip("%"): v.get("VALUE", "")
@@ -371,62 +401,44 @@ class _XmlReader:
             )
         if job.command:
             job.command = substitute(job.command, variables, self.model, where)
-        job.confirm = el.get("CONFIRM", "0") in ("1", "Y")
+
+    def _rerun(self, job: Job, el: ET.Element, where: str) -> None:
+        """MAXRERUN/INTERVAL → a Retry; a cyclic job runs once per schedule."""
         maxrerun = el.get("MAXRERUN", "0").strip()
-        if maxrerun.isdigit() and int(maxrerun) > 0:
-            if el.get("CYCLIC") == "1":
-                self.model.note("job", where, "cyclic job (CYCLIC=1): run once per schedule")
-            else:
-                job.rerun = Rerun(int(maxrerun), _interval(el.get("INTERVAL", "")))
-                asks = any(
-                    do.tag in ("DORERUN", "DOIFRERUN")
-                    or (do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN")
-                    for on in el.findall("ON")
-                    for do in on
-                )
-                if not asks:
-                    self.model.note(
-                        "job",
-                        f"{where}/@MAXRERUN",
-                        "Control-M reruns a non-cyclic job only when an ON statement says DO "
-                        f"RERUN; imported as a Retry of {maxrerun} (remove it if not wanted)",
-                    )
-        elif el.get("CYCLIC") == "1":
+        if el.get("CYCLIC") == "1":
             self.model.note("job", where, "cyclic job (CYCLIC=1): run once per schedule")
-        if el.get("PRIORITY", "AA") not in ("", "AA", "00") or el.get("CRITICAL") in ("1", "Y"):
-            self.model.note("keyword", where, "PRIORITY/CRITICAL: no priorities in cfnops")
-        net.add_job(job)
-        if _has_schedule(el):
-            whens.append((self._when(el, where), path))
-        for child in el:
-            cwhere = f"{where}/{child.tag}[@NAME='{child.get('NAME', '')}']"
-            if child.tag in ("INCOND", "OUTCOND"):
-                self._cond(net, job, child, where)
-            elif child.tag == "QUANTITATIVE":
-                pool, quant = child.get("NAME", ""), child.get("QUANT", "1")
-                q = int(quant) if quant.isdigit() else 1
-                self.model.pools[pool] = max(self.model.pools.get(pool, 0), q)
-                job.pools.append(pool)
-                self.model.note(
-                    "resource",
-                    cwhere,
-                    f"quantitative resource {pool}: pool "
-                    f"capacity {self.model.pools[pool]} (the largest QUANT asked; set "
-                    "the real maximum with cfnops job pool set); a Task takes one "
-                    "slot",
-                )
-            elif child.tag == "CONTROL":
-                if child.get("TYPE", "E").upper().startswith("E"):
-                    self.model.pools[child.get("NAME", "")] = 1
-                    job.pools.append(child.get("NAME", ""))
-                else:
-                    self.model.note("resource", cwhere, "shared control resource: not mapped")
-            elif child.tag in ("SHOUT", "ON"):
-                self._notify(net, child, where, job)
-            elif child.tag in ("VARIABLE", "AUTOEDIT2", "AUTOEDIT", "RULE_BASED_CALENDARS"):
-                continue
-            else:
-                self.model.note("keyword", cwhere, "element not mapped")
+            return
+        if not (maxrerun.isdigit() and int(maxrerun) > 0):
+            return
+        job.rerun = Rerun(int(maxrerun), _interval(el.get("INTERVAL", "")))
+        asks = any(
+            do.tag in ("DORERUN", "DOIFRERUN")
+            or (do.tag == "DOACTION" and do.get("ACTION", "").upper() == "RERUN")
+            for on in el.findall("ON")
+            for do in on
+        )
+        if not asks:
+            self.model.note(
+                "job",
+                f"{where}/@MAXRERUN",
+                "Control-M reruns a non-cyclic job only when an ON statement says DO "
+                f"RERUN; imported as a Retry of {maxrerun} (remove it if not wanted)",
+            )
+
+    def _quantitative(self, job: Job, child: ET.Element, cwhere: str) -> None:
+        """A QUANTITATIVE resource: a pool as large as the largest QUANT asked."""
+        pool, quant = child.get("NAME", ""), child.get("QUANT", "1")
+        q = int(quant) if quant.isdigit() else 1
+        self.model.pools[pool] = max(self.model.pools.get(pool, 0), q)
+        job.pools.append(pool)
+        self.model.note(
+            "resource",
+            cwhere,
+            f"quantitative resource {pool}: pool "
+            f"capacity {self.model.pools[pool]} (the largest QUANT asked; set "
+            "the real maximum with cfnops job pool set); a Task takes one "
+            "slot",
+        )
 
     def _cond(self, net: JobNet, job: Job | tuple[str, ...], el: ET.Element, where: str) -> None:
         name = el.get("NAME", "")

@@ -130,6 +130,9 @@ def read_jp1(text: str, source: str, tz: str, today: date) -> ImportModel:
     return reader.model
 
 
+_RELATION = re.compile(r"\(\s*f=([^,]+),\s*t=([^,)]+)(?:,\s*(\w+))?\s*\)")
+
+
 class _Jp1(ScheduleRules):
     def __init__(self, source: str, tz: str, today: date) -> None:
         self.model = ImportModel("jp1")
@@ -220,89 +223,110 @@ class _Jp1(ScheduleRules):
         """
         self._attrs(unit)
         agent = unquote(unit.get("ex") or "") or agent
-        members: dict[str, list[str]] = {}
+        members: dict[str, list[str]] = {}  # unit name -> the job paths it holds
         recovery: dict[str, str] = {}  # recovery job name -> path
         for child in unit.children:
-            path = f"{prefix}/{child.name}"
-            ty = child.type
-            if ty == "rc":  # start condition (.CONDITION), not a recovery unit
-                self._start_condition(child)
-                continue
-            if ty.startswith("r") and ty not in ("rm",):
-                if ty[1:] in _JOBS or ty[1:] in _EVENTS or ty[1:] in _DUMMY:
-                    recovery[child.name] = path
-                    net.add_job(self._job(child, path, agent))
-                else:
-                    self.model.note(
-                        "job",
-                        self.where(child),
-                        f"recovery unit ({ty}) runs only when a unit fails: not imported; "
-                        "add a Catch by hand",
-                    )
-                continue
-            if ty in ("n", "rm"):
-                members[child.name] = self._flatten(net, child, path, agent)
-                if child.get("sd") and child.get("sd") not in ("0,ud", "ud"):
-                    self.model.note(
-                        "schedule",
-                        self.where(child),
-                        "nested jobnet schedule rules follow the root jobnet here",
-                    )
-                continue
-            if ty == "nc":
-                target = unquote(child.get("ncn") or child.get("ncl") or "")
+            self._member(net, child, f"{prefix}/{child.name}", agent, members, recovery)
+        for value, line in unit.all("ar"):
+            self._relation(net, unit, value, line, members, recovery)
+        return [p for paths in members.values() for p in paths]
+
+    def _member(
+        self,
+        net: JobNet,
+        child: Unit,
+        path: str,
+        agent: str | None,
+        members: dict[str, list[str]],
+        recovery: dict[str, str],
+    ) -> None:
+        """Add one unit of a jobnet: a job, a nested jobnet, a jobnet connector, a
+        recovery job (into ``recovery``) or a start condition."""
+        ty = child.type
+        if ty == "rc":  # start condition (.CONDITION), not a recovery unit
+            self._start_condition(child)
+        elif ty.startswith("r") and ty not in ("rm",):
+            if ty[1:] in _JOBS or ty[1:] in _EVENTS or ty[1:] in _DUMMY:
+                recovery[child.name] = path
+                net.add_job(self._job(child, path, agent))
+            else:
                 self.model.note(
-                    "dependency",
+                    "job",
                     self.where(child),
-                    f"jobnet connector to {target}: the whole job-net waits (schedule after)",
+                    f"recovery unit ({ty}) runs only when a unit fails: not imported; "
+                    "add a Catch by hand",
                 )
-                if target:
-                    self.waits.append((net, target.rsplit("/", 1)[-1], self.where(child)))
-                members[child.name] = []
-                continue
+        elif ty in ("n", "rm"):
+            members[child.name] = self._flatten(net, child, path, agent)
+            if child.get("sd") and child.get("sd") not in ("0,ud", "ud"):
+                self.model.note(
+                    "schedule",
+                    self.where(child),
+                    "nested jobnet schedule rules follow the root jobnet here",
+                )
+        elif ty == "nc":
+            target = unquote(child.get("ncn") or child.get("ncl") or "")
+            self.model.note(
+                "dependency",
+                self.where(child),
+                f"jobnet connector to {target}: the whole job-net waits (schedule after)",
+            )
+            if target:
+                self.waits.append((net, target.rsplit("/", 1)[-1], self.where(child)))
+            members[child.name] = []
+        else:
             members[child.name] = [path]
             net.add_job(self._job(child, path, agent))
-        for value, line in unit.all("ar"):
-            m = re.fullmatch(r"\(\s*f=([^,]+),\s*t=([^,)]+)(?:,\s*(\w+))?\s*\)", value)
-            if not m:
+
+    def _relation(
+        self,
+        net: JobNet,
+        unit: Unit,
+        value: str,
+        line: int,
+        members: dict[str, list[str]],
+        recovery: dict[str, str],
+    ) -> None:
+        """One ``ar=(f=A,t=B[,seq|con])``: B's first jobs wait for A's last ones."""
+        m = _RELATION.fullmatch(value)
+        if not m:
+            raise ImportInputError(
+                self.source,
+                f"line {line}",
+                f"ar={value} is not (f=UNIT,t=UNIT[,seq|con])",
+                "fix the relation",
+            )
+        a, b = m.group(1).strip(), m.group(2).strip()
+        for name in (a, b):
+            if name not in members and not any(c.name == name for c in unit.children):
                 raise ImportInputError(
                     self.source,
-                    f"line {line}",
-                    f"ar={value} is not (f=UNIT,t=UNIT[,seq|con])",
-                    "fix the relation",
+                    f"line {line} ({unit.path})",
+                    f"relation names {name!r}, which is not a unit of {unit.path}",
+                    "define the unit or remove the relation, then print it again",
                 )
-            a, b = m.group(1).strip(), m.group(2).strip()
-            for name in (a, b):
-                if name not in members and not any(c.name == name for c in unit.children):
-                    raise ImportInputError(
-                        self.source,
-                        f"line {line} ({unit.path})",
-                        f"relation names {name!r}, which is not a unit of {unit.path}",
-                        "define the unit or remove the relation, then print it again",
-                    )
-            if m.group(3) == "con":
-                self.model.note(
-                    "dependency",
-                    self.where(unit, line),
-                    "conditional relation (judgment): mapped as an ordinary one",
-                )
-            if b in recovery:
-                self._recovery_edge(net, unit, line, a, b, members, recovery)
-                continue
-            if a in recovery:
-                self.model.note(
-                    "dependency",
-                    self.where(unit, line),
-                    f"{b} follows recovery unit {a}: not laid out (a recovery path ends there)",
-                )
-                continue
-            if a not in members or b not in members:
-                continue  # a recovery unit that was not imported
-            in_a, in_b = set(members[a]), set(members[b])
-            ends = [p for p in members[a] if not any(x == p and y in in_a for x, y in net.edges)]
-            starts = [p for p in members[b] if not any(y == p and x in in_b for x, y in net.edges)]
-            net.edges.update((x, y) for x in ends for y in starts)
-        return [p for paths in members.values() for p in paths]
+        if m.group(3) == "con":
+            self.model.note(
+                "dependency",
+                self.where(unit, line),
+                "conditional relation (judgment): mapped as an ordinary one",
+            )
+        if b in recovery:
+            self._recovery_edge(net, unit, line, a, b, members, recovery)
+            return
+        if a in recovery:
+            self.model.note(
+                "dependency",
+                self.where(unit, line),
+                f"{b} follows recovery unit {a}: not laid out (a recovery path ends there)",
+            )
+            return
+        if a not in members or b not in members:
+            return  # a recovery unit that was not imported
+        in_a, in_b = set(members[a]), set(members[b])
+        ends = [p for p in members[a] if not any(x == p and y in in_a for x, y in net.edges)]
+        starts = [p for p in members[b] if not any(y == p and x in in_b for x, y in net.edges)]
+        net.edges.update((x, y) for x in ends for y in starts)
 
     def _start_condition(self, unit: Unit) -> None:
         """A start condition: the jobnet starts each time its event jobs are satisfied

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -28,6 +29,38 @@ __all__ = ["ScheduleRules"]
 
 _WEEK = {"su": "SUN", "mo": "MON", "tu": "TUE", "we": "WED", "th": "THU", "fr": "FRI", "sa": "SAT"}
 _RULE = re.compile(r"^(?:(\d+),)?(.*)$")
+_DAY = re.compile(r"(?:(\d{4})/)?(?:(\d{1,2})/)?([*@+]?)(\d{1,2}|b)(?:-(\d{1,2}))?")
+_WEEKDAY = re.compile(r"(su|mo|tu|we|th|fr|sa)(?::(\d|b))?")
+_SHIFT = {"be": "previous-open", "af": "next-open", "ca": "open", "no": None}
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One schedule rule, read: the parts every start-day form (``sd``) needs."""
+
+    net: JobNet
+    name: str
+    sd: str
+    hhmm: str
+    where: str
+    cy: str
+    every: str
+    unit: str
+    group_calendar: str | None
+    calendar: str | None
+    day_rule: str | None
+
+    def spec(self, expression: str) -> ScheduleSpec:
+        """A schedule firing on ``expression``, with the rule's closed-day shift."""
+        return ScheduleSpec(
+            self.name,
+            expression,
+            self.net.timezone,
+            self.calendar,
+            self.day_rule if self.calendar else None,
+            (),
+            self.where,
+        )
 
 
 class ScheduleRules:
@@ -80,6 +113,31 @@ class ScheduleRules:
     def _rule(
         self, net: JobNet, unit: Unit, name: str, rule: dict[str, tuple[str, int]], cal: str | None
     ) -> ScheduleSpec | None:
+        r = self._rule_parts(net, unit, name, rule, cal)
+        sd_l = r.sd.lower()
+        if sd_l in ("ud", "en"):
+            if sd_l == "en" and r.cy == "1,d":
+                return r.spec(cron(r.hhmm))
+            self.model.note(
+                "schedule",
+                r.where,
+                f"sd={r.sd}: started by hand or on registration: no schedule made",
+            )
+            return None
+        m = _DAY.fullmatch(sd_l)
+        if m:
+            return self._day_of_month(r, *m.groups())
+        wm = _WEEKDAY.fullmatch(sd_l)
+        if wm:
+            return self._week_day(r, _WEEK[wm.group(1)], wm.group(2))
+        self._unmapped(r)
+        return None
+
+    def _rule_parts(
+        self, net: JobNet, unit: Unit, name: str, rule: dict[str, tuple[str, int]], cal: str | None
+    ) -> _Rule:
+        """Read the start time, cycle and closed-day shift of one rule (noting what cfnops
+        does differently) and pick the calendar its schedule is checked against."""
         sd, line = rule.get("sd", ("ud", unit.line))
         where = self.where(unit, line)
         st = rule.get("st", ("00:00", 0))[0].lstrip("+")
@@ -88,9 +146,8 @@ class ScheduleRules:
             self.model.note("schedule", where, f"start time {st} (after 24:00): taken modulo 24")
         cy = rule.get("cy", ("", 0))[0].strip("()").replace(" ", "")
         every, _, unit_ = cy.partition(",")
-        shift = {"be": "previous-open", "af": "next-open", "ca": "open", "no": None}
         sh = rule.get("sh", ("ca", 0))[0]
-        day_rule = shift.get(sh, "open")
+        day_rule = _SHIFT.get(sh, "open")
         if "shd" in rule and day_rule in ("previous-open", "next-open"):
             self.model.note(
                 "schedule",
@@ -100,108 +157,78 @@ class ScheduleRules:
         calendar = cal if day_rule else None
         if calendar is None and day_rule and sh != "ca":
             calendar = self._all_open()
-        sd_l = sd.lower()
-        if sd_l in ("ud", "en"):
-            if sd_l == "en" and cy == "1,d":
-                return ScheduleSpec(
-                    name,
-                    cron(hhmm),
-                    net.timezone,
-                    calendar,
-                    day_rule if calendar else None,
-                    (),
-                    where,
-                )
-            self.model.note(
-                "schedule", where, f"sd={sd}: started by hand or on registration: no schedule made"
-            )
-            return None
-        m = re.fullmatch(r"(?:(\d{4})/)?(?:(\d{1,2})/)?([*@+]?)(\d{1,2}|b)(?:-(\d{1,2}))?", sd_l)
-        if m:
-            year, month, mark, day, back = m.groups()
-            monthly = (unit_ == "m" and every == "1") or (not cy and not month)
-            if mark == "*" and monthly:
-                nth = -(int(back or 0) + 1) if day == "b" else int(day)
-                return ScheduleSpec(
-                    name,
-                    cron(hhmm),
-                    net.timezone,
-                    cal or self._all_open(),
-                    f"nth-open:{nth}",
-                    (),
-                    where,
-                )
-            if mark == "" and monthly and not back:
-                dom = "L" if day == "b" else str(int(day))
-                return ScheduleSpec(
-                    name,
-                    cron(hhmm, dom),
-                    net.timezone,
-                    calendar,
-                    day_rule if calendar else None,
-                    (),
-                    where,
-                )
-            if mark == "" and day == "b" and back and monthly:  # DD days before the last
+        return _Rule(net, name, sd, hhmm, where, cy, every, unit_, cal, calendar, day_rule)
 
-                def before_last(d: date, back: int = int(back)) -> bool:
-                    return (d + timedelta(days=back + 1)).day == 1
-
-                return self._listed(net, name, before_last, hhmm, where, calendar, day_rule)
-            if mark == "" and day != "b" and month and not year and not cy:  # every year
-
-                def on_day(d: date, mm: int = int(month), dd: int = int(day)) -> bool:
-                    return (d.month, d.day) == (mm, dd)  # 02/29: leap years only
-
-                return self._listed(net, name, on_day, hhmm, where, calendar, day_rule)
-            if mark == "" and day != "b" and (unit_ in ("d", "w", "y", "m") or not cy):
-                start = date(int(year or self.today.year), int(month or self.today.month), int(day))
-                if unit_ == "d" and every == "1" and start <= self.today:
-                    return ScheduleSpec(
-                        name,
-                        cron(hhmm),
-                        net.timezone,
-                        calendar,
-                        day_rule if calendar else None,
-                        (),
-                        where,
-                    )
-                if unit_ == "w" and every == "1" and year and month:
-                    dow = ALL_WEEKDAYS[start.weekday()]
-                    return ScheduleSpec(
-                        name,
-                        cron(hhmm, "?", "*", dow),
-                        net.timezone,
-                        calendar,
-                        day_rule if calendar else None,
-                        (),
-                        where,
-                    )
-                return self._cycle(net, name, start, every, unit_, hhmm, calendar, day_rule, where)
-        wm = re.fullmatch(r"(su|mo|tu|we|th|fr|sa)(?::(\d|b))?", sd_l)
-        if wm and wm.group(2) is None and cy == "1,w":  # every week on that day
+    def _day_of_month(
+        self, r: _Rule, year: str | None, month: str | None, mark: str, day: str, back: str | None
+    ) -> ScheduleSpec | None:
+        """``sd=[[yyyy/]mm/][*@+]dd|b[-DD]``: a day of the month, counted in calendar days
+        or (``*``) in open days, or the last day (``b``) less DD days."""
+        monthly = (r.unit == "m" and r.every == "1") or (not r.cy and not month)
+        if mark == "*" and monthly:
+            nth = -(int(back or 0) + 1) if day == "b" else int(day)
             return ScheduleSpec(
-                name,
-                cron(hhmm, "?", "*", _WEEK[wm.group(1)]),
-                net.timezone,
-                calendar,
-                day_rule if calendar else None,
+                r.name,
+                cron(r.hhmm),
+                r.net.timezone,
+                r.group_calendar or self._all_open(),
+                f"nth-open:{nth}",
                 (),
-                where,
+                r.where,
             )
-        if wm and wm.group(2) is not None:
-            dow, which = _WEEK[wm.group(1)], wm.group(2)
+        if mark == "" and monthly and not back:
+            return r.spec(cron(r.hhmm, "L" if day == "b" else str(int(day))))
+        if mark == "" and day == "b" and back and monthly:  # DD days before the last
+            days_back = int(back)
 
-            def fires(d: date) -> bool:
-                if ALL_WEEKDAYS[d.weekday()] != dow:
-                    return False
-                if which == "b":
-                    return (d + timedelta(days=7)).month != d.month
-                return (d.day - 1) // 7 + 1 == int(which)
+            def before_last(d: date) -> bool:
+                return (d + timedelta(days=days_back + 1)).day == 1
 
-            return self._listed(net, name, fires, hhmm, where, calendar, day_rule)
-        self.model.note("schedule", where, f"sd={sd}: start day form not mapped; no schedule made")
+            return self._listed_by(r, before_last)
+        if mark == "" and day != "b" and month and not year and not r.cy:  # every year
+            mm, dd = int(month), int(day)
+
+            def on_day(d: date) -> bool:
+                return (d.month, d.day) == (mm, dd)  # 02/29: leap years only
+
+            return self._listed_by(r, on_day)
+        if mark == "" and day != "b" and (r.unit in ("d", "w", "y", "m") or not r.cy):
+            start = date(int(year or self.today.year), int(month or self.today.month), int(day))
+            if r.unit == "d" and r.every == "1" and start <= self.today:
+                return r.spec(cron(r.hhmm))
+            if r.unit == "w" and r.every == "1" and year and month:
+                return r.spec(cron(r.hhmm, "?", "*", ALL_WEEKDAYS[start.weekday()]))
+            return self._cycle(
+                r.net, r.name, start, r.every, r.unit, r.hhmm, r.calendar, r.day_rule, r.where
+            )
+        self._unmapped(r)
         return None
+
+    def _week_day(self, r: _Rule, dow: str, which: str | None) -> ScheduleSpec | None:
+        """``sd=su`` with a weekly cycle, or ``sd=su:N`` / ``su:b`` (the N-th or last
+        week day of the month)."""
+        if which is None:
+            if r.cy == "1,w":  # every week on that day
+                return r.spec(cron(r.hhmm, "?", "*", dow))
+            self._unmapped(r)
+            return None
+
+        def fires(d: date) -> bool:
+            if ALL_WEEKDAYS[d.weekday()] != dow:
+                return False
+            if which == "b":
+                return (d + timedelta(days=7)).month != d.month
+            return (d.day - 1) // 7 + 1 == int(which)
+
+        return self._listed_by(r, fires)
+
+    def _listed_by(self, r: _Rule, fires: Callable[[date], bool]) -> ScheduleSpec:
+        return self._listed(r.net, r.name, fires, r.hhmm, r.where, r.calendar, r.day_rule)
+
+    def _unmapped(self, r: _Rule) -> None:
+        self.model.note(
+            "schedule", r.where, f"sd={r.sd}: start day form not mapped; no schedule made"
+        )
 
     def _all_open(self) -> str:
         if "jp1-all-open" not in self.model.calendars:

@@ -67,15 +67,19 @@ def _sccs(nodes: Sequence[str], edges: set[tuple[str, str]]) -> list[list[str]]:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] == index[node]:
-                part = []
-                while True:
-                    top = stack.pop()
-                    on.discard(top)
-                    part.append(top)
-                    if top == node:
-                        break
-                out.append(part)
+                out.append(_pop_component(stack, on, node))
     return out
+
+
+def _pop_component(stack: list[str], on: set[str], root: str) -> list[str]:
+    """Pop the component whose root is ``root`` off Tarjan's stack."""
+    part = []
+    while True:
+        top = stack.pop()
+        on.discard(top)
+        part.append(top)
+        if top == root:
+            return part
 
 
 def collapse_cycles(

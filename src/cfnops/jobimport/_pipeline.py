@@ -155,81 +155,113 @@ def plan_import(
     """Lay out, build and check every job-net; nothing is written here."""
     names = _rename(model)
     _check_cycles(model, source, names)
-    seen_rules: set[tuple[str, str, str, str]] = set()
-    rules = []
-    for rule in model.notify:  # one per job-net, whatever number of jobs repeat it
-        key = (rule.job_net, rule.when, rule.destination, rule.message)
-        if key not in seen_rules:
-            seen_rules.add(key)
-            rules.append(rule)
-    model.notify = rules
+    _dedupe_notify(model)
     plan = ImportPlan(model)
     hosts = hosts or {}
     nets_json = []
     unmapped_hosts: set[str] = set()
     for net in model.jobnets:
-        name = names[net.name]
-        rescue = {p for chain in net.recovery.values() for p in chain}
-        nodes = [p for p in net.jobs if p not in rescue]
-        outer, outer_edges, loops = collapse_cycles(nodes, net.edges, net.jobs)
-        shape = layout(outer, outer_edges)
-        inner = {
-            k: (layout(list(lp.members), set(lp.edges)).root, lp.rounds) for k, lp in loops.items()
-        }
-        for job in net.jobs.values():  # the names the schedules are registered under
-            if job.ordered_by is not None:
-                job.ordered_by = tuple(safe_name(n) for n in job.ordered_by)
-        definition, notes = build_definition(net, shape.root, hosts, poll_seconds, inner)
-        for kind, where, reason in notes:
-            model.note(kind, where, reason)
-        back = {e for lp in loops.values() for e in lp.back_edges}
-        _self_check(definition, net, source, net.edges - back)
-        _note_loops(model, net, loops)
-        added = _note_added_waits(model, net, definition, nodes, net.edges - back)
-        for job in net.jobs.values():
-            if job.host and job.host not in hosts and job.kind in ("command", "filewatch"):
-                unmapped_hosts.add(job.host)
-            if (
-                job.pools
-                and job.kind in ("command", "filewatch")
-                and not (job.host is not None and job.host in hosts and hosts[job.host].function)
-            ):
-                model.note(
-                    "resource",
-                    job.source,
-                    f"{job.path} holds pool(s) {', '.join(job.pools)} while its command is sent "
-                    "and polled, not between polls: map its host to a function for exact "
-                    "exclusion",
-                )
-        path = f"{name}.asl.json"
-        # compact: indenting deeply nested Parallels costs time quadratic in the depth
-        plan.files[path] = json.dumps(definition, ensure_ascii=False) + "\n"
-        plan.definitions[name] = definition
-        cals = sorted({s.calendar for s in net.schedules if s.calendar})
-        notify = any(r.job_net == net.name for r in model.notify)
-        nets_json.append(
-            {
-                "name": name,
-                "source": net.source,
-                "definition": path,
-                "jobs": len(net.jobs),
-                "schedules": [
-                    {**_schedule_json(s, names, notify), **net.monitor, "exclusive": net.exclusive}
-                    for s in net.schedules
-                ],
-                "calendars": [f"calendars/{safe_name(c)}.toml" for c in cals],
-                "jobPaths": list(net.jobs),
-                "dependencies": sorted([a, b] for a, b in net.edges),
-                "addedWaits": added,
-                "loops": [{"jobs": list(lp.members), "rounds": lp.rounds} for lp in loops.values()],
-            }
-        )
+        nets_json.append(_plan_net(plan, net, names, source, hosts, poll_seconds))
+        unmapped_hosts |= _note_hosts(model, net, hosts)
     for host in sorted(unmapped_hosts):
         model.note(
             "value",
             f"host {host}",
             f"no --hosts entry: its commands go to instances tagged Name={host}",
         )
+    _write_report(plan, source, nets_json)
+    return plan
+
+
+def _dedupe_notify(model: ImportModel) -> None:
+    """Keep one notify rule per job-net, whatever number of jobs repeat it."""
+    seen_rules: set[tuple[str, str, str, str]] = set()
+    rules = []
+    for rule in model.notify:
+        key = (rule.job_net, rule.when, rule.destination, rule.message)
+        if key not in seen_rules:
+            seen_rules.add(key)
+            rules.append(rule)
+    model.notify = rules
+
+
+def _plan_net(
+    plan: ImportPlan,
+    net: JobNet,
+    names: Mapping[str, str],
+    source: str,
+    hosts: Mapping[str, HostTarget],
+    poll_seconds: int,
+) -> dict[str, Any]:
+    """Lay out, build and check one job-net, add its definition to ``plan``; its report
+    entry."""
+    model = plan.model
+    name = names[net.name]
+    rescue = {p for chain in net.recovery.values() for p in chain}
+    nodes = [p for p in net.jobs if p not in rescue]
+    outer, outer_edges, loops = collapse_cycles(nodes, net.edges, net.jobs)
+    shape = layout(outer, outer_edges)
+    inner = {
+        k: (layout(list(lp.members), set(lp.edges)).root, lp.rounds) for k, lp in loops.items()
+    }
+    for job in net.jobs.values():  # the names the schedules are registered under
+        if job.ordered_by is not None:
+            job.ordered_by = tuple(safe_name(n) for n in job.ordered_by)
+    definition, notes = build_definition(net, shape.root, hosts, poll_seconds, inner)
+    for kind, where, reason in notes:
+        model.note(kind, where, reason)
+    back = {e for lp in loops.values() for e in lp.back_edges}
+    _self_check(definition, net, source, net.edges - back)
+    _note_loops(model, net, loops)
+    added = _note_added_waits(model, net, definition, nodes, net.edges - back)
+    path = f"{name}.asl.json"
+    # compact: indenting deeply nested Parallels costs time quadratic in the depth
+    plan.files[path] = json.dumps(definition, ensure_ascii=False) + "\n"
+    plan.definitions[name] = definition
+    cals = sorted({s.calendar for s in net.schedules if s.calendar})
+    notify = any(r.job_net == net.name for r in model.notify)
+    return {
+        "name": name,
+        "source": net.source,
+        "definition": path,
+        "jobs": len(net.jobs),
+        "schedules": [
+            {**_schedule_json(s, names, notify), **net.monitor, "exclusive": net.exclusive}
+            for s in net.schedules
+        ],
+        "calendars": [f"calendars/{safe_name(c)}.toml" for c in cals],
+        "jobPaths": list(net.jobs),
+        "dependencies": sorted([a, b] for a, b in net.edges),
+        "addedWaits": added,
+        "loops": [{"jobs": list(lp.members), "rounds": lp.rounds} for lp in loops.values()],
+    }
+
+
+def _note_hosts(model: ImportModel, net: JobNet, hosts: Mapping[str, HostTarget]) -> set[str]:
+    """Note the jobs that hold pools while their command is only sent and polled; the
+    hosts of ``net``'s commands that ``hosts`` does not map."""
+    unmapped: set[str] = set()
+    for job in net.jobs.values():
+        if job.host and job.host not in hosts and job.kind in ("command", "filewatch"):
+            unmapped.add(job.host)
+        if (
+            job.pools
+            and job.kind in ("command", "filewatch")
+            and not (job.host is not None and job.host in hosts and hosts[job.host].function)
+        ):
+            model.note(
+                "resource",
+                job.source,
+                f"{job.path} holds pool(s) {', '.join(job.pools)} while its command is sent "
+                "and polled, not between polls: map its host to a function for exact "
+                "exclusion",
+            )
+    return unmapped
+
+
+def _write_report(plan: ImportPlan, source: str, nets_json: list[dict[str, Any]]) -> None:
+    """Add the calendars, notify.toml and the report (JSON and Markdown) to ``plan``."""
+    model = plan.model
     for cal in model.calendars.values():
         plan.files[f"calendars/{safe_name(cal.name)}.toml"] = calendar_toml(cal)
     plan.report = {
@@ -245,7 +277,6 @@ def plan_import(
         plan.files["notify.toml"] = notify_toml(model)
     plan.files["report.json"] = json.dumps(plan.report, indent=2, ensure_ascii=False) + "\n"
     plan.files["report.md"] = render_markdown(plan.report)
-    return plan
 
 
 def _schedule_json(spec: ScheduleSpec, names: Mapping[str, str], notify: bool) -> dict[str, Any]:
