@@ -10,7 +10,7 @@ that can never match, what could not be checked, and each state's input and outp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cfnops.asl._flowcheck_jsonpath import ERROR_OUTPUT, JsonPathStates, Outcome, Seen, next_of
@@ -167,21 +167,17 @@ class _Walker(JsonPathStates):
         if stype == "Choice":
             return self.choice_jsonata(state, ptr, b0, finish)
         if stype == "Fail":
-            for key in ("Error", "Cause"):
-                if key in state:
-                    self.f.jsonata(state[key], f"{ptr}/{key}", b0)
+            self.jsonata_fields(state, ptr, b0, ("Error", "Cause"))
             return []
         if stype == "Wait":
-            for key in ("Seconds", "Timestamp"):
-                if key in state:
-                    self.f.jsonata(state[key], f"{ptr}/{key}", b0)
+            self.jsonata_fields(state, ptr, b0, ("Seconds", "Timestamp"))
         if stype in ("Pass", "Wait", "Succeed"):
             out, nvar = finish(state, b0, raw)
             return [(next_of(state), out, nvar)]
         if stype == "Task":
-            for key in ("TimeoutSeconds", "HeartbeatSeconds", "Credentials"):
-                if key in state:
-                    self.f.jsonata(state[key], f"{ptr}/{key}", b0)
+            self.jsonata_fields(
+                state, ptr, b0, ("TimeoutSeconds", "HeartbeatSeconds", "Credentials")
+            )
         if stype == "Map":
             payload = (
                 self.f.jsonata(state["Items"], f"{ptr}/Items", b0) if "Items" in state else raw
@@ -195,6 +191,26 @@ class _Walker(JsonPathStates):
         for result in self.run_results(stype, state, ptr, path, payload, raw, var, "JSONata", seen):
             out, nvar = finish(state, bind(result=result), result)
             outs.append((next_of(state), out, nvar))
+        return outs + self.caught_jsonata(state, ptr, bind, var)
+
+    def jsonata_fields(
+        self, state: Mapping[str, Any], ptr: str, b: dict[str, Any], keys: tuple[str, ...]
+    ) -> None:
+        """Check the JSONata expressions of those of ``keys`` the state has."""
+        for key in keys:
+            if key in state:
+                self.f.jsonata(state[key], f"{ptr}/{key}", b)
+
+    def caught_jsonata(
+        self,
+        state: Mapping[str, Any],
+        ptr: str,
+        bind: Callable[..., dict[str, Any]],
+        var: dict[str, Any],
+    ) -> list[Outcome]:
+        """Where each Catch goes, with its Output (default: the error output) and Assign
+        evaluated with ``$states.errorOutput`` bound."""
+        outs: list[Outcome] = []
         for i, catcher in enumerate(state.get("Catch") or []):
             if isinstance(catcher, Mapping) and isinstance(catcher.get("Next"), str):
                 b = bind(errorOutput=dict(ERROR_OUTPUT))

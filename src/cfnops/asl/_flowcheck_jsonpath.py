@@ -86,6 +86,14 @@ class JsonPathStates:
                 stype, state, ptr, path, payload, eff, var, "JSONPath", seen
             )
         ]
+        return outs + self.caught(state, ptr, raw, ctx, var)
+
+    def caught(
+        self, state: Mapping[str, Any], ptr: str, raw: Any, ctx: dict[str, Any],
+        var: dict[str, Any],
+    ) -> list[Outcome]:  # fmt: skip
+        """Where each Catch goes, with the error output placed by its ResultPath."""
+        outs: list[Outcome] = []
         for i, catcher in enumerate(state.get("Catch") or []):
             if isinstance(catcher, Mapping) and isinstance(catcher.get("Next"), str):
                 cptr = f"{ptr}/Catch/{i}"

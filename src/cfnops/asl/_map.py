@@ -189,15 +189,7 @@ def _run_jobs(
         [guarded(j) for j in jobs], max_concurrency
     )
     wait(futures)
-    results: list[Any] = [None] * total
-    for i, fut in enumerate(futures):
-        exc = fut.exception()
-        if exc is None:
-            results[i] = fut.result()
-        elif isinstance(exc, StatesFailure):
-            results[i] = error_output(exc)
-        elif not isinstance(exc, Aborted):
-            raise exc
+    results = _results(futures)
     if decisive:
         if has_tolerance:
             raise StatesFailure(
@@ -207,6 +199,21 @@ def _run_jobs(
         raise decisive[0]
     if branch.cancel.cancelled:
         raise Aborted(branch.cancel.reason)
+    return results
+
+
+def _results(futures: Sequence[Future[Any]]) -> list[Any]:
+    """The jobs' outputs in order: a failed job's is its error output, an aborted one's
+    None; any other exception is raised again."""
+    results: list[Any] = [None] * len(futures)
+    for i, fut in enumerate(futures):
+        exc = fut.exception()
+        if exc is None:
+            results[i] = fut.result()
+        elif isinstance(exc, StatesFailure):
+            results[i] = error_output(exc)
+        elif not isinstance(exc, Aborted):
+            raise exc
     return results
 
 

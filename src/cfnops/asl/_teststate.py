@@ -332,27 +332,40 @@ def _inspection(
                     _pass_output(language, params, value, variables) if params else value
                 )
             if status == "SUCCEEDED":
-                result = (
-                    seen.result if seen.called
-                    else state["Result"] if "Result" in state
-                    else json.loads(data.get("afterParameters", _dumps(value)))
-                )  # fmt: skip
-                if stype != "Map":  # a Map shows its stages, not a raw result
-                    data["result"] = _dumps(result)
-                selected = result
-                if "ResultSelector" in state:
-                    selector = {"Parameters": state["ResultSelector"]}
-                    selected = _pass_output(language, selector, result, variables)
-                data["afterResultSelector"] = _dumps(selected)
-                placed = {"Result": selected}
-                if "ResultPath" in state:
-                    placed["ResultPath"] = state["ResultPath"]
-                data["afterResultPath"] = _dumps(_pass_output(language, placed, value, variables))
+                _after_result(state, language, value, variables, seen, data)
     if stages:
         data.update(stages)
     if run.variables:
         data["variables"] = _dumps(run.variables)
     return data
+
+
+def _after_result(
+    state: Mapping[str, Any],
+    language: str,
+    value: Any,
+    variables: dict[str, Any],
+    seen: _Recorder,
+    data: dict[str, Any],
+) -> None:
+    """A JSONPath state's result, after ResultSelector and after ResultPath, into ``data``."""
+    stype = state.get("Type")
+    result = (
+        seen.result if seen.called
+        else state["Result"] if "Result" in state
+        else json.loads(data.get("afterParameters", _dumps(value)))
+    )  # fmt: skip
+    if stype != "Map":  # a Map shows its stages, not a raw result
+        data["result"] = _dumps(result)
+    selected = result
+    if "ResultSelector" in state:
+        selector = {"Parameters": state["ResultSelector"]}
+        selected = _pass_output(language, selector, result, variables)
+    data["afterResultSelector"] = _dumps(selected)
+    placed = {"Result": selected}
+    if "ResultPath" in state:
+        placed["ResultPath"] = state["ResultPath"]
+    data["afterResultPath"] = _dumps(_pass_output(language, placed, value, variables))
 
 
 @dataclass

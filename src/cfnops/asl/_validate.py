@@ -342,36 +342,40 @@ class _Validator:
     # --- retry / catch -----------------------------------------------------------------
     def handlers(self, state: Mapping[str, Any], ptr: str, ql: str, states: Any) -> None:
         for i, retrier in enumerate(state.get("Retry") or []):
-            rptr = f"{ptr}/Retry/{i}"
-            self.error_equals(retrier, rptr)
-            for key in retrier:
-                if key not in RETRIER_FIELDS:
-                    self.add(_SCHEMA, f'The field "{key}" is not supported by Step Functions',
-                             rptr)  # fmt: skip
-            if "MaxAttempts" in retrier and not _is_int(retrier["MaxAttempts"], 0):
-                self.add(_SCHEMA, "Expected a non-negative integer", f"{rptr}/MaxAttempts")
-            if "IntervalSeconds" in retrier and not _is_int(retrier["IntervalSeconds"], 1):
-                self.add(_SCHEMA, "Expected a positive integer", f"{rptr}/IntervalSeconds")
-            rate = retrier.get("BackoffRate", 2.0)
-            if not isinstance(rate, int | float) or isinstance(rate, bool) or rate < 1.0:
-                self.add(_SCHEMA, "BackoffRate must be at least 1.0", f"{rptr}/BackoffRate")
-            if retrier.get("JitterStrategy", "NONE") not in ("FULL", "NONE"):
-                self.add(_SCHEMA, "Value is not one of [FULL, NONE]", f"{rptr}/JitterStrategy")
+            self.retrier(retrier, f"{ptr}/Retry/{i}")
         for i, catcher in enumerate(state.get("Catch") or []):
-            cptr = f"{ptr}/Catch/{i}"
-            self.error_equals(catcher, cptr)
-            for key in catcher:
-                if key not in CATCHER_FIELDS:
-                    self.add(_SCHEMA, f'The field "{key}" is not supported by Step Functions',
-                             cptr)  # fmt: skip
-            if "Next" not in catcher:
-                self.add(_SCHEMA, "These fields are required: [Next]", cptr)
-            else:
-                self.target(catcher["Next"], f"{cptr}/Next", states)
-            if ql == "JSONPath" and isinstance(catcher.get("ResultPath"), str):
-                self.result_path(catcher["ResultPath"], f"{cptr}/ResultPath")
-            if "Assign" in catcher:
-                self.assign(catcher["Assign"], f"{cptr}/Assign", ql)
+            self.catcher(catcher, f"{ptr}/Catch/{i}", ql, states)
+
+    def retrier(self, retrier: Any, rptr: str) -> None:
+        self.error_equals(retrier, rptr)
+        for key in retrier:
+            if key not in RETRIER_FIELDS:
+                self.add(_SCHEMA, f'The field "{key}" is not supported by Step Functions',
+                         rptr)  # fmt: skip
+        if "MaxAttempts" in retrier and not _is_int(retrier["MaxAttempts"], 0):
+            self.add(_SCHEMA, "Expected a non-negative integer", f"{rptr}/MaxAttempts")
+        if "IntervalSeconds" in retrier and not _is_int(retrier["IntervalSeconds"], 1):
+            self.add(_SCHEMA, "Expected a positive integer", f"{rptr}/IntervalSeconds")
+        rate = retrier.get("BackoffRate", 2.0)
+        if not isinstance(rate, int | float) or isinstance(rate, bool) or rate < 1.0:
+            self.add(_SCHEMA, "BackoffRate must be at least 1.0", f"{rptr}/BackoffRate")
+        if retrier.get("JitterStrategy", "NONE") not in ("FULL", "NONE"):
+            self.add(_SCHEMA, "Value is not one of [FULL, NONE]", f"{rptr}/JitterStrategy")
+
+    def catcher(self, catcher: Any, cptr: str, ql: str, states: Any) -> None:
+        self.error_equals(catcher, cptr)
+        for key in catcher:
+            if key not in CATCHER_FIELDS:
+                self.add(_SCHEMA, f'The field "{key}" is not supported by Step Functions',
+                         cptr)  # fmt: skip
+        if "Next" not in catcher:
+            self.add(_SCHEMA, "These fields are required: [Next]", cptr)
+        else:
+            self.target(catcher["Next"], f"{cptr}/Next", states)
+        if ql == "JSONPath" and isinstance(catcher.get("ResultPath"), str):
+            self.result_path(catcher["ResultPath"], f"{cptr}/ResultPath")
+        if "Assign" in catcher:
+            self.assign(catcher["Assign"], f"{cptr}/Assign", ql)
 
     def error_equals(self, handler: Any, ptr: str) -> None:
         names = handler.get("ErrorEquals") if isinstance(handler, Mapping) else None
