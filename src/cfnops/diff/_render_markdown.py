@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from cfnops.diff._model import MANGLED_NOTE, EntryDiff, Impact, ResourceDiff, TemplateDiff
+from cfnops.diff._drift import DriftEntry
+from cfnops.diff._model import (
+    MANGLED_NOTE,
+    EntryDiff,
+    Impact,
+    ResourceDiff,
+    TemplateDiff,
+)
 from cfnops.diff._render_security import security_lines
 from cfnops.diff._render_text import short
+from cfnops.diff._security_model import SecurityView
 
 _BADGE = {
     Impact.WILL_REPLACE: "🔴 requires replacement",
@@ -48,6 +56,66 @@ def _entries(title: str, entries: tuple[EntryDiff, ...]) -> list[str]:
     return [*lines, ""]
 
 
+def _resource_table(diff: TemplateDiff) -> list[str]:
+    lines = ["| Resource | Type | Impact | Why |", "|---|---|---|---|"]
+    for res in diff.resources:
+        lines.append(
+            f"| `{res.logical_id}` | `{res.type}` | {_BADGE.get(res.impact, res.impact.value)}"
+            f" | {_cell(res.reason)} |"
+        )
+    detailed = [r for r in diff.resources if r.properties or r.other or r.notes or r.annotations]
+    lines.append("")
+    if detailed:
+        lines += ["<details><summary>Property changes</summary>", ""]
+        for res in detailed:
+            lines += _resource_details(res)
+        lines += ["", "</details>", ""]
+    return lines
+
+
+def _security(view: SecurityView) -> list[str]:
+    icons = {"+": "added:", "-": "removed:", "!": "⚠️"}
+    lines = ["#### Security changes", ""]
+    lines += [f"- {icons[m]} {_cell(text)}" for m, text in security_lines(view)]
+    return [*lines, ""]
+
+
+def _parameter_values(diff: TemplateDiff) -> list[str]:
+    lines = ["#### Parameter values", "", "| Name | Deployed | New |", "|---|---|---|"]
+    for p in diff.parameter_values:
+        deployed = "not known" if p.old is None else _code(p.old)
+        lines.append(f"| `{p.name}` | {deployed} | {_code(p.new)} |")
+    return [*lines, ""]
+
+
+def _deploy_findings(diff: TemplateDiff) -> list[str]:
+    lines = ["#### Will it deploy?", ""]
+    for f in diff.deploy_findings:
+        at = f" (line {f.line})" if f.line else ""
+        mark = "❌" if f.level == "error" else "⚠️"
+        lines.append(f"- {mark} `{f.logical_id}` {f.rule}{at}: {_cell(f.message)}")
+    return [*lines, ""]
+
+
+def _value_changes(diff: TemplateDiff) -> list[str]:
+    lines = ["#### Values changed by replacements", ""]
+    lines += [f"- `{v.name}` ({v.kind}): {_cell(v.reason)}" for v in diff.value_changes]
+    return [*lines, ""]
+
+
+def _drift(drift: tuple[DriftEntry, ...]) -> list[str]:
+    lines = ["#### Live drift", ""]
+    for e in drift:
+        mark = "⚠️ also changed by the template: " if e.also_changed else ""
+        lines.append(
+            f"- {mark}`{e.drift.logical_id}` {_cell(e.drift.path or e.drift.status)}: "
+            f"expected {_code(e.drift.expected)}, actual {_code(e.drift.actual)}"
+        )
+    if not drift:
+        lines.append("- the deployed stack has no drift")
+    return [*lines, ""]
+
+
 def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
     """A Markdown report of ``diff``."""
     count = diff.counted_differences
@@ -58,21 +126,7 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
     if diff.is_empty:
         return "\n".join([*lines, "No differences."]) + "\n"
     if diff.resources:
-        lines += ["| Resource | Type | Impact | Why |", "|---|---|---|---|"]
-        for res in diff.resources:
-            lines.append(
-                f"| `{res.logical_id}` | `{res.type}` | {_BADGE.get(res.impact, res.impact.value)}"
-                f" | {_cell(res.reason)} |"
-            )
-        detailed = [
-            r for r in diff.resources if r.properties or r.other or r.notes or r.annotations
-        ]
-        lines.append("")
-        if detailed:
-            lines += ["<details><summary>Property changes</summary>", ""]
-            for res in detailed:
-                lines += _resource_details(res)
-            lines += ["", "</details>", ""]
+        lines += _resource_table(diff)
     for label, entries in (
         ("Template", diff.sections),
         ("Parameters", diff.parameters),
@@ -83,41 +137,17 @@ def render_markdown(diff: TemplateDiff, *, title: str = "cfnops diff") -> str:
     ):
         if entries:
             lines += _entries(label, entries)
-    if diff.security is not None and (
-        diff.security.has_iam_changes or diff.security.has_sg_changes
-    ):
-        lines += ["#### Security changes", ""]
-        icons = {"+": "added:", "-": "removed:", "!": "⚠️"}
-        lines += [f"- {icons[m]} {_cell(text)}" for m, text in security_lines(diff.security)]
-        lines.append("")
+    security = diff.security
+    if security is not None and (security.has_iam_changes or security.has_sg_changes):
+        lines += _security(security)
     if diff.parameter_values:
-        lines += ["#### Parameter values", "", "| Name | Deployed | New |", "|---|---|---|"]
-        for p in diff.parameter_values:
-            deployed = "not known" if p.old is None else _code(p.old)
-            lines.append(f"| `{p.name}` | {deployed} | {_code(p.new)} |")
-        lines.append("")
+        lines += _parameter_values(diff)
     if diff.deploy_findings:
-        lines += ["#### Will it deploy?", ""]
-        for f in diff.deploy_findings:
-            at = f" (line {f.line})" if f.line else ""
-            mark = "❌" if f.level == "error" else "⚠️"
-            lines.append(f"- {mark} `{f.logical_id}` {f.rule}{at}: {_cell(f.message)}")
-        lines.append("")
+        lines += _deploy_findings(diff)
     if diff.value_changes:
-        lines += ["#### Values changed by replacements", ""]
-        lines += [f"- `{v.name}` ({v.kind}): {_cell(v.reason)}" for v in diff.value_changes]
-        lines.append("")
+        lines += _value_changes(diff)
     if diff.drift is not None:
-        lines += ["#### Live drift", ""]
-        for e in diff.drift:
-            mark = "⚠️ also changed by the template: " if e.also_changed else ""
-            lines.append(
-                f"- {mark}`{e.drift.logical_id}` {_cell(e.drift.path or e.drift.status)}: "
-                f"expected {_code(e.drift.expected)}, actual {_code(e.drift.actual)}"
-            )
-        if not diff.drift:
-            lines.append("- the deployed stack has no drift")
-        lines.append("")
+        lines += _drift(diff.drift)
     lines.extend(f"> {n}\n" for n in diff.notes)
     lines.append(f"<sub>Update behaviour: {diff.schema_source}, region {diff.schema_region}.</sub>")
     return "\n".join(lines) + "\n"

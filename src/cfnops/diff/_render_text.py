@@ -23,6 +23,7 @@ from cfnops.diff._model import (
 )
 from cfnops.diff._render_security import security_lines
 from cfnops.diff._render_tree import FastTree as Tree
+from cfnops.diff._security_model import SecurityView
 
 _MAX_VALUE = 160
 
@@ -116,9 +117,8 @@ def _drift_tree(diff: TemplateDiff) -> Tree:
     return tree
 
 
-def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableType:
-    """A Rich renderable of ``diff`` (print it with ``Console.print``)."""
-    parts: list[RenderableType] = []
+def _headline(diff: TemplateDiff, title: str) -> Text:
+    """``Stack diff: N differences (1 will replace, ...)``, or why none are counted."""
     count = diff.counted_differences
     summary = ", ".join(
         f"{diff.count(i)} {i.value}"
@@ -139,9 +139,49 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
             f"{raw} difference{'s' if raw != 1 else ''} of mangled characters only, not "
             f"counted: {MANGLED_NOTE}"
         )
-    parts.append(Text(headline + (f" ({summary})" if summary else ""), style="bold"))
-    if diff.is_empty:
-        parts.append(Text("There were no differences."))
+    return Text(headline + (f" ({summary})" if summary else ""), style="bold")
+
+
+def _deploy_tree(diff: TemplateDiff) -> Tree:
+    tree = Tree(Text("Will it deploy? (not counted)", style="bold underline"))
+    for f in diff.deploy_findings:
+        at = f" (line {f.line})" if f.line else ""
+        tag = "[!]" if f.level == "error" else "[?]"
+        tree.add(Text.assemble((tag, "bold red"), f" {f.rule}{at}: ", f.message))
+    return tree
+
+
+def _value_changes_tree(diff: TemplateDiff) -> Tree:
+    tree = Tree(
+        Text("Values changed by replacements (updated, not counted)", style="bold underline"),
+        guide_style="dim",
+    )
+    for v in diff.value_changes:
+        label = "Output" if v.kind == "output" else "[~]"
+        tree.add(Text.assemble(f"{label} {v.name}: ", (v.reason, "dim italic")))
+    return tree
+
+
+def _security_tree(security: SecurityView) -> Tree:
+    tree = Tree(Text("Security changes (IAM, security groups)", style="bold underline"))
+    styles = {"+": ("[+]", "green"), "-": ("[-]", "red"), "!": ("[!]", "bold red")}
+    for marker, line in security_lines(security):
+        tag, style = styles[marker]
+        tree.add(Text.assemble((tag, style), " ", line))
+    return tree
+
+
+def _parameter_values_tree(diff: TemplateDiff) -> Tree:
+    tree = Tree(Text("Parameter values", style="bold underline"), guide_style="dim")
+    for p in diff.parameter_values:
+        old = "(deployed value not known)" if p.old is None else p.old
+        tree.add(f"[~] {p.name}: {old} → {p.new!s}")
+    return tree
+
+
+def _template_sections(diff: TemplateDiff) -> list[RenderableType]:
+    """Template, Parameters … Conditions, Resources and Outputs, those that changed."""
+    parts: list[RenderableType] = []
     for label, entries in (
         ("Template", diff.sections),
         ("Parameters", diff.parameters),
@@ -156,41 +196,27 @@ def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableT
         parts.extend(_resource_tree(r) for r in diff.resources)
     if diff.outputs:
         parts.append(_entries("Outputs", diff.outputs))
+    return parts
+
+
+def render_text(diff: TemplateDiff, *, title: str = "Stack diff") -> RenderableType:
+    """A Rich renderable of ``diff`` (print it with ``Console.print``)."""
+    parts: list[RenderableType] = [_headline(diff, title)]
+    if diff.is_empty:
+        parts.append(Text("There were no differences."))
+    parts.extend(_template_sections(diff))
     if diff.deploy_findings:
-        tree = Tree(Text("Will it deploy? (not counted)", style="bold underline"))
-        for f in diff.deploy_findings:
-            at = f" (line {f.line})" if f.line else ""
-            tag = "[!]" if f.level == "error" else "[?]"
-            tree.add(Text.assemble((tag, "bold red"), f" {f.rule}{at}: ", f.message))
-        parts.append(tree)
+        parts.append(_deploy_tree(diff))
     if diff.value_changes:
-        tree = Tree(
-            Text("Values changed by replacements (updated, not counted)", style="bold underline"),
-            guide_style="dim",
-        )
-        for v in diff.value_changes:
-            label = "Output" if v.kind == "output" else "[~]"
-            tree.add(Text.assemble(f"{label} {v.name}: ", (v.reason, "dim italic")))
-        parts.append(tree)
-    if diff.security is not None and (
-        diff.security.has_iam_changes or diff.security.has_sg_changes
-    ):
-        tree = Tree(Text("Security changes (IAM, security groups)", style="bold underline"))
-        styles = {"+": ("[+]", "green"), "-": ("[-]", "red"), "!": ("[!]", "bold red")}
-        for marker, line in security_lines(diff.security):
-            tag, style = styles[marker]
-            tree.add(Text.assemble((tag, style), " ", line))
-        parts.append(tree)
+        parts.append(_value_changes_tree(diff))
+    security = diff.security
+    if security is not None and (security.has_iam_changes or security.has_sg_changes):
+        parts.append(_security_tree(security))
     if diff.drift is not None:
         parts.append(_drift_tree(diff))
     if diff.parameter_values:
-        tree = Tree(Text("Parameter values", style="bold underline"), guide_style="dim")
-        for p in diff.parameter_values:
-            old = "(deployed value not known)" if p.old is None else p.old
-            tree.add(f"[~] {p.name}: {old} → {p.new!s}")
-        parts.append(tree)
-    for note in diff.notes:
-        parts.append(Text(f"note: {note}", style="cyan"))
+        parts.append(_parameter_values_tree(diff))
+    parts.extend(Text(f"note: {note}", style="cyan") for note in diff.notes)
     parts.append(
         Text(f"(update behaviour: {diff.schema_source}, region {diff.schema_region})", style="dim")
     )
