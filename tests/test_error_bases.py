@@ -35,6 +35,7 @@ BASES = {
     "schedules": "SchedulesError",
     "schemas": "SchemasError",
     "templates": "TemplateError",
+    "worker": "WorkerError",
 }
 
 # ASL runtime failures are data (STYLE.md 4): these two only carry an error name and

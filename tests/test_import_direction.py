@@ -35,7 +35,11 @@ CAPABILITIES = ("heal", "ami", "jobs", "guard")
 # cfnops.jobs; metrics read heal's and jobs' stores; review composes diff, guard and heal's
 # drift report): above the capabilities, below the front.
 EXTENSIONS = ("jobimport", "metrics", "review")
-FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows")
+FRONT = ("cli", "console", "demo", "sandbox", "lambda_handlers", "builtin_workflows", "worker")
+# The worker service is a front below the CLI (the CLI runs it; a container or a systemd
+# unit may run it from Python): it composes capabilities and extensions and picks the
+# process's workflows (builtin_workflows), never another front.
+WORKER_FORBIDDEN = tuple(f for f in FRONT if f not in ("worker", "builtin_workflows"))
 
 FOUNDATION = (
     "errors",
@@ -65,6 +69,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{core: CAPABILITIES + EXTENSIONS + FRONT for core in _ABOVE_RUNTIME},
     **{cap: EXTENSIONS + FRONT for cap in CAPABILITIES},
     **{ext: FRONT for ext in EXTENSIONS},
+    "worker": WORKER_FORBIDDEN,
 }
 
 

@@ -1,8 +1,8 @@
-"""Scheduled drift scans: ``cfnops drift schedules``, ``drift scan --schedule``, worker start."""
+"""Scheduled drift scans: ``cfnops drift schedules``, ``drift scan --schedule``; the
+worker fires them (:class:`cfnops.worker.Worker`)."""
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -13,7 +13,6 @@ from cfnops.cli._table import Table
 
 if TYPE_CHECKING:
     from cfnops.config import Settings
-    from cfnops.durable import Engine
     from cfnops.heal import DriftPlan
 
 
@@ -30,32 +29,6 @@ def plans(st: CliState, settings: Settings | None = None) -> list[DriftPlan]:
     from cfnops.heal import plan_drift_schedules
 
     return plan_drift_schedules(settings or st.settings, config_source(st))
-
-
-def start_service(
-    st: CliState, engine: Engine, found: list[DriftPlan], stop: threading.Event
-) -> tuple[list[threading.Thread], list[str]]:
-    """The worker's drift-scan scheduler thread and the lines of its startup summary."""
-    from cfnops.heal import DriftScheduler, run_drift_scheduler
-    from cfnops.heal import describe_drift_schedules as describe
-
-    if not found:
-        return [], []
-    lines = []
-    for row in describe(found, engine.runtime.database):
-        when = f"next {row['nextFire']}" if row["enabled"] else "disabled"
-        lines.append(
-            f"drift scan schedule {row['name']}: {row['schedule']} ({row['timezone']}), {when}"
-        )
-    scheduler = DriftScheduler(engine, found)
-    thread = threading.Thread(
-        target=run_drift_scheduler,
-        args=(scheduler, stop),
-        name="cfnops-drift-schedules",
-        daemon=True,
-    )
-    thread.start()
-    return [thread], lines
 
 
 def run_now(st: CliState, name: str) -> None:

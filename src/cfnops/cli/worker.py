@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import signal
 import threading
-import time
+from functools import partial
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -13,10 +13,7 @@ import typer
 from cfnops.cli._exit import LeaveThreads, hard_exit
 from cfnops.cli._interrupt import exit_code
 from cfnops.cli._state import state
-from cfnops.database import redact_url
-from cfnops.durable import DEFAULT_QUEUE
 from cfnops.errors import UsageError
-from cfnops.jobs import start_worker_services
 
 if TYPE_CHECKING:
     from cfnops.config import Settings
@@ -24,50 +21,55 @@ if TYPE_CHECKING:
 _ID = re.compile(r"[A-Za-z0-9._:@-]{1,200}")
 
 
+Concurrency = Annotated[
+    int | None, typer.Option(min=1, help="Runs executed at once by this worker (default: setting).")
+]
+GlobalConcurrency = Annotated[
+    int | None,
+    typer.Option(min=1, help="Runs executed at once by all workers sharing the database."),
+]
+Imports = Annotated[
+    list[str] | None,
+    typer.Option("--import", help="Import this module so its workflows can run (repeatable)."),
+]
+Grace = Annotated[
+    float,
+    typer.Option(
+        min=0, help="Seconds to let steps finish on SIGTERM/SIGINT (a second signal stops at once)."
+    ),
+]
+ExecutorId = Annotated[
+    str | None,
+    typer.Option(
+        "--id",
+        help="This worker's name across restarts (worker.executor_id): restarted "
+        "under it, the worker takes back its runs at once.",
+    ),
+]
+MetricsPort = Annotated[
+    int | None,
+    typer.Option(
+        "--metrics-port",
+        min=0,
+        max=65535,
+        help="Serve Prometheus metrics on this port (/metrics; docs/observability.md).",
+    ),
+]
+MetricsHost = Annotated[
+    str,
+    typer.Option("--metrics-host", help="Address for --metrics-port (0.0.0.0: every interface)."),
+]
+
+
 def worker(
     ctx: typer.Context,
-    concurrency: Annotated[
-        int | None,
-        typer.Option(min=1, help="Runs executed at once by this worker (default: setting)."),
-    ] = None,
-    global_concurrency: Annotated[
-        int | None,
-        typer.Option(min=1, help="Runs executed at once by all workers sharing the database."),
-    ] = None,
-    imports: Annotated[
-        list[str] | None,
-        typer.Option("--import", help="Import this module so its workflows can run (repeatable)."),
-    ] = None,
-    grace: Annotated[
-        float,
-        typer.Option(
-            min=0,
-            help="Seconds to let steps finish on SIGTERM/SIGINT (a second signal stops at once).",
-        ),
-    ] = 1.0,
-    executor_id: Annotated[
-        str | None,
-        typer.Option(
-            "--id",
-            help="This worker's name across restarts (worker.executor_id): restarted "
-            "under it, the worker takes back its runs at once.",
-        ),
-    ] = None,
-    metrics_port: Annotated[
-        int | None,
-        typer.Option(
-            "--metrics-port",
-            min=0,
-            max=65535,
-            help="Serve Prometheus metrics on this port (/metrics; docs/observability.md).",
-        ),
-    ] = None,
-    metrics_host: Annotated[
-        str,
-        typer.Option(
-            "--metrics-host", help="Address for --metrics-port (0.0.0.0: every interface)."
-        ),
-    ] = "127.0.0.1",
+    concurrency: Concurrency = None,
+    global_concurrency: GlobalConcurrency = None,
+    imports: Imports = None,
+    grace: Grace = 1.0,
+    executor_id: ExecutorId = None,
+    metrics_port: MetricsPort = None,
+    metrics_host: MetricsHost = "127.0.0.1",
 ) -> None:
     """Run the durable worker in the foreground.
 
@@ -76,8 +78,73 @@ def worker(
     SIGTERM or SIGINT stop it cleanly: nothing is lost, and a step that was
     interrupted runs again later.
     """
+    from cfnops.cli.drift_schedule import config_source
+    from cfnops.worker import MetricsPortUnavailable, Worker, WorkerOptions
+
     st = state(ctx)
-    base = st.settings
+    settings = _settings(st.settings, concurrency, global_concurrency, imports, executor_id)
+    options = WorkerOptions(grace, metrics_port, metrics_host, config_source=config_source(st))
+    say = partial(st.console.print, soft_wrap=True, markup=False)
+    service = Worker(st.runtime.with_settings(settings), options, say=say)  # exit 2: schedule
+    signals = _Signals()
+    try:
+        service.run(signals.stop, on_stopping=lambda: signals.arm_watchdog(grace))
+    except MetricsPortUnavailable as exc:
+        raise UsageError(
+            f"--metrics-port {exc.port}: cannot listen on {exc.host}: {exc.reason}",
+            hint="choose a free port (0 picks one)",
+        ) from None
+    if service.parked:  # executions that only wait for outcomes other processes record
+        raise LeaveThreads(signals.final)
+    raise typer.Exit(signals.final)
+
+
+class _Signals:
+    """SIGTERM/SIGINT set ``stop``; a second one exits at once."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.received: list[int] = []
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        if self.stop.is_set():  # a second signal: no more waiting
+            hard_exit(exit_code(signum))
+        self.received.append(signum)
+        self.stop.set()
+
+    @property
+    def code(self) -> int:
+        """A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
+        is an interruption (130, as every command); no signal: a fatal database fault (2)."""
+        if not self.received:
+            return 2
+        return 0 if self.received[0] == signal.SIGTERM else exit_code(self.received[0])
+
+    @property
+    def final(self) -> int:
+        """The exit code of a worker that stopped without a fatal fault."""
+        return self.code if self.received else 0
+
+    def arm_watchdog(self, grace: float) -> None:
+        """Whatever happens in the shutdown, the process is gone shortly after the grace,
+        with its code: a run in a durable wait is left RUNNING, resumed on time by any
+        worker."""
+        code = self.code
+        watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(code))
+        watchdog.daemon = True
+        watchdog.start()
+
+
+def _settings(
+    base: Settings,
+    concurrency: int | None,
+    global_concurrency: int | None,
+    imports: list[str] | None,
+    executor_id: str | None,
+) -> Settings:
+    """The worker's settings: the options over the loaded ones, checked (exit 2)."""
     if executor_id is not None and not _ID.fullmatch(executor_id):
         raise UsageError(
             f"--id {executor_id!r}: a worker's name is 1-200 letters, digits and . _ : @ -",
@@ -98,94 +165,7 @@ def worker(
             f"concurrency {worker_cfg.concurrency} (one worker would exceed the global limit)",
             hint=f"also pass --concurrency {worker_cfg.global_concurrency} (or less)",
         )
-    settings = base.replace(worker=worker_cfg)
-    from cfnops.cli import drift_schedule
-
-    drift_plans = drift_schedule.plans(st, settings)  # a bad schedule: exit 2 before starting
-    stop = threading.Event()
-    received: list[int] = []
-
-    def _on_signal(signum: int, _frame: object) -> None:
-        if stop.is_set():  # a second signal: no more waiting
-            hard_exit(exit_code(signum))
-        received.append(signum)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _on_signal)
-    signal.signal(signal.SIGINT, _on_signal)
-    metrics = None
-    runtime = st.runtime.with_settings(settings)  # heal and drift-scan runs use these flags
-    if metrics_port is not None:
-        from dataclasses import replace
-
-        from cfnops.telemetry import Metrics
-
-        metrics = Metrics()
-        runtime = replace(runtime, metrics=metrics)
-    engine = st.engine(runtime, worker=True)
-    services = start_worker_services(engine.runtime, stop)  # job-net schedules and event triggers
-    drift_threads, drift_lines = drift_schedule.start_service(st, engine, drift_plans, stop)
-    services += drift_threads
-    st.console.print(
-        f"cfnops worker {engine.executor_id}: queue {DEFAULT_QUEUE!r}, concurrency "
-        f"{worker_cfg.concurrency}, database:",
-        soft_wrap=True, markup=False,
-    )  # fmt: skip
-    # the database on a line of its own, whole (copied as one piece, never split at 80 columns)
-    st.console.print(f"  {redact_url(settings.database_url)}", soft_wrap=True, markup=False)
-    for line in drift_lines:
-        st.console.print(line, soft_wrap=True)
-    from cfnops.cli._worker_lines import watch_runs
-
-    watch_runs(
-        settings,
-        engine.executor_id,
-        stop,
-        lambda line: st.console.print(line, soft_wrap=True, markup=False),
-    )
-    endpoint = None
-    if metrics is not None and metrics_port is not None:
-        from cfnops.metrics import StoreCollector, serve
-
-        metrics.register(StoreCollector(engine.runtime.database))
-        try:
-            endpoint = serve(metrics, metrics_port, metrics_host)
-        except OSError as exc:
-            engine.shutdown(grace_seconds=0)
-            raise UsageError(
-                f"--metrics-port {metrics_port}: cannot listen on {metrics_host}: {exc.strerror}",
-                hint="choose a free port (0 picks one)",
-            ) from None
-        st.console.print(f"metrics: {endpoint.url}")
-    while not stop.wait(0.5):
-        if engine.fatal is not None:  # e.g. its SQLite file deleted: stop, exit 2
-            stop.set()
-    st.console.print(
-        f"stopping: letting steps in flight finish for up to {grace:g} s; runs not done are "
-        "left RUNNING and resumed by another worker (or this one when it restarts)",
-        soft_wrap=True,
-    )
-    # A service manager's SIGTERM is the normal way to stop a worker (exit 0); Ctrl-C
-    # is an interruption (130, as every command); no signal: a fatal database fault (2).
-    code = 2 if not received else 0 if received[0] == signal.SIGTERM else exit_code(received[0])
-    # Whatever happens in the shutdown, the process is gone shortly after the grace, with
-    # that code: a run in a durable wait is left RUNNING, resumed on time by any worker.
-    watchdog = threading.Timer(grace + 1.0, lambda: hard_exit(code))
-    watchdog.daemon = True
-    watchdog.start()
-    deadline = time.monotonic() + grace  # one grace for everything, not one each
-    for service in services:
-        service.join(timeout=max(0.0, deadline - time.monotonic()))
-    engine.shutdown(grace_seconds=max(0.0, deadline - time.monotonic()))
-    if endpoint is not None:
-        endpoint.stop()
-    st.console.print("stopped")
-    if engine.fatal is not None:
-        raise engine.fatal
-    final = code if received else 0
-    if engine.parked:  # executions that only wait for outcomes other processes record
-        raise LeaveThreads(final)
-    raise typer.Exit(final)
+    return base.replace(worker=worker_cfg)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,5 +1,5 @@
-"""One line per run a foreground worker picks up (recovered or dequeued) and per run it
-finishes, as heals already had: the operator watching ``cfnops worker`` sees its work."""
+"""One line per run a worker picks up (recovered or dequeued) and per run it finishes, as
+heals already had: the operator watching ``cfnops worker`` sees its work."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from cfnops.config import Settings
+from cfnops.database import Database
 from cfnops.durable import RunRecord, RunStore
 
 __all__ = ["watch_runs"]
@@ -20,14 +20,17 @@ _POLL_SECONDS = 1.0
 
 
 def watch_runs(
-    settings: Settings,
+    database: Database,
     executor_id: str,
     stop: threading.Event,
     say: Callable[[str], None],
     *,
     poll_seconds: float = _POLL_SECONDS,
 ) -> threading.Thread:
-    """A daemon thread printing ``run ID (WORKFLOW): picked up`` and ``…: OUTCOME``."""
+    """A daemon thread saying ``run ID (WORKFLOW): picked up`` and ``…: OUTCOME``.
+
+    It reads runs on ``database``, the worker's own handle (no second pool).
+    """
     started = datetime.now(UTC)
 
     def loop() -> None:
@@ -37,7 +40,7 @@ def watch_runs(
         try:
             while not stop.wait(poll_seconds):
                 try:
-                    store = store or RunStore(settings)
+                    store = store or RunStore(database)
                     records = store.list_runs(limit=200)
                 except Exception as error:  # the database may be away for a while: say so
                     _log_once(error, errors)

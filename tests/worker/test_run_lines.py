@@ -10,8 +10,8 @@ from typing import Any, cast
 
 import pytest
 
-import cfnops.cli._worker_lines as worker_lines
-from cfnops.config import Settings
+import cfnops.worker._run_lines as worker_lines
+from cfnops.database import Database
 
 
 class _FlakyStore:
@@ -21,7 +21,7 @@ class _FlakyStore:
     answered = threading.Event()
     closed = threading.Event()
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, database: Any) -> None:
         pass
 
     def list_runs(self, *, limit: int) -> list[Any]:
@@ -44,9 +44,9 @@ def test_run_lines_log_each_distinct_error_once_and_keep_polling(
     )
     stop = threading.Event()
     lines: list[str] = []
-    with caplog.at_level(logging.WARNING, logger="cfnops.cli._worker_lines"):
+    with caplog.at_level(logging.WARNING, logger="cfnops.worker._run_lines"):
         thread = worker_lines.watch_runs(
-            cast(Settings, object()), "exec-1", stop, lines.append, poll_seconds=0.01
+            cast(Database, object()), "exec-1", stop, lines.append, poll_seconds=0.01
         )
         deadline = time.monotonic() + 20
         while not _FlakyStore.answered.is_set():
@@ -55,7 +55,7 @@ def test_run_lines_log_each_distinct_error_once_and_keep_polling(
         stop.set()
         thread.join(timeout=20)
     assert not thread.is_alive() and _FlakyStore.closed.is_set()
-    messages = [r.getMessage() for r in caplog.records if r.name == "cfnops.cli._worker_lines"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "cfnops.worker._run_lines"]
     assert messages == [
         "worker run lines: cannot list runs (OSError: connection refused); retrying",
         "worker run lines: cannot list runs (KeyError: 'x'); retrying",
