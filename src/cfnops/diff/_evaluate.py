@@ -71,37 +71,43 @@ def string_parts(value: Any, canon: CanonFn) -> list[Part] | None:
         return None
     ((name, arg),) = value.items()
     if name == "Fn::Sub":
-        if isinstance(arg, str):
-            return _sub_parts(arg, {}, canon)
-        if (
-            isinstance(arg, list)
-            and len(arg) == 2
-            and isinstance(arg[0], str)
-            and isinstance(arg[1], dict)
-        ):
-            return _sub_parts(arg[0], {str(k): v for k, v in arg[1].items()}, canon)
-        return None
+        return _sub_string_parts(arg, canon)
     if name == "Fn::Join":
-        if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
-            return None
-        delimiter, items = arg
-        if not isinstance(items, list):
-            return None
-        out: list[Part] = []
-        for index, item in enumerate(items):
-            found = string_parts(item, canon)
-            if found is None:
-                return None
-            if index:
-                out.append(delimiter)
-            out.extend(found)
-        return out
+        return _join_parts(arg, canon)
     if name == "Fn::Select":
         picked = select(arg)
         return None if picked is _NOTHING else string_parts(picked, canon)
     if name in ("Ref", "Fn::GetAtt"):
         return [canon(value)]
     return None
+
+
+def _sub_string_parts(arg: Any, canon: CanonFn) -> list[Part] | None:
+    """``Fn::Sub``'s text (with its variables, when given) as parts."""
+    if isinstance(arg, str):
+        return _sub_parts(arg, {}, canon)
+    shaped = isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)
+    if shaped and isinstance(arg[1], dict):
+        return _sub_parts(arg[0], {str(k): v for k, v in arg[1].items()}, canon)
+    return None
+
+
+def _join_parts(arg: Any, canon: CanonFn) -> list[Part] | None:
+    """``Fn::Join``'s items with the delimiter between them, if every item is a string."""
+    if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
+        return None
+    delimiter, items = arg
+    if not isinstance(items, list):
+        return None
+    out: list[Part] = []
+    for index, item in enumerate(items):
+        found = string_parts(item, canon)
+        if found is None:
+            return None
+        if index:
+            out.append(delimiter)
+        out.extend(found)
+    return out
 
 
 _NOTHING = object()

@@ -64,7 +64,13 @@ def _walk(value: Any, path: SchemaPath, grow: bool, out: list[tuple[str, SchemaP
             if type(sub) is dict or type(sub) is list or isinstance(sub, dict | list):
                 _walk(sub, (*path, str(key)) if grow else path, grow, out)
         return
-    arg = value[name]
+    _intrinsic(name, value[name], path, grow, out)
+
+
+def _intrinsic(
+    name: str, arg: Any, path: SchemaPath, grow: bool, out: list[tuple[str, SchemaPath]]
+) -> None:
+    """The references of one intrinsic function's argument (``Ref``, ``GetAtt``, ``Sub`` …)."""
     if name == "Ref":
         if isinstance(arg, str):
             if not arg.startswith("AWS::"):

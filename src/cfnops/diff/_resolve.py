@@ -163,18 +163,7 @@ class Resolver:
                         if cfn == "Ref" and isinstance(carg, str) and carg in self.allowed:
                             domains[carg] = list(self.allowed[carg])
                 elif fn == "Fn::FindInMap" and isinstance(arg, list) and len(arg) == 3:
-                    keys = _region_keys(side, arg)
-                    if keys is not None:
-                        seen = regions.get(id(side))
-                        regions[id(side)] = keys if seen is None else [k for k in seen if k in keys]
-                    for level, key in enumerate(arg[1:], 1):
-                        ref = key.get("Ref") if isinstance(key, dict) else None
-                        if isinstance(ref, str) and ref in self.allowed:
-                            domains[ref] = list(self.allowed[ref])
-                        elif isinstance(ref, str) and ref in self.free:
-                            keys = _map_keys(self.old, self.new, arg[0], level)
-                            if keys:  # a deploy with another key fails: these bound it
-                                domains[ref] = sorted({*domains.get(ref, ()), *keys})
+                    self._lookup_domains(side, arg, domains, regions)
         # the stack exists in a region the deployed template's mappings list
         region = regions.get(id(self.old), regions.get(id(self.new)))
         if region:
@@ -190,6 +179,28 @@ class Resolver:
         for values in domains.values():
             total *= len(values)
         return domains if total <= _MAX_SCENARIOS else None
+
+    def _lookup_domains(
+        self,
+        side: Side,
+        arg: list[Any],
+        domains: dict[str, list[Any]],
+        regions: dict[int, list[str]],
+    ) -> None:
+        """What a ``Fn::FindInMap``'s keys may be: the region its mapping lists, the
+        allowed values of a parameter key, or the mapping's own keys for a free one."""
+        keys = _region_keys(side, arg)
+        if keys is not None:
+            seen = regions.get(id(side))
+            regions[id(side)] = keys if seen is None else [k for k in seen if k in keys]
+        for level, key in enumerate(arg[1:], 1):
+            ref = key.get("Ref") if isinstance(key, dict) else None
+            if isinstance(ref, str) and ref in self.allowed:
+                domains[ref] = list(self.allowed[ref])
+            elif isinstance(ref, str) and ref in self.free:
+                keys = _map_keys(self.old, self.new, arg[0], level)
+                if keys:  # a deploy with another key fails: these bound it
+                    domains[ref] = sorted({*domains.get(ref, ()), *keys})
 
     def compare(self, name: str, old: Any, new: Any, decide: Decide) -> Resolved | None:
         """The verdict on property ``name`` (``None``: resolution has nothing to say)."""
