@@ -30,7 +30,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from cfnops.eventpatterns.errors import InvalidEventPattern
@@ -95,27 +95,35 @@ def _validate_leaf(item: Any, path: str) -> None:
     if not isinstance(item, Mapping) or len(item) != 1:
         raise InvalidEventPattern("a filter must be an object with exactly one key", path)
     ((op, arg),) = item.items()
-    if op in ("prefix", "suffix"):
-        _check_string_or_ignore_case(arg, op, path)
-    elif op == "equals-ignore-case":
-        if not isinstance(arg, str):
-            raise InvalidEventPattern("equals-ignore-case takes a string", path)
-    elif op == "wildcard":
-        _check_wildcard(arg, path)
-    elif op == "exists":
-        if not isinstance(arg, bool):
-            raise InvalidEventPattern("exists takes true or false", path)
-    elif op == "cidr":
-        try:
-            ipaddress.ip_network(str(arg), strict=False)
-        except ValueError as exc:
-            raise InvalidEventPattern(f"cidr: {exc}", path) from exc
-    elif op == "numeric":
-        _numeric_conditions(arg, path)
-    elif op == "anything-but":
-        _check_anything_but(arg, path)
-    else:
+    check = _FILTER_CHECKS.get(op)
+    if check is None:
         raise InvalidEventPattern(f"unrecognized match type {op!r}", path)
+    check(arg, path)
+
+
+def _check_prefix(arg: Any, path: str) -> None:
+    _check_string_or_ignore_case(arg, "prefix", path)
+
+
+def _check_suffix(arg: Any, path: str) -> None:
+    _check_string_or_ignore_case(arg, "suffix", path)
+
+
+def _check_equals_ignore_case(arg: Any, path: str) -> None:
+    if not isinstance(arg, str):
+        raise InvalidEventPattern("equals-ignore-case takes a string", path)
+
+
+def _check_exists(arg: Any, path: str) -> None:
+    if not isinstance(arg, bool):
+        raise InvalidEventPattern("exists takes true or false", path)
+
+
+def _check_cidr(arg: Any, path: str) -> None:
+    try:
+        ipaddress.ip_network(str(arg), strict=False)
+    except ValueError as exc:
+        raise InvalidEventPattern(f"cidr: {exc}", path) from exc
 
 
 def _check_string_or_ignore_case(arg: Any, op: str, path: str) -> None:
@@ -177,6 +185,19 @@ def _numeric_conditions(arg: Any, path: str) -> list[tuple[str, float]]:
 
 
 # -- matching ----------------------------------------------------------------
+
+
+# One check per filter type; each raises InvalidEventPattern when its argument is wrong.
+_FILTER_CHECKS: dict[str, Callable[[Any, str], object]] = {
+    "prefix": _check_prefix,
+    "suffix": _check_suffix,
+    "equals-ignore-case": _check_equals_ignore_case,
+    "wildcard": _check_wildcard,
+    "exists": _check_exists,
+    "cidr": _check_cidr,
+    "numeric": _numeric_conditions,
+    "anything-but": _check_anything_but,
+}
 
 
 def matches(pattern: str | Mapping[str, Any], event: Mapping[str, Any]) -> bool:
