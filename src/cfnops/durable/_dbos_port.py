@@ -354,39 +354,17 @@ def check_dbos() -> str:
 
     found = version("dbos")
     problems: list[str] = []
-    sys_db = _attr("dbos._sys_db", "SystemDatabase", problems)
-    method = getattr(sys_db, "_check_owner_txn", None) if sys_db else None
-    if sys_db is not None and method is None:
-        problems.append("dbos._sys_db.SystemDatabase._check_owner_txn is gone")
-    elif method is not None:
-        params = list(inspect.signature(method).parameters)
-        if params != _CHECK_OWNER_PARAMS:
-            problems.append(
-                f"SystemDatabase._check_owner_txn takes {params}, "
-                f"cfnops calls it as {_CHECK_OWNER_PARAMS}"
-            )
-    if sys_db is not None and not callable(getattr(sys_db, "_apply_caller_schema", None)):
-        problems.append("dbos._sys_db.SystemDatabase._apply_caller_schema is gone")
-    registry = _attr("dbos._dbos", "DBOSRegistry", problems)
-    if registry is not None and not callable(getattr(registry, "_register_internal_queue", None)):
-        problems.append("DBOSRegistry._register_internal_queue is gone")
-    if registry is not None and "internal_queue_map" not in _source(registry.__init__):
-        problems.append("DBOSRegistry no longer keeps internal_queue_map")
-    _attr("dbos._dbos", "_get_or_create_dbos_registry", problems)
-    _attr("dbos._context", "get_local_dbos_context", problems)
-    _attr("dbos._error", "DBOSWorkflowConflictIDError", problems)
-    _attr("dbos._dbos", "_get_dbos_instance", problems)
-    dbos_cls = _attr("dbos._dbos", "DBOS", problems)
-    if dbos_cls is not None and not isinstance(getattr(dbos_cls, "_sys_db", None), property):
-        problems.append("DBOS instances no longer expose their system database as _sys_db")
-    active = _attr("dbos._core", "ActiveWorkflowById", problems)
-    if active is not None and not callable(getattr(active, "activeList", None)):
-        problems.append("dbos._core.ActiveWorkflowById has no activeList()")
-    if dbos_cls is not None and "_active_workflows_set" not in _source(dbos_cls.__init__):
-        problems.append("DBOS instances no longer keep _active_workflows_set")
+    _check_system_database(problems)
+    _check_registry(problems)
+    for module, name in (
+        ("dbos._dbos", "_get_or_create_dbos_registry"),
+        ("dbos._context", "get_local_dbos_context"),
+        ("dbos._error", "DBOSWorkflowConflictIDError"),
+        ("dbos._dbos", "_get_dbos_instance"),
+    ):
+        _attr(module, name, problems)
+    _check_instances(problems)
     _attr("dbos._error", "DBOSWorkflowCancelledError", problems)
-    if sys_db is not None and not callable(getattr(sys_db, "_now_ms_sql", None)):
-        problems.append("dbos._sys_db.SystemDatabase._now_ms_sql is gone")
     for name in ("get_sqlite_migration_versions", "get_migration_versions"):
         _attr("dbos._migration", name, problems)
     serializer = _attr("dbos._serialization", "DBOSPortableJSONSerializer", problems)
@@ -403,6 +381,49 @@ def check_dbos() -> str:
             "or pin dbos to a tested version in pyproject.toml."
         )
     return found
+
+
+def _check_system_database(problems: list[str]) -> None:
+    """The system database's owner check, caller schema and clock, as the port calls them."""
+    sys_db = _attr("dbos._sys_db", "SystemDatabase", problems)
+    if sys_db is None:
+        return
+    method = getattr(sys_db, "_check_owner_txn", None)
+    if method is None:
+        problems.append("dbos._sys_db.SystemDatabase._check_owner_txn is gone")
+    else:
+        params = list(inspect.signature(method).parameters)
+        if params != _CHECK_OWNER_PARAMS:
+            problems.append(
+                f"SystemDatabase._check_owner_txn takes {params}, "
+                f"cfnops calls it as {_CHECK_OWNER_PARAMS}"
+            )
+    for name in ("_apply_caller_schema", "_now_ms_sql"):
+        if not callable(getattr(sys_db, name, None)):
+            problems.append(f"dbos._sys_db.SystemDatabase.{name} is gone")
+
+
+def _check_registry(problems: list[str]) -> None:
+    """The registry's internal queues (the port's own queue registers there)."""
+    registry = _attr("dbos._dbos", "DBOSRegistry", problems)
+    if registry is None:
+        return
+    if not callable(getattr(registry, "_register_internal_queue", None)):
+        problems.append("DBOSRegistry._register_internal_queue is gone")
+    if "internal_queue_map" not in _source(registry.__init__):
+        problems.append("DBOSRegistry no longer keeps internal_queue_map")
+
+
+def _check_instances(problems: list[str]) -> None:
+    """What a DBOS instance exposes: its system database and its active workflows."""
+    dbos_cls = _attr("dbos._dbos", "DBOS", problems)
+    if dbos_cls is not None and not isinstance(getattr(dbos_cls, "_sys_db", None), property):
+        problems.append("DBOS instances no longer expose their system database as _sys_db")
+    active = _attr("dbos._core", "ActiveWorkflowById", problems)
+    if active is not None and not callable(getattr(active, "activeList", None)):
+        problems.append("dbos._core.ActiveWorkflowById has no activeList()")
+    if dbos_cls is not None and "_active_workflows_set" not in _source(dbos_cls.__init__):
+        problems.append("DBOS instances no longer keep _active_workflows_set")
 
 
 def _attr(module: str, name: str, problems: list[str]) -> Any:
