@@ -82,6 +82,22 @@ def _accepted_paths(change: ChangeView, policy: GatePolicy) -> tuple[str, ...]:
     )
 
 
+def _risks(c: ChangeView, where: str, protected: set[str]) -> list[str]:
+    """Why a change needs a person whatever drift it reverts: replacement, removal,
+    a custom resource, a protected type."""
+    reasons: list[str] = []
+    if c.replacement in ("True", "Conditional"):
+        kind = "requires replacement" if c.replacement == "True" else "may be replaced"
+        reasons.append(f"{where} {kind} (Replacement={c.replacement})")
+    if c.action == "Remove":
+        reasons.append(f"{where} would be removed")
+    if is_custom(c.resource_type):
+        reasons.append(f"{where} is a custom resource")
+    if c.resource_type in protected:
+        reasons.append(f"{where} is a protected type")
+    return reasons
+
+
 def decide(
     changes: tuple[ChangeView, ...],
     policy: GatePolicy,
@@ -99,15 +115,7 @@ def decide(
     effective = 0
     for c in changes:
         where = f"{c.logical_id} ({c.resource_type})"
-        if c.replacement in ("True", "Conditional"):
-            kind = "requires replacement" if c.replacement == "True" else "may be replaced"
-            reasons.append(f"{where} {kind} (Replacement={c.replacement})")
-        if c.action == "Remove":
-            reasons.append(f"{where} would be removed")
-        if is_custom(c.resource_type):
-            reasons.append(f"{where} is a custom resource")
-        if c.resource_type in protected:
-            reasons.append(f"{where} is a protected type")
+        reasons.extend(_risks(c, where, protected))
         ignored = _ignored_paths(c, policy)
         accepted = tuple(p for p in _accepted_paths(c, policy) if p not in ignored)
         kept = len(ignored) + len(accepted)

@@ -152,31 +152,7 @@ def drift_report(
             reason=f"stack status {status} does not allow drift detection",
         )
     detection_id = _cfn.start_detection(cfn, stack_id)
-    started = time.monotonic()
-    wait = pacer.before_first_poll(started, poll_seconds) if pacer is not None else 0.0
-    paced = wait > 0
-    if paced:
-        sleep(wait)
-    state: dict[str, Any] = {}
-    first = 0.0  # when the first poll was sent (at least the wait: ``sleep`` may be a fake)
-    for attempt in range(1, max_attempts + 1):
-        sent = time.monotonic() - started
-        first = first or max(sent, wait)
-        state = _cfn.detection_status(cfn, detection_id)
-        if state["DetectionStatus"] != "DETECTION_IN_PROGRESS":
-            if pacer is not None:
-                pacer.record(sent, first if paced and attempt > 1 else None)
-            break
-        if attempt == max_attempts:
-            raise WaitTimedOut(name, "DescribeStackDriftDetectionStatus", attempt, state)
-        if pacer is None:
-            sleep(poll_seconds)
-        elif paced and attempt == 1:
-            sleep(pacer.after_first_poll(first, poll_seconds))
-        elif paced:
-            sleep(poll_seconds)
-        else:
-            sleep(pacer.unpaced_gap(time.monotonic() - started, poll_seconds))
+    state = _wait_for_detection(cfn, name, detection_id, pacer, poll_seconds, max_attempts, sleep)
     summaries = _cfn.stack_resources(cfn, stack_id)
     resources = None
     if state.get("StackDriftStatus") == "IN_SYNC":
@@ -216,6 +192,55 @@ def drift_report(
     if cloudtrail is None:
         return report
     return with_attribution(report, cloudtrail, parse_time(info.get("DeployedAt")))
+
+
+def _wait_for_detection(
+    cfn: CloudFormationClient,
+    name: str,
+    detection_id: str,
+    pacer: DetectionPacer | None,
+    poll_seconds: float,
+    max_attempts: int,
+    sleep: Callable[[float], None],
+) -> dict[str, Any]:
+    """Poll the detection until it ends (paced by ``pacer``); its last status."""
+    started = time.monotonic()
+    wait = pacer.before_first_poll(started, poll_seconds) if pacer is not None else 0.0
+    paced = wait > 0
+    if paced:
+        sleep(wait)
+    state: dict[str, Any] = {}
+    first = 0.0  # when the first poll was sent (at least the wait: ``sleep`` may be a fake)
+    for attempt in range(1, max_attempts + 1):
+        sent = time.monotonic() - started
+        first = first or max(sent, wait)
+        state = _cfn.detection_status(cfn, detection_id)
+        if state["DetectionStatus"] != "DETECTION_IN_PROGRESS":
+            if pacer is not None:
+                pacer.record(sent, first if paced and attempt > 1 else None)
+            break
+        if attempt == max_attempts:
+            raise WaitTimedOut(name, "DescribeStackDriftDetectionStatus", attempt, state)
+        sleep(_poll_gap(pacer, paced, attempt, first, started, poll_seconds))
+    return state
+
+
+def _poll_gap(
+    pacer: DetectionPacer | None,
+    paced: bool,
+    attempt: int,
+    first: float,
+    started: float,
+    poll_seconds: float,
+) -> float:
+    """The pause before the next poll of a detection still running."""
+    if pacer is None:
+        return poll_seconds
+    if paced and attempt == 1:
+        return pacer.after_first_poll(first, poll_seconds)
+    if paced:
+        return poll_seconds
+    return pacer.unpaced_gap(time.monotonic() - started, poll_seconds)
 
 
 def with_attribution(

@@ -363,7 +363,7 @@ def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:
         # Every resource is of a type drift detection does not support.
         context.logger.info("not checkable: no resource supports drift detection")
         return run.out("NOT_CHECKABLE")
-    stack, stack_id = run.stack, run.stack_id
+    stack_id = run.stack_id
     run.drifted = list(det.get("drifted", []))
     run.statuses = dict(det.get("statuses", {}))
     run.nested_drift = dict(det.get("nested", {}))
@@ -375,13 +375,7 @@ def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:
     cs_id = str(run.change_set_id)
     url = change_set_console_url(stack_id, cs_id)
     if cs["Status"] == "FAILED":
-        if NO_CHANGES_MARKER in str(cs.get("StatusReason", "")):
-            lines = unrevertable_drift(run.drifted, region_from_stack_arn(stack_id))
-            run.notify("NOT_REVERTABLE", msg.not_revertable(stack_id, cs_id, lines), "warning")
-            return run.out("NOT_REVERTABLE", unrevertable=lines)
-        reason = str(cs.get("StatusReason") or "no reason given")
-        run.notify("CHANGE_SET_FAILED", msg.change_set_failed(stack_id, cs_id, reason), "error")
-        raise ChangeSetFailed(stack, cs_id, reason)
+        return _change_set_failed(run, cs, cs_id)
     if run.only:
         text = msg.change_set_only(stack_id, cs_id, url)
         run.notify("CHANGE_SET_CREATED", text, "info", url=url)
@@ -395,20 +389,21 @@ def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:
         approval = run.await_approval(list(decision["reasons"]), url)
         verdict = approval.get("decision")
         if verdict != "approve":
-            run.delete_change_set()
-            if verdict == "expired":
-                text = msg.expired(stack_id, cs_id, int(approval["seconds"]))
-                run.notify("EXPIRED", text, "warning", url=url)
-                return run.out("EXPIRED", gate=decision, approval=approval)
-            by, why = str(approval.get("by", "?")), str(approval.get("reason", ""))
-            run.notify("REJECTED", msg.decided("rejected", stack_id, cs_id, by, why), "warning")
-            return run.out("REJECTED", gate=decision, approval=approval)
+            return _not_approved(run, decision, approval, cs_id, url)
+    return _execute(run, decision, approval, cs_id, url)
+
+
+def _execute(
+    run: _Run, decision: dict[str, Any], approval: dict[str, Any] | None, cs_id: str, url: str
+) -> dict[str, Any]:
+    """Execute the change set; the run ends HEALED only when a fresh detection agrees."""
+    stack_id = run.stack_id
     ex = run.execute()
     extra = {"gate": decision, "approval": approval, "consoleUrl": url}
     if ex["ExecutionStatus"] == "EXECUTE_FAILED":
         reason = str(ex.get("StatusReason") or "no reason given")
         run.notify("EXECUTE_FAILED", msg.execute_failed(stack_id, cs_id, reason), "error", url=url)
-        raise ExecutionFailed(stack, cs_id, reason)
+        raise ExecutionFailed(run.stack, cs_id, reason)
     if ex["ExecutionStatus"] == "OBSOLETE":
         run.notify("OBSOLETE", msg.obsolete(stack_id, cs_id, url), "warning", url=url)
         return run.out("OBSOLETE", **extra)
@@ -420,6 +415,33 @@ def _heal(run: _Run, context: DurableContext) -> dict[str, Any]:
         return run.out("NOT_HEALED", stillDrifted=still, **extra)
     run.notify("HEALED", msg.healed(stack_id, cs_id), "info", url=url)
     return run.out("HEALED", **extra)
+
+
+def _change_set_failed(run: _Run, cs: dict[str, Any], cs_id: str) -> dict[str, Any]:
+    """A change set that failed: nothing CloudFormation can revert, or an error."""
+    stack_id = run.stack_id
+    if NO_CHANGES_MARKER in str(cs.get("StatusReason", "")):
+        lines = unrevertable_drift(run.drifted, region_from_stack_arn(stack_id))
+        run.notify("NOT_REVERTABLE", msg.not_revertable(stack_id, cs_id, lines), "warning")
+        return run.out("NOT_REVERTABLE", unrevertable=lines)
+    reason = str(cs.get("StatusReason") or "no reason given")
+    run.notify("CHANGE_SET_FAILED", msg.change_set_failed(stack_id, cs_id, reason), "error")
+    raise ChangeSetFailed(run.stack, cs_id, reason)
+
+
+def _not_approved(
+    run: _Run, decision: dict[str, Any], approval: dict[str, Any], cs_id: str, url: str
+) -> dict[str, Any]:
+    """A held change set nobody approved: deleted, and the run ends EXPIRED or REJECTED."""
+    stack_id = run.stack_id
+    run.delete_change_set()
+    if approval.get("decision") == "expired":
+        text = msg.expired(stack_id, cs_id, int(approval["seconds"]))
+        run.notify("EXPIRED", text, "warning", url=url)
+        return run.out("EXPIRED", gate=decision, approval=approval)
+    by, why = str(approval.get("by", "?")), str(approval.get("reason", ""))
+    run.notify("REJECTED", msg.decided("rejected", stack_id, cs_id, by, why), "warning")
+    return run.out("REJECTED", gate=decision, approval=approval)
 
 
 @workflow(HEAL_WORKFLOW)
