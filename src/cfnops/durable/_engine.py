@@ -6,11 +6,11 @@ workflow up in the registry and calls it with a :class:`DbosDurableContext` (or 
 :class:`PlainRun`, for a workflow registered with ``context=False``).
 
 **Who executes what.** A foreground engine (``job run``, ``heal``, ``ami rotate``,
-``runs start``) executes the runs it starts, and a run it is explicitly asked to
-continue (:meth:`Engine.adopt`), nothing else: it recovers no other process's runs and
-dequeues only from a queue of its own (``cfnops executor <id>``, which DBOS lets no other
-process poll). A worker (``Engine(worker=True)``) also dequeues the shared queues and
-recovers dead executors' runs (:mod:`cfnops.durable._executors`).
+``runs start``) executes the runs it starts and what lands on its own queue
+(:mod:`cfnops.durable._ownership`: adopted, handed back), nothing else. A worker
+(``Engine(worker=True)``) also dequeues the shared queues and recovers dead executors'
+runs (:mod:`cfnops.durable._executors`). The heartbeat and the recovery sweep run in
+:mod:`cfnops.durable._liveness`.
 
 **A runtime per run.** A run records the context it was started with (AWS region,
 endpoint, profile; modules), as the third argument of ``cfnops.run``. The process that
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
 import time
 import uuid
@@ -40,7 +39,6 @@ from cfnops import logcontext, tracing
 from cfnops._version import __version__
 from cfnops.config import Settings
 from cfnops.database import (
-    DatabaseFileGone,
     SqliteDatabase,
     retry_while_unreachable,
     storage_error,
@@ -48,12 +46,9 @@ from cfnops.database import (
 from cfnops.durable import _dbos_logs
 from cfnops.durable._dbos_port import (
     active_workflows,
-    claim,
     created_ms,
     execution_token,
     park,
-    private_queue,
-    release_private_queue,
     take_back,
 )
 from cfnops.durable._dbos_setup import (
@@ -62,11 +57,13 @@ from cfnops.durable._dbos_setup import (
     check_schema,
     dbos_config,
 )
-from cfnops.durable._executors import HandedOver, Recovery
+from cfnops.durable._executors import Recovery
 from cfnops.durable._fence import Fence
 from cfnops.durable._handoff import PlainRun
-from cfnops.durable._inputs import check_json
+from cfnops.durable._inputs import check_json, check_run_id
 from cfnops.durable._leases import LeaseObserver, LeaseTable, new_executor_id
+from cfnops.durable._liveness import Liveness
+from cfnops.durable._ownership import RunOwnership
 from cfnops.durable._registry import (
     check_input,
     get_workflow,
@@ -75,10 +72,7 @@ from cfnops.durable._registry import (
     takes_context,
 )
 from cfnops.durable._run_context import run_context, runtime_in_context
-from cfnops.durable._stalls import Stalls
 from cfnops.durable.errors import (
-    ExecutorIdTaken,
-    InvalidRunId,
     NotRunnableHere,
     RunCancelled,
     RunFailed,
@@ -99,12 +93,6 @@ NEEDS_QUEUE_PREFIX = "cfnops needs "
 # without them handed over: at 0.2 s, seven such queues were ~70 % of an idle worker's
 # statements (3 per poll); a handed-over run may wait this long to start instead.
 HANDED_OVER_POLL_SECONDS = 2.0
-# A process's own queue holds what it continues itself (a run a storage fault stopped, a
-# run adopted or resumed): rare, so a slower poll than the workers' queue.
-OWN_QUEUE_POLL_SECONDS = 0.2
-
-
-OWN_QUEUE_PREFIX = "cfnops executor "
 
 
 @DBOS.workflow(name=RUN_WORKFLOW)
@@ -114,17 +102,15 @@ def _run(workflow: str, event: Any, context: dict[str, Any] | None = None) -> An
     except NotRunnableHere as exc:
         # Not this process's to run: hand it, untouched, to the processes that can
         engine, run_id = Engine.current(), DBOS.workflow_id or ""
-        if engine is None or not engine.hand_over(run_id, exc):
+        if engine is None or not engine.ownership.hand_over(run_id, exc):
             raise
-        engine.parked += 1
         raise park(f"run {run_id} needs {exc.needs}") from exc
     except Exception as exc:
         # A fault of the database is not the run's: keep it RUNNING, continue it later
         engine, run_id = Engine.current(), DBOS.workflow_id or ""
-        if engine is None or not engine.stalls.add(run_id, exc):
+        if engine is None or not engine.ownership.stall(run_id, exc):
             _trace_end(workflow, run_id, exc)
             raise
-        engine.parked += 1
         raise park(f"run {run_id} stopped by a storage fault") from exc
     _trace_end(workflow, DBOS.workflow_id or "", None)
     return result
@@ -146,11 +132,6 @@ def needs_queue(needs: str) -> str:
     """The queue of runs waiting for a process that has ``needs`` (``workflow X``,
     ``module M``): only processes that have it dequeue from it."""
     return NEEDS_QUEUE_PREFIX + needs
-
-
-def own_queue(executor_id: str) -> str:
-    """The queue only the process of ``executor_id`` dequeues from."""
-    return OWN_QUEUE_PREFIX + executor_id
 
 
 def _call(workflow: str, event: Any, context: dict[str, Any] | None) -> Any:
@@ -209,17 +190,12 @@ class Engine:
         named = runtime.settings.worker.executor_id if worker else None
         self.executor_id = named or new_executor_id()
         self._named = named is not None
-        # the queue only this process dequeues from: its runs stopped by a storage fault,
-        # runs it adopts or resumes (see the module docstring)
-        self.own_queue = own_queue(self.executor_id)
-        self._own_queue_on = False
+        # what it adopts, hands back to itself and hands over to others
+        self.ownership = RunOwnership(self.executor_id, DEFAULT_QUEUE, needs_queue)
         self._observer = LeaseObserver(runtime.settings.worker.lease_seconds)
         self._runtimes_lock = threading.Lock()
         self._run_runtimes: dict[str, Runtime] = {}  # runs started here: their runtime
         self._context_runtimes: dict[str, Runtime] = {}  # recorded context → runtime
-        self._outage_since: float | None = None
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
         self._leases: LeaseTable | None = None
         self._recovery: Recovery | None = None  # both once launched
         self._queues: dict[str, Any] = {}
@@ -228,26 +204,28 @@ class Engine:
         # Runs this process started or re-attached to (run id → workflow), newest last:
         # what an interrupted command reports on.
         self.started: dict[str, str] = {}
-        # runs stopped here by a storage fault, handed back once the database works
-        self.stalls = Stalls()
-        # runs handed over here to the workers that have what they need: when, and why
-        self._handed_over = HandedOver(self.executor_id, needs_queue)
-        # the SQLite file this process opened (device, inode), checked every heartbeat
+        # its heartbeat and sweep threads (the heartbeat checks the SQLite file it opened)
         database = self.runtime.database
-        self._file = database if isinstance(database, SqliteDatabase) else None
-        self._file_id: tuple[int, int] | None = None  # taken once the file is open
-        # executions parked here (handed over, or stopped by a storage fault): each only
-        # waits for the outcome another execution records, so an exit need not wait for them
-        self.parked = 0
-        # set when this process must stop using the database (its file deleted/replaced,
-        # its identity taken by another process)
-        self.fatal: CfnopsError | None = None
+        file = database if isinstance(database, SqliteDatabase) else None
+        self._liveness = Liveness(self.executor_id, self._observer, file)
         self._local_lambda: LocalLambda | None = None  # built on first use
         self._lambda_lock = threading.Lock()
 
     @property
     def settings(self) -> Settings:
         return self.runtime.settings
+
+    @property
+    def fatal(self) -> CfnopsError | None:
+        """Set when this process must stop using the database (its file deleted/replaced,
+        its identity taken by another process)."""
+        return self._liveness.fatal
+
+    @property
+    def parked(self) -> int:
+        """Executions parked here (handed over, or stopped by a storage fault): each only
+        waits for the outcome another execution records, so an exit need not wait for them."""
+        return self.ownership.parked
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -357,7 +335,7 @@ class Engine:
                     self._leases, self.executor_id, DEFAULT_QUEUE, self._observer
                 )
             if self._named:  # a restarted worker takes its previous runs back, here only
-                take_back(lease_engine, self.executor_id, self.own_queue)
+                take_back(lease_engine, self.executor_id, self.ownership.own_queue)
             poll = LISTENER_POLL_SECONDS if self.worker else COMMAND_LISTENER_POLL_SECONDS
             DBOS(config=dbos_config(url, self.executor_id, sys_engine, listener_poll_seconds=poll))
             if self._named:
@@ -378,10 +356,10 @@ class Engine:
             # runs handed over by processes that lacked what this one has
             for name in self._needs_queues():
                 self.queue(name, worker_concurrency=self.settings.worker.concurrency)
-        self._file_id = self._file.file_identity() if self._file else None
+        self._liveness.file_opened()
         self.recover()  # a worker only
-        self._spawn(self._heartbeat_loop, "cfnops-heartbeat")
-        self._spawn(self._sweep_loop, "cfnops-sweep")
+        recover = self.recover if self._recovery is not None else None
+        self._liveness.start(self._leases, worker, self.ownership.hand_back, recover)
 
     def _needs_queues(self) -> list[str]:
         has = [f"workflow {n}" for n in registered()]
@@ -395,9 +373,7 @@ class Engine:
         flight, shutdown does not wait at all (DBOS's own grace period sleeps whole
         seconds before it looks).
         """
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(timeout=2)
+        self._liveness.stop()
         deadline = time.monotonic() + grace_seconds
         in_flight = [f for f in list(self._running.values()) if not f.done()]
         if in_flight and grace_seconds > 0:
@@ -417,120 +393,15 @@ class Engine:
         DBOS.destroy(
             workflow_completion_timeout_sec=0 if active is not None else int(grace_seconds)
         )
-        if self._own_queue_on:
-            release_private_queue(self.own_queue)
+        self.ownership.release()
         with Engine._class_lock:
             if Engine._current is self:
                 Engine._current = None
 
-    def _spawn(self, target: Any, name: str) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)
-        thread.start()
-        self._threads.append(thread)
-
-    def _heartbeat_loop(self) -> None:
-        """Renew this process's lease, and nothing else: a renewal must never wait behind
-        another statement (a hand-back or a recovery sweep that DBOS retries through an
-        outage), or a live process would look dead to another host once the database is
-        back."""
-        assert self._leases is not None
-        beat = self.settings.worker.heartbeat_seconds
-        while not self._stop.wait(beat):
-            if self._file_replaced():
-                return
-            try:
-                began = time.monotonic()
-                self._leases.heartbeat(self.executor_id, __version__)
-                if time.monotonic() - began > max(beat, 1.0):
-                    # the write waited (a lock, a slow disk, a reconnect): nobody could
-                    # renew meanwhile, so what was watched until now proves nothing
-                    self._observer.disconnected()
-                self._observer.connected_now()
-                self._database_back()
-            except ExecutorIdTaken as exc:  # another process runs as this one now: stop
-                self.fatal = exc
-                _log.error("%s (%s)", exc.message, exc.hint)
-                return
-            except Exception as exc:  # keep beating through database faults
-                self._observer.disconnected()  # nobody renews now: judge no lease
-                self._database_down(exc)
-
-    def _sweep_loop(self) -> None:
-        """Hand back runs a storage fault stopped here; in a worker, recover dead
-        executors' runs. Only while the database answers the heartbeat."""
-        beat = self.settings.worker.heartbeat_seconds
-        sweep_every = self.settings.worker.recovery_interval_seconds
-        last_sweep = time.monotonic()
-        while not self._stop.wait(beat):
-            if self.fatal is not None:
-                return
-            if self._outage_since is not None or not self._observer.connected:
-                continue
-            try:
-                self._hand_back()
-                if self._recovery is not None and time.monotonic() - last_sweep >= sweep_every:
-                    self.recover()
-                    last_sweep = time.monotonic()
-            except Exception as exc:  # the heartbeat reports outages; retry next time
-                if storage_error(exc) is None:
-                    _log.warning("recovery sweep failed, retrying: %s", exc)
-
-    def _database_down(self, exc: Exception) -> None:
-        """One line when an outage starts (not one per beat, nor per failed statement)."""
-        if self._outage_since is not None:
-            return
-        self._outage_since = time.monotonic()
-        found = storage_error(exc)
-        text = found.message if found is not None else f"{type(exc).__name__}: {exc}"
-        _log.warning(
-            "the durable database does not answer (%s): runs here wait, none is lost or "
-            "repeated; they continue when it answers again",
-            text,
-        )
-
-    def _database_back(self) -> None:
-        if self._outage_since is None:
-            return
-        down = time.monotonic() - self._outage_since
-        self._outage_since = None
-        _log.warning("the durable database answers again (after %.1f s)", down)
-
-    def _file_replaced(self) -> bool:
-        """The SQLite file was deleted or replaced: writes would go to a file nobody reads."""
-        if self._file is None or self._file_id is None:
-            return False
-        now = self._file.file_identity()
-        if now == self._file_id:
-            return False
-        detail = "the file is gone" if now is None else "another file took its place"
-        self.fatal = DatabaseFileGone(self._file.path, detail)
-        _log.error("%s (%s)", self.fatal.message, self.fatal.hint)
-        return True
-
-    def hand_over(self, run_id: str, missing: NotRunnableHere) -> bool:
-        """Move ``run_id`` (executed here) to the queue of the processes that have what it
-        needs; ``False`` when it was not this process's to move."""
-        return self._handed_over.hand_over(run_id, missing)
-
     def awaits_worker(self, run_id: str, needs: str, hint: str) -> None:
         """Note that ``run_id``, which this process waits for, is already on the queue of
         the workers with ``needs``: :meth:`check_stranded` says so if none takes it."""
-        self._handed_over.awaits_worker(run_id, needs, hint)
-
-    def _hand_back(self) -> None:
-        """Put the runs stopped here by a storage fault back on this process's own queue
-        (a write just worked): this process continues them, no other."""
-        for run_id in self.stalls.pending():
-            found = DBOS.get_workflow_status(run_id)
-            if (
-                found is None
-                or found.status != "PENDING"
-                or claim(run_id, self.listen_own_queue(), executor=self.executor_id)
-            ):
-                self.stalls.done(run_id)
-                _log.warning(
-                    "run %s continues from its last checkpoint", run_id, extra={"run_id": run_id}
-                )
+        self.ownership.handed_over.awaits_worker(run_id, needs, hint)
 
     # -- queues ----------------------------------------------------------------
 
@@ -614,38 +485,18 @@ class Engine:
         return RunHandle(run_id, workflow)
 
     def listen_own_queue(self) -> str:
-        """Start polling this process's own queue (on first use: most processes never
-        put anything there, and every poll of a queue is a write transaction on SQLite)."""
-        if not self._own_queue_on:
-            private_queue(self.own_queue, OWN_QUEUE_POLL_SECONDS)
-            self._own_queue_on = True
-        return self.own_queue
+        """Start polling this process's own queue (on first use); its name."""
+        return self.ownership.listen_own_queue()
 
     def adopt(self, run_id: str) -> bool:
         """Continue ``run_id`` here if nothing else can: its executor is dead (or it waits
         on the workers' queue for a worker). ``True`` if this process took it.
 
         For a command asked to continue one named run (``job run --name`` again,
-        ``runs resume``, ``approve``): the claim is one conditional statement, so a
-        worker recovering the same run at the same moment and this process cannot both
-        take it, and a live owner is never displaced.
+        ``runs resume``, ``approve``): see :meth:`RunOwnership.adopt`.
         """
         assert self._leases is not None
-        found = DBOS.get_workflow_status(run_id)
-        if found is None:
-            return False
-        if found.status == "ENQUEUED" and found.queue_name == DEFAULT_QUEUE:
-            return claim(run_id, self.listen_own_queue(), from_queue=DEFAULT_QUEUE)
-        if found.status != "PENDING":
-            return False
-        owner = found.executor_id or "local"
-        if owner == self.executor_id:
-            return False
-        rows = {r.executor_id: r for r in self._leases.rows()}
-        row = rows.get(owner)
-        if row is not None and not self._leases.is_dead(row):
-            return False
-        return claim(run_id, self.listen_own_queue(), executor=owner)
+        return self.ownership.adopt(run_id, self._leases)
 
     def _track(self, run_id: str, handle: Any) -> None:
         future = getattr(handle, "future", None)  # DBOS's WorkflowHandleFuture
@@ -678,9 +529,7 @@ class Engine:
         command then says so and ends; the run is kept)."""
         if self.fatal is not None:
             raise self.fatal
-        grace = self.settings.worker.stranded_after_seconds
-        self.stalls.check(run_id, grace)
-        self._handed_over.check(run_id, grace)
+        self.ownership.check_stranded(run_id, self.settings.worker.stranded_after_seconds)
 
     def result(self, run_id: str, timeout: float | None = None) -> Any:
         """Wait for the run to end; its output, or :class:`RunFailed`.
@@ -744,12 +593,3 @@ class Engine:
         if self._recovery is None:
             return []
         return self._recovery.recover()
-
-
-_RUN_ID_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def check_run_id(run_id: str) -> None:
-    """Refuse an empty run id, or one with control characters (:class:`InvalidRunId`)."""
-    if not run_id or not run_id.strip() or _RUN_ID_FORBIDDEN.search(run_id) or len(run_id) > 200:
-        raise InvalidRunId(run_id)

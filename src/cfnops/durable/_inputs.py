@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from cfnops.durable.errors import StepResultNotJson
+from cfnops.durable.errors import InvalidRunId, StepResultNotJson
 
 # Values that are JSON whatever they hold (a float may be NaN or infinite: checked).
 _ALWAYS_JSON = frozenset({str, int, bool, type(None)})
@@ -27,3 +28,12 @@ def run_args(inputs: Any) -> list[Any]:
     if isinstance(inputs, dict):
         return list(inputs.get("args") or inputs.get("positionalArgs") or [])
     return []
+
+
+_RUN_ID_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_run_id(run_id: str) -> None:
+    """Refuse an empty run id, or one with control characters (:class:`InvalidRunId`)."""
+    if not run_id or not run_id.strip() or _RUN_ID_FORBIDDEN.search(run_id) or len(run_id) > 200:
+        raise InvalidRunId(run_id)
