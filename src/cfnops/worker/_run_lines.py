@@ -35,7 +35,7 @@ def watch_runs(
 
     def loop() -> None:
         seen: dict[str, str] = {}
-        errors: set[str] = set()
+        errors: set[tuple[str, str]] = set()
         store: RunStore | None = None
         try:
             while not stop.wait(poll_seconds):
@@ -47,7 +47,10 @@ def watch_runs(
                     time.sleep(poll_seconds)
                     continue
                 for record in reversed(records):  # oldest first
-                    _report(record, executor_id, started, seen, say)
+                    try:
+                        _report(record, executor_id, started, seen, say)
+                    except Exception as error:  # a line that cannot be said: say why
+                        _log_once(error, errors, f"cannot report run {record.run_id}", "going on")
         finally:
             if store is not None:
                 store.close()
@@ -57,14 +60,19 @@ def watch_runs(
     return thread
 
 
-def _log_once(error: Exception, errors: set[str]) -> None:
+def _log_once(
+    error: Exception,
+    errors: set[tuple[str, str]],
+    what: str = "cannot list runs",
+    then: str = "retrying",
+) -> None:
     """Log each distinct error once (a database away for minutes is one line, not one a
     second); the thread keeps polling."""
     text = f"{type(error).__name__}: {error}"
-    if text in errors:
+    if (what, text) in errors:
         return
-    errors.add(text)
-    _log.warning("worker run lines: cannot list runs (%s); retrying", text)
+    errors.add((what, text))
+    _log.warning("worker run lines: %s (%s); %s", what, text, then)
 
 
 def _report(
