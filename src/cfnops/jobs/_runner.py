@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from cfnops.asl import CancelToken, Interpreter, StartPoint, TaskInvoker
+from cfnops.asl import CancelToken, ExecutionResult, Interpreter, StartPoint, TaskInvoker
 from cfnops.durable import Fence, Position, Visit
 from cfnops.jobs._controls import RunControls
 from cfnops.jobs._durable_ports import (
@@ -177,7 +177,6 @@ def execute_run(
     row = store.get_run(run_id)
     if row.status != "RUNNING":
         return JobResult(run_id, row.status, row.output, row.error, row.cause)
-    definition = row.definition
     keys = EffectKeys(run_id)
     known = store.event_times(run_id, row.history_base)
     found = row.options.get("redriveFrom") if row.history_base else None
@@ -193,13 +192,35 @@ def execute_run(
         catch_up=sum(1 for kind, _ in known.values() if kind.endswith("StateEntered")),
     )  # fmt: skip
     controls.refresh()
+    interpreter = _interpreter(
+        row, store, run_id, keys, recorder, controls, invoker_factory, fence, account, region
+    )
+    result = _run_watched(interpreter, row, store, run_id, keys, recorder, controls)
+    recorder.finish(result.status, result.output, result.error, result.cause)
+    return JobResult(run_id, result.status, result.output, result.error, result.cause)
+
+
+def _interpreter(
+    row: RunRow,
+    store: JobStore,
+    run_id: str,
+    keys: EffectKeys,
+    recorder: BatchRecorder,
+    controls: RunControls,
+    invoker_factory: InvokerFactory,
+    fence: Fence | None,
+    account: str,
+    region: str,
+) -> Interpreter:
+    """The run's interpreter, its effects, waits and branches made durable."""
+    definition = row.definition
 
     def record(event: str, details: dict[str, Any], previous: int | None) -> None:
         """An invoker's event after ``previous`` (unknown: after the run's latest)."""
         recorder.record(event, previous or recorder.last_id, details)
 
     only = row.options.get("only")
-    interpreter = Interpreter(
+    return Interpreter(
         only_program(definition, str(only)) if only else definition,
         invoker=DurableInvoker(
             with_pools(invoker_factory(row), definition, store.engine, run_id, recorder),
@@ -220,6 +241,18 @@ def execute_run(
         role_arn=f"arn:aws:iam::{account}:role/cfnops-jobs",
         validate=False,  # checked when the run was created
     )  # fmt: skip
+
+
+def _run_watched(
+    interpreter: Interpreter,
+    row: RunRow,
+    store: JobStore,
+    run_id: str,
+    keys: EffectKeys,
+    recorder: BatchRecorder,
+    controls: RunControls,
+) -> ExecutionResult:
+    """Interpret the run on this thread while a watcher thread follows its controls."""
     begin = row.options.get("start")
     start = (
         StartPoint(begin["state"], begin["input"], begin.get("variables") or {}) if begin else None
@@ -235,7 +268,7 @@ def execute_run(
     watcher.start()
     keys.push(Position())  # the top-level frame, on this thread (the interpreter runs here)
     try:
-        result = interpreter.run(
+        return interpreter.run(
             row.input,
             name=run_id,
             recorder=recorder,
@@ -250,8 +283,6 @@ def execute_run(
     finally:
         done.set()
         watcher.join(timeout=2)
-    recorder.finish(result.status, result.output, result.error, result.cause)
-    return JobResult(run_id, result.status, result.output, result.error, result.cause)
 
 
 def _before_effect(recorder: BatchRecorder, fence: Fence | None) -> Callable[[], None]:
