@@ -70,23 +70,34 @@ def edges_of(program: Mapping[str, Any], ptr: str = "") -> Iterator[dict[str, st
         if not isinstance(state, Mapping):
             continue
         src = f"{ptr}/States/{_esc(str(name))}"
-        targets: list[tuple[Any, str, str]] = [(state.get("Next"), "next", "/Next")]
-        for i, rule in enumerate(_list(state.get("Choices"))):
-            if isinstance(rule, Mapping):
-                targets.append((rule.get("Next"), "choice", f"/Choices/{i}/Next"))
-        targets.append((state.get("Default"), "default", "/Default"))
-        for i, catcher in enumerate(_list(state.get("Catch"))):
-            if isinstance(catcher, Mapping):
-                targets.append((catcher.get("Next"), "catch", f"/Catch/{i}/Next"))
-        for target, kind, via in targets:
+        for target, kind, via in _targets(state):
             if isinstance(target, str) and target in states:
                 yield _edge(src, f"{ptr}/States/{_esc(target)}", kind, src + via)
-        for key in ("ItemProcessor", "Iterator"):
-            if isinstance(state.get(key), Mapping):
-                yield from edges_of(state[key], f"{src}/{key}")
-        for i, branch in enumerate(_list(state.get("Branches"))):
-            if isinstance(branch, Mapping):
-                yield from edges_of(branch, f"{src}/Branches/{i}")
+        for inner, inner_ptr in _inner_programs(state, src):
+            yield from edges_of(inner, inner_ptr)
+
+
+def _targets(state: Mapping[str, Any]) -> list[tuple[Any, str, str]]:
+    """(target name, kind, field) of every transition a state names, in document order."""
+    targets: list[tuple[Any, str, str]] = [(state.get("Next"), "next", "/Next")]
+    for i, rule in enumerate(_list(state.get("Choices"))):
+        if isinstance(rule, Mapping):
+            targets.append((rule.get("Next"), "choice", f"/Choices/{i}/Next"))
+    targets.append((state.get("Default"), "default", "/Default"))
+    for i, catcher in enumerate(_list(state.get("Catch"))):
+        if isinstance(catcher, Mapping):
+            targets.append((catcher.get("Next"), "catch", f"/Catch/{i}/Next"))
+    return targets
+
+
+def _inner_programs(state: Mapping[str, Any], src: str) -> Iterator[tuple[Mapping[str, Any], str]]:
+    """(program, pointer) of a Map's item processor and of each Parallel branch."""
+    for key in ("ItemProcessor", "Iterator"):
+        if isinstance(state.get(key), Mapping):
+            yield state[key], f"{src}/{key}"
+    for i, branch in enumerate(_list(state.get("Branches"))):
+        if isinstance(branch, Mapping):
+            yield branch, f"{src}/Branches/{i}"
 
 
 def _list(value: Any) -> list[Any]:

@@ -214,42 +214,39 @@ class RunsQuery:
             found = conn.execute(query).first()
         return tuple(found) if found else ()
 
-    def page(self, flt: RunFilter, size: int = PAGE_SIZE) -> RunPage:
-        """One page of ``size`` runs (a batch action selects every match: a large size)."""
-        has_runs, has_jobs = self._ready()
-        if not has_runs:
-            return RunPage([], 0, flt.page)
-        st, inp, out, jobs = self.status, self.inputs, self.outputs, self.jobs
-        joined = st.outerjoin(inp, inp.c.workflow_uuid == st.c.workflow_uuid).outerjoin(
-            out, out.c.workflow_uuid == st.c.workflow_uuid
-        )
-        job_status: Any = sa.null()
-        machine: Any = sa.null()
-        if has_jobs:
-            joined = joined.outerjoin(jobs, jobs.c.run_id == st.c.workflow_uuid)
-            job_status, machine = jobs.c.status, jobs.c.machine_name
-        conds: list[Any] = [st.c.name == "cfnops.run"]
-        approval, hold = self._held_conditions(has_jobs)
-        if flt.status == "ABORTED":
-            conds.append(job_status == "ABORTED")
-        elif flt.status == "HELD":
-            conds.append(sa.or_(approval, hold))
-        elif flt.status == "RUNNING":
-            conds += [st.c.status.in_(_DBOS["RUNNING"]), sa.not_(approval), sa.not_(hold)]
+    def _status_conditions(
+        self, status: str | None, has_jobs: bool, approval: Any, hold: Any
+    ) -> list[Any]:
+        """What the status filter asks of a run (as its row shows it)."""
+        st, jobs = self.status, self.jobs
+        if status == "ABORTED":
+            job_status: Any = jobs.c.status if has_jobs else sa.null()
+            return [job_status == "ABORTED"]
+        if status == "HELD":
+            return [sa.or_(approval, hold)]
+        if status == "RUNNING":
+            conds = [st.c.status.in_(_DBOS["RUNNING"]), sa.not_(approval), sa.not_(hold)]
             if has_jobs:
                 conds.append(sa.or_(jobs.c.status.is_(None), jobs.c.status == "RUNNING"))
-        elif flt.status and has_jobs:
+            return conds
+        if status and has_jobs:
             # A job-net that failed ends its DBOS workflow normally (SUCCESS): the row shows
             # the job run's status, and the filter matches what the row shows.
             shown = sa.or_(jobs.c.status.is_(None), jobs.c.status == "RUNNING")
-            conds.append(
+            return [
                 sa.or_(
-                    sa.and_(shown, st.c.status.in_(_DBOS[flt.status])),
-                    jobs.c.status == flt.status,
+                    sa.and_(shown, st.c.status.in_(_DBOS[status])),
+                    jobs.c.status == status,
                 )
-            )
-        elif flt.status:
-            conds.append(st.c.status.in_(_DBOS[flt.status]))
+            ]
+        if status:
+            return [st.c.status.in_(_DBOS[status])]
+        return []
+
+    def _filter_conditions(self, flt: RunFilter) -> list[Any]:
+        """What the kind, stack, text and time filters ask of a run."""
+        st, inp = self.status, self.inputs
+        conds: list[Any] = []
         if flt.kind in _KIND_LIKE:
             conds.append(inp.c.inputs.like(_KIND_LIKE[flt.kind]))
         elif flt.kind == "other":
@@ -269,6 +266,26 @@ class RunsQuery:
             conds.append(st.c.created_at >= int(flt.since.timestamp() * 1000))
         if flt.until:
             conds.append(st.c.created_at <= int(flt.until.timestamp() * 1000))
+        return conds
+
+    def page(self, flt: RunFilter, size: int = PAGE_SIZE) -> RunPage:
+        """One page of ``size`` runs (a batch action selects every match: a large size)."""
+        has_runs, has_jobs = self._ready()
+        if not has_runs:
+            return RunPage([], 0, flt.page)
+        st, inp, out, jobs = self.status, self.inputs, self.outputs, self.jobs
+        joined = st.outerjoin(inp, inp.c.workflow_uuid == st.c.workflow_uuid).outerjoin(
+            out, out.c.workflow_uuid == st.c.workflow_uuid
+        )
+        job_status: Any = sa.null()
+        machine: Any = sa.null()
+        if has_jobs:
+            joined = joined.outerjoin(jobs, jobs.c.run_id == st.c.workflow_uuid)
+            job_status, machine = jobs.c.status, jobs.c.machine_name
+        approval, hold = self._held_conditions(has_jobs)
+        conds: list[Any] = [st.c.name == "cfnops.run"]
+        conds += self._status_conditions(flt.status, has_jobs, approval, hold)
+        conds += self._filter_conditions(flt)
         where = sa.and_(*conds)
         rows_q = (
             sa.select(
