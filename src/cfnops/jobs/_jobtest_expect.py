@@ -180,16 +180,7 @@ def check_expectation(
     for key, got in (("error", error), ("cause", cause)):
         if key in f and f[key] != got:
             problems.append(f"{key}: expected {f[key]!r}, got {got!r}")
-    if "output" in f and not json_equal(f["output"], output):
-        problems.append(f"output: expected {_text(f['output'])}, got {_text(output)}")
-    if "outputIncludes" in f and not _includes(f["outputIncludes"], output):
-        problems.append(f"output does not include {_text(f['outputIncludes'])}: {_text(output)}")
-    for path, want in f.get("outputPaths", {}).items():
-        got = _at(output, path)
-        if got is _MISSING:
-            problems.append(f"output {path}: missing (expected {_text(want)})")
-        elif not json_equal(want, got):
-            problems.append(f"output {path}: expected {_text(want)}, got {_text(got)}")
+    problems += _output_problems(f, output)
     if "states" in f and list(f["states"]) != list(states):
         problems.append("visited states differ:\n" + states_diff(f["states"], states))
     if "statesInclude" in f and not _subsequence(f["statesInclude"], states):
@@ -201,6 +192,22 @@ def check_expectation(
         got_calls = (calls or {}).get(state, 0)
         if got_calls != want_calls:
             problems.append(f"task calls of {state!r}: expected {want_calls}, got {got_calls}")
+    return problems
+
+
+def _output_problems(f: Mapping[str, Any], output: Any) -> list[str]:
+    """How the run's output differs from ``output``, ``outputIncludes``, ``outputPaths``."""
+    problems: list[str] = []
+    if "output" in f and not json_equal(f["output"], output):
+        problems.append(f"output: expected {_text(f['output'])}, got {_text(output)}")
+    if "outputIncludes" in f and not _includes(f["outputIncludes"], output):
+        problems.append(f"output does not include {_text(f['outputIncludes'])}: {_text(output)}")
+    for path, want in f.get("outputPaths", {}).items():
+        got = _at(output, path)
+        if got is _MISSING:
+            problems.append(f"output {path}: missing (expected {_text(want)})")
+        elif not json_equal(want, got):
+            problems.append(f"output {path}: expected {_text(want)}, got {_text(got)}")
     return problems
 
 
