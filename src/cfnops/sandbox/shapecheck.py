@@ -68,32 +68,44 @@ def _kind_problem(shape: Shape, value: Any, path: str) -> str | None:
 
 def _walk(shape: Shape, value: Any, path: str, problems: list[str]) -> None:
     if isinstance(shape, StructureShape):
-        if not isinstance(value, dict):
-            problems.append(f"{path}: expected structure {shape.name}, got {type(value).__name__}")
-            return
-        for key, item in value.items():
-            member = shape.members.get(key)
-            if member is None:
-                if not (path == "" and key in _TOP_LEVEL_EXTRA):
-                    problems.append(f"{path}/{key}: not a member of {shape.name}")
-                continue
-            _walk(member, item, f"{path}/{key}", problems)
+        _walk_structure(shape, value, path, problems)
     elif isinstance(shape, ListShape):
-        if not isinstance(value, list):
-            problems.append(f"{path}: expected list, got {type(value).__name__}")
-            return
-        for i, item in enumerate(value):
-            _walk(shape.member, item, f"{path}/{i}", problems)
+        _walk_list(shape, value, path, problems)
     elif isinstance(shape, MapShape):
-        if not isinstance(value, dict):
-            problems.append(f"{path}: expected map, got {type(value).__name__}")
-            return
-        for key, item in value.items():
-            _walk(shape.value, item, f"{path}/{key}", problems)
+        _walk_map(shape, value, path, problems)
     else:
         problem = _kind_problem(shape, value, path or "/")
         if problem:
             problems.append(problem)
+
+
+def _walk_structure(shape: StructureShape, value: Any, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected structure {shape.name}, got {type(value).__name__}")
+        return
+    for key, item in value.items():
+        member = shape.members.get(key)
+        if member is None:
+            if not (path == "" and key in _TOP_LEVEL_EXTRA):
+                problems.append(f"{path}/{key}: not a member of {shape.name}")
+            continue
+        _walk(member, item, f"{path}/{key}", problems)
+
+
+def _walk_list(shape: ListShape, value: Any, path: str, problems: list[str]) -> None:
+    if not isinstance(value, list):
+        problems.append(f"{path}: expected list, got {type(value).__name__}")
+        return
+    for i, item in enumerate(value):
+        _walk(shape.member, item, f"{path}/{i}", problems)
+
+
+def _walk_map(shape: MapShape, value: Any, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected map, got {type(value).__name__}")
+        return
+    for key, item in value.items():
+        _walk(shape.value, item, f"{path}/{key}", problems)
 
 
 def output_shape_problems(
@@ -132,37 +144,11 @@ def _xml_name(name: str, shape: Shape) -> str:
 
 def _walk_xml(shape: Shape, elem: ET.Element, path: str, problems: list[str]) -> None:
     if isinstance(shape, StructureShape):
-        by_xml = {_xml_name(n, m): (n, m) for n, m in shape.members.items()}
-        for child in elem:
-            tag = _local(child.tag)
-            found = by_xml.get(tag)
-            if found is None:
-                problems.append(f"{path}/{tag}: not a member of {shape.name}")
-                continue
-            name, member = found
-            if isinstance(member, ListShape) and member.serialization.get("flattened"):
-                _walk_xml(member.member, child, f"{path}/{name}", problems)
-            else:
-                _walk_xml(member, child, f"{path}/{name}", problems)
+        _walk_xml_structure(shape, elem, path, problems)
     elif isinstance(shape, ListShape):
-        item_name = str(shape.member.serialization.get("name", "member"))
-        for i, child in enumerate(elem):
-            if _local(child.tag) != item_name:
-                problems.append(f"{path}/{i}: list item <{_local(child.tag)}>, want <{item_name}>")
-                continue
-            _walk_xml(shape.member, child, f"{path}/{i}", problems)
+        _walk_xml_list(shape, elem, path, problems)
     elif isinstance(shape, MapShape):
-        for child in elem:
-            key = child.find("./{*}key")
-            if key is None:
-                key = child.find("key")
-            val = child.find("./{*}value")
-            if val is None:
-                val = child.find("value")
-            if val is not None:
-                _walk_xml(
-                    shape.value, val, f"{path}/{key.text if key is not None else '?'}", problems
-                )
+        _walk_xml_map(shape, elem, path, problems)
     elif shape.type_name == "string":
         enum = shape.metadata.get("enum")
         text = elem.text or ""
@@ -170,34 +156,88 @@ def _walk_xml(shape: Shape, elem: ET.Element, path: str, problems: list[str]) ->
             problems.append(f"{path}: {text!r} is not one of {sorted(enum)}")
 
 
+def _walk_xml_structure(
+    shape: StructureShape, elem: ET.Element, path: str, problems: list[str]
+) -> None:
+    by_xml = {_xml_name(n, m): (n, m) for n, m in shape.members.items()}
+    for child in elem:
+        tag = _local(child.tag)
+        found = by_xml.get(tag)
+        if found is None:
+            problems.append(f"{path}/{tag}: not a member of {shape.name}")
+            continue
+        name, member = found
+        if isinstance(member, ListShape) and member.serialization.get("flattened"):
+            _walk_xml(member.member, child, f"{path}/{name}", problems)
+        else:
+            _walk_xml(member, child, f"{path}/{name}", problems)
+
+
+def _walk_xml_list(shape: ListShape, elem: ET.Element, path: str, problems: list[str]) -> None:
+    item_name = str(shape.member.serialization.get("name", "member"))
+    for i, child in enumerate(elem):
+        if _local(child.tag) != item_name:
+            problems.append(f"{path}/{i}: list item <{_local(child.tag)}>, want <{item_name}>")
+            continue
+        _walk_xml(shape.member, child, f"{path}/{i}", problems)
+
+
+def _xml_child(elem: ET.Element, name: str) -> ET.Element | None:
+    """The child ``name`` in any namespace, else the un-namespaced one."""
+    found = elem.find(f"./{{*}}{name}")
+    if found is None:
+        found = elem.find(name)
+    return found
+
+
+def _walk_xml_map(shape: MapShape, elem: ET.Element, path: str, problems: list[str]) -> None:
+    for child in elem:
+        key = _xml_child(child, "key")
+        val = _xml_child(child, "value")
+        if val is not None:
+            _walk_xml(shape.value, val, f"{path}/{key.text if key is not None else '?'}", problems)
+
+
 def _walk_json(shape: Shape, value: Any, path: str, problems: list[str]) -> None:
     if isinstance(shape, StructureShape):
-        if not isinstance(value, dict):
-            problems.append(f"{path}: expected object, got {type(value).__name__}")
-            return
-        by_json = {str(m.serialization.get("name", n)): (n, m) for n, m in shape.members.items()}
-        for key, item in value.items():
-            found = by_json.get(key)
-            if found is None:
-                problems.append(f"{path}/{key}: not a member of {shape.name}")
-                continue
-            _walk_json(found[1], item, f"{path}/{found[0]}", problems)
+        _walk_json_structure(shape, value, path, problems)
     elif isinstance(shape, ListShape):
-        if not isinstance(value, list):
-            problems.append(f"{path}: expected array, got {type(value).__name__}")
-            return
-        for i, item in enumerate(value):
-            _walk_json(shape.member, item, f"{path}/{i}", problems)
+        _walk_json_list(shape, value, path, problems)
     elif isinstance(shape, MapShape):
         if isinstance(value, dict):
             for key, item in value.items():
                 _walk_json(shape.value, item, f"{path}/{key}", problems)
     elif shape.type_name == "string":
-        enum = shape.metadata.get("enum")
-        if not isinstance(value, str):
-            problems.append(f"{path}: expected string, got {type(value).__name__}")
-        elif enum and value not in enum:
-            problems.append(f"{path}: {value!r} is not one of {sorted(enum)}")
+        _check_json_string(shape, value, path, problems)
+
+
+def _walk_json_structure(shape: StructureShape, value: Any, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected object, got {type(value).__name__}")
+        return
+    by_json = {str(m.serialization.get("name", n)): (n, m) for n, m in shape.members.items()}
+    for key, item in value.items():
+        found = by_json.get(key)
+        if found is None:
+            problems.append(f"{path}/{key}: not a member of {shape.name}")
+            continue
+        _walk_json(found[1], item, f"{path}/{found[0]}", problems)
+
+
+def _walk_json_list(shape: ListShape, value: Any, path: str, problems: list[str]) -> None:
+    if not isinstance(value, list):
+        problems.append(f"{path}: expected array, got {type(value).__name__}")
+        return
+    for i, item in enumerate(value):
+        _walk_json(shape.member, item, f"{path}/{i}", problems)
+
+
+def _check_json_string(shape: Shape, value: Any, path: str, problems: list[str]) -> None:
+    enum = shape.metadata.get("enum")
+    if not isinstance(value, str):
+        problems.append(f"{path}: expected string, got {type(value).__name__}")
+    elif enum and value not in enum:
+        problems.append(f"{path}: {value!r} is not one of {sorted(enum)}")
 
 
 def raw_body_problems(operation_model: Any, body: bytes) -> list[str]:

@@ -104,85 +104,123 @@ def _condition(name: str, ctx: DeploymentValues) -> bool:
 
 
 def _fn(name: str, arg: Any, ctx: DeploymentValues) -> Any:
-    if name == "Ref":
-        return ctx.ref(str(arg))
-    if name == "Fn::GetAtt":
-        logical, attr = arg.split(".", 1) if isinstance(arg, str) else arg
-        return ctx.get_att(str(logical), str(_resolve(attr, ctx)))
-    if name == "Fn::Sub":
-        if isinstance(arg, list):
-            text, variables = arg[0], _resolve(arg[1], ctx)
-        else:
-            text, variables = arg, {}
-        return _sub(str(text), variables, ctx)
-    if name == "Fn::Join":
-        sep, items = arg
-        return str(sep).join(str(v) for v in _resolve(items, ctx) if v is not NO_VALUE)
-    if name == "Fn::Select":
-        index, items = _resolve(arg[0], ctx), _resolve(arg[1], ctx)
-        return items[int(index)]
-    if name == "Fn::Split":
-        sep, text = arg
-        return str(_resolve(text, ctx)).split(str(sep))
-    if name == "Fn::If":
-        cond, yes, no = arg
-        return _resolve(yes if _condition(str(cond), ctx) else no, ctx)
-    if name == "Fn::Equals":
-        a, b = (_resolve(v, ctx) for v in arg)
-        return str(a) == str(b)
-    if name == "Fn::Not":
-        return not _truth(arg[0], ctx)
-    if name == "Fn::And":
-        return all(_truth(v, ctx) for v in arg)
-    if name == "Fn::Or":
-        return any(_truth(v, ctx) for v in arg)
-    if name == "Condition":
-        return _condition(str(arg), ctx)
-    if name == "Fn::FindInMap":
-        mapping, top, second = (_resolve(v, ctx) for v in arg[:3])
-        return ctx.mappings[mapping][top][second]
-    if name == "Fn::Base64":
-        return base64.b64encode(str(_resolve(arg, ctx)).encode()).decode()
-    if name == "Fn::GetAZs":
-        return list(ctx.azs)
-    if name == "Fn::ImportValue":
-        export = str(_resolve(arg, ctx))
-        if export not in ctx.exports:
-            raise UnresolvableError(f"no export named {export!r}")
-        return ctx.exports[export]
-    if name == "Fn::ToJsonString":
-        return json.dumps(_resolve(arg, ctx), separators=(",", ":"))
-    if name == "Fn::Length":
-        return len(_resolve(arg, ctx))
-    raise UnresolvableError(f"unsupported intrinsic {name}")
+    handler = _FUNCTIONS.get(name)
+    if handler is None:
+        raise UnresolvableError(f"unsupported intrinsic {name}")
+    return handler(arg, ctx)
 
 
 def _truth(value: Any, ctx: DeploymentValues) -> bool:
     return bool(_resolve(value, ctx))
 
 
-_FUNCTIONS = frozenset(
-    {
-        "Ref",
-        "Fn::GetAtt",
-        "Fn::Sub",
-        "Fn::Join",
-        "Fn::Select",
-        "Fn::Split",
-        "Fn::If",
-        "Fn::Equals",
-        "Fn::Not",
-        "Fn::And",
-        "Fn::Or",
-        "Condition",
-        "Fn::FindInMap",
-        "Fn::Base64",
-        "Fn::GetAZs",
-        "Fn::ImportValue",
-        "Fn::ToJsonString",
-        "Fn::Length",
-    }
-)
+def _ref(arg: Any, ctx: DeploymentValues) -> Any:
+    return ctx.ref(str(arg))
+
+
+def _get_att(arg: Any, ctx: DeploymentValues) -> Any:
+    logical, attr = arg.split(".", 1) if isinstance(arg, str) else arg
+    return ctx.get_att(str(logical), str(_resolve(attr, ctx)))
+
+
+def _fn_sub(arg: Any, ctx: DeploymentValues) -> Any:
+    if isinstance(arg, list):
+        text, variables = arg[0], _resolve(arg[1], ctx)
+    else:
+        text, variables = arg, {}
+    return _sub(str(text), variables, ctx)
+
+
+def _join(arg: Any, ctx: DeploymentValues) -> Any:
+    sep, items = arg
+    return str(sep).join(str(v) for v in _resolve(items, ctx) if v is not NO_VALUE)
+
+
+def _select(arg: Any, ctx: DeploymentValues) -> Any:
+    index, items = _resolve(arg[0], ctx), _resolve(arg[1], ctx)
+    return items[int(index)]
+
+
+def _split(arg: Any, ctx: DeploymentValues) -> Any:
+    sep, text = arg
+    return str(_resolve(text, ctx)).split(str(sep))
+
+
+def _if(arg: Any, ctx: DeploymentValues) -> Any:
+    cond, yes, no = arg
+    return _resolve(yes if _condition(str(cond), ctx) else no, ctx)
+
+
+def _equals(arg: Any, ctx: DeploymentValues) -> Any:
+    a, b = (_resolve(v, ctx) for v in arg)
+    return str(a) == str(b)
+
+
+def _not(arg: Any, ctx: DeploymentValues) -> Any:
+    return not _truth(arg[0], ctx)
+
+
+def _and(arg: Any, ctx: DeploymentValues) -> Any:
+    return all(_truth(v, ctx) for v in arg)
+
+
+def _or(arg: Any, ctx: DeploymentValues) -> Any:
+    return any(_truth(v, ctx) for v in arg)
+
+
+def _condition_ref(arg: Any, ctx: DeploymentValues) -> Any:
+    return _condition(str(arg), ctx)
+
+
+def _find_in_map(arg: Any, ctx: DeploymentValues) -> Any:
+    mapping, top, second = (_resolve(v, ctx) for v in arg[:3])
+    return ctx.mappings[mapping][top][second]
+
+
+def _base64(arg: Any, ctx: DeploymentValues) -> Any:
+    return base64.b64encode(str(_resolve(arg, ctx)).encode()).decode()
+
+
+def _get_azs(arg: Any, ctx: DeploymentValues) -> Any:
+    return list(ctx.azs)
+
+
+def _import_value(arg: Any, ctx: DeploymentValues) -> Any:
+    export = str(_resolve(arg, ctx))
+    if export not in ctx.exports:
+        raise UnresolvableError(f"no export named {export!r}")
+    return ctx.exports[export]
+
+
+def _to_json_string(arg: Any, ctx: DeploymentValues) -> Any:
+    return json.dumps(_resolve(arg, ctx), separators=(",", ":"))
+
+
+def _length(arg: Any, ctx: DeploymentValues) -> Any:
+    return len(_resolve(arg, ctx))
+
+
+# The intrinsic functions (and the ``Condition`` reference) this resolver evaluates.
+_FUNCTIONS: dict[str, Callable[[Any, DeploymentValues], Any]] = {
+    "Ref": _ref,
+    "Fn::GetAtt": _get_att,
+    "Fn::Sub": _fn_sub,
+    "Fn::Join": _join,
+    "Fn::Select": _select,
+    "Fn::Split": _split,
+    "Fn::If": _if,
+    "Fn::Equals": _equals,
+    "Fn::Not": _not,
+    "Fn::And": _and,
+    "Fn::Or": _or,
+    "Condition": _condition_ref,
+    "Fn::FindInMap": _find_in_map,
+    "Fn::Base64": _base64,
+    "Fn::GetAZs": _get_azs,
+    "Fn::ImportValue": _import_value,
+    "Fn::ToJsonString": _to_json_string,
+    "Fn::Length": _length,
+}
 
 
 def _resolve(value: Any, ctx: DeploymentValues) -> Any:

@@ -43,17 +43,53 @@ def _attribute_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+def _sns_backend(account_id: str, region_name: str) -> Any:
+    return moto_module("moto.sns.models").sns_backends[account_id][region_name]
+
+
+def _set_attributes(backend: Any, arn: str, properties: dict[str, Any]) -> None:
+    for name in _ATTRIBUTES:
+        if name in properties:
+            backend.set_subscription_attributes(arn, name, _attribute_text(properties[name]))
+
+
 def _subscribe(properties: dict[str, Any], account_id: str, region_name: str) -> Any:
-    backend = moto_module("moto.sns.models").sns_backends[account_id][region_name]
+    backend = _sns_backend(account_id, region_name)
     subscription = backend.subscribe(
         properties["TopicArn"], properties.get("Endpoint", ""), properties["Protocol"]
     )
-    for name in _ATTRIBUTES:
-        if name in properties:
-            backend.set_subscription_attributes(
-                subscription.arn, name, _attribute_text(properties[name])
-            )
+    _set_attributes(backend, subscription.arn, properties)
     return subscription
+
+
+def _needs_replacement(properties: dict[str, Any], subscription: Any) -> bool:
+    """Whether the new properties change one that SNS cannot update in place."""
+    current = {
+        "Endpoint": subscription.endpoint,
+        "Protocol": subscription.protocol,
+        "TopicArn": subscription.topic.arn,
+    }
+    return any(properties.get(k, "") != current[k] for k in _REPLACING)
+
+
+def _update(
+    model: Any,
+    original_resource: Any,
+    new_resource_name: str,
+    cloudformation_json: Any,
+    account_id: str,
+    region_name: str,
+) -> Any:
+    """Replace the subscription when a replacing property changed, else set its attributes."""
+    properties = cloudformation_json.get("Properties") or {}
+    old = original_resource.subscription
+    if _needs_replacement(properties, old):
+        model.delete_from_cloudformation_json(old.arn, cloudformation_json, account_id, region_name)
+        return model.create_from_cloudformation_json(
+            new_resource_name, cloudformation_json, account_id, region_name
+        )
+    _set_attributes(_sns_backend(account_id, region_name), old.arn, properties)
+    return original_resource
 
 
 def _model_class() -> type:
@@ -109,38 +145,23 @@ def _model_class() -> type:
             account_id: str,
             region_name: str,
         ) -> Any:
-            properties = cloudformation_json.get("Properties") or {}
-            old = original_resource.subscription
-            current = {
-                "Endpoint": old.endpoint,
-                "Protocol": old.protocol,
-                "TopicArn": old.topic.arn,
-            }
-            if any(properties.get(k, "") != current[k] for k in _REPLACING):
-                cls.delete_from_cloudformation_json(
-                    old.arn, cloudformation_json, account_id, region_name
-                )
-                return cls.create_from_cloudformation_json(
-                    new_resource_name, cloudformation_json, account_id, region_name
-                )
-            backend = moto_module("moto.sns.models").sns_backends[account_id][region_name]
-            for name in _ATTRIBUTES:
-                if name in properties:
-                    backend.set_subscription_attributes(
-                        old.arn, name, _attribute_text(properties[name])
-                    )
-            return original_resource
+            return _update(
+                cls,
+                original_resource,
+                new_resource_name,
+                cloudformation_json,
+                account_id,
+                region_name,
+            )
 
         @classmethod
         def delete_from_cloudformation_json(  # type: ignore[override]
             cls, resource_name: str, cloudformation_json: Any, account_id: str, region_name: str
         ) -> None:
-            backend = moto_module("moto.sns.models").sns_backends[account_id][region_name]
-            backend.unsubscribe(resource_name)
+            _sns_backend(account_id, region_name).unsubscribe(resource_name)
 
         def delete(self, account_id: str, region_name: str) -> None:
-            backend = moto_module("moto.sns.models").sns_backends[account_id][region_name]
-            backend.unsubscribe(self.subscription.arn)
+            _sns_backend(account_id, region_name).unsubscribe(self.subscription.arn)
 
     return SnsSubscription
 
