@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cfnops.guard._template import Template, resolve_string
@@ -63,43 +63,99 @@ def _ref(template: Template, name: str, region: str) -> Any:
     return resolved if resolved is not None else f"{name}-Ref"
 
 
+# A stand-in handler returns this when its argument is not in a form it understands.
+_UNRESOLVED = object()
+
+
 def _intrinsic(template: Template, name: str, arg: Any, region: str) -> Any:
-    if name == "Ref" and isinstance(arg, str):
-        return _ref(template, arg, region)
-    if name == "Fn::GetAtt":
-        parts = arg.split(".", 1) if isinstance(arg, str) else arg
-        return "-".join(str(plain(template, p, region)) for p in parts)
-    if name == "Fn::Sub":
-        text, local = (arg, {}) if isinstance(arg, str) else ([*arg, {}][:2])
-        local = local if isinstance(local, Mapping) else {}
-
-        def substitute(match: re.Match[str]) -> str:
-            key = match.group(1).strip()
-            if key in local:
-                return str(plain(template, local[key], region))
-            if "." in key:
-                return key.replace(".", "-")
-            return str(_ref(template, key, region))
-
-        return _SUB.sub(substitute, str(text)).replace("${!", "${")
-    if name == "Fn::Join" and isinstance(arg, list) and len(arg) == 2:
-        items = plain(template, arg[1], region)
-        if isinstance(items, list):
-            return str(arg[0]).join(str(i) for i in items if i is not None)
-    if name == "Fn::Select" and isinstance(arg, list) and len(arg) == 2:
-        items = plain(template, arg[1], region)
-        index = plain(template, arg[0], region)
-        if isinstance(items, list) and str(index).isdigit() and int(str(index)) < len(items):
-            return items[int(str(index))]
-    if name == "Fn::Split" and isinstance(arg, list) and len(arg) == 2:
-        return str(plain(template, arg[1], region)).split(str(arg[0]))
-    if name == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
-        return plain(template, arg[1], region)  # the condition's value is not known offline
-    if name == "Fn::GetAZs":
-        return [f"{region}a", f"{region}b", f"{region}c"]
-    if name == "Fn::Base64":
-        return plain(template, arg, region)
+    handler = _INTRINSICS.get(name)
+    if handler is not None:
+        value = handler(template, arg, region)
+        if value is not _UNRESOLVED:
+            return value
     return f"{name[4:]}-value"
+
+
+def _pair(arg: Any) -> bool:
+    return isinstance(arg, list) and len(arg) == 2
+
+
+def _fn_ref(template: Template, arg: Any, region: str) -> Any:
+    return _ref(template, arg, region) if isinstance(arg, str) else _UNRESOLVED
+
+
+def _fn_get_att(template: Template, arg: Any, region: str) -> Any:
+    parts = arg.split(".", 1) if isinstance(arg, str) else arg
+    return "-".join(str(plain(template, p, region)) for p in parts)
+
+
+def _fn_sub(template: Template, arg: Any, region: str) -> Any:
+    text, local = (arg, {}) if isinstance(arg, str) else ([*arg, {}][:2])
+    local = local if isinstance(local, Mapping) else {}
+
+    def substitute(match: re.Match[str]) -> str:
+        key = match.group(1).strip()
+        if key in local:
+            return str(plain(template, local[key], region))
+        if "." in key:
+            return key.replace(".", "-")
+        return str(_ref(template, key, region))
+
+    return _SUB.sub(substitute, str(text)).replace("${!", "${")
+
+
+def _fn_join(template: Template, arg: Any, region: str) -> Any:
+    if not _pair(arg):
+        return _UNRESOLVED
+    items = plain(template, arg[1], region)
+    if isinstance(items, list):
+        return str(arg[0]).join(str(i) for i in items if i is not None)
+    return _UNRESOLVED
+
+
+def _fn_select(template: Template, arg: Any, region: str) -> Any:
+    if not _pair(arg):
+        return _UNRESOLVED
+    items = plain(template, arg[1], region)
+    index = plain(template, arg[0], region)
+    if isinstance(items, list) and str(index).isdigit() and int(str(index)) < len(items):
+        return items[int(str(index))]
+    return _UNRESOLVED
+
+
+def _fn_split(template: Template, arg: Any, region: str) -> Any:
+    if not _pair(arg):
+        return _UNRESOLVED
+    return str(plain(template, arg[1], region)).split(str(arg[0]))
+
+
+def _fn_if(template: Template, arg: Any, region: str) -> Any:
+    if not (isinstance(arg, list) and len(arg) == 3):
+        return _UNRESOLVED
+    return plain(template, arg[1], region)  # the condition's value is not known offline
+
+
+def _fn_get_azs(template: Template, arg: Any, region: str) -> Any:
+    return [f"{region}a", f"{region}b", f"{region}c"]
+
+
+def _fn_base64(template: Template, arg: Any, region: str) -> Any:
+    return plain(template, arg, region)
+
+
+# Offline stand-ins for the intrinsics a handler's event may carry; any other
+# intrinsic (or one whose argument is not understood) becomes "<Name>-value".
+_INTRINSICS: dict[str, Callable[[Template, Any, str], Any]] = {
+    "Ref": _fn_ref,
+    "Fn::GetAtt": _fn_get_att,
+    "Fn::Sub": _fn_sub,
+    "Fn::Join": _fn_join,
+    "Fn::Select": _fn_select,
+    "Fn::Split": _fn_split,
+    "Fn::If": _fn_if,
+    "Fn::GetAZs": _fn_get_azs,
+    "Fn::Base64": _fn_base64,
+}
 
 
 def stack_id(region: str) -> str:

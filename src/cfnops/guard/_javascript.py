@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import ClassVar
 
 from cfnops.guard._facts import (
     AWS,
@@ -169,47 +170,67 @@ class _Run:
         return _NEXT
 
     def stmt(self, node: Node, env: dict[str, Val]) -> int:
-        kind = node.type
-        if kind == "ExpressionStatement":
-            self.expr(node.expression, env)
-        elif kind == "VariableDeclaration":
-            for decl in node.declarations:
-                value = self.expr(decl.init, env) if decl.init is not None else lab(NONE)
-                self.bind(decl.id, value, env, line_of(decl))
-        elif kind == "FunctionDeclaration" and node.id is not None:
+        handler = self._STATEMENTS.get(node.type)
+        return handler(self, node, env) if handler is not None else _NEXT
+
+    def _expression_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        self.expr(node.expression, env)
+        return _NEXT
+
+    def _variable_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        for decl in node.declarations:
+            value = self.expr(decl.init, env) if decl.init is not None else lab(NONE)
+            self.bind(decl.id, value, env, line_of(decl))
+        return _NEXT
+
+    def _function_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        if node.id is not None:
             env[node.id.name] = Val(funcs=frozenset({node.id.name}))
-        elif kind in ("BlockStatement", "StaticBlock"):
-            return self.block(node.body, env)
-        elif kind == "IfStatement":
-            alternate = [node.alternate] if node.alternate is not None else []
-            return self.branches(self.cond(node.test, env), [node.consequent], alternate, env)
-        elif kind == "ReturnStatement":
-            value = self.expr(node.argument, env) if node.argument is not None else lab(NONE)
-            self.returns[-1].append(value)
-            return _EXIT
-        elif kind == "ThrowStatement":
-            self.expr(node.argument, env)
-            return _EXIT
-        elif kind in ("BreakStatement", "ContinueStatement"):
-            return _BREAK
-        elif kind == "TryStatement":
-            return self.try_(node, env)
-        elif kind == "SwitchStatement":
-            return self.switch(node, env)
-        elif kind in ("ForStatement", "ForInStatement", "ForOfStatement"):
-            self.loop(node, env)
-        elif kind in ("WhileStatement", "DoWhileStatement"):
-            self.cond(node.test, env)
-            self.loop(node, env)
-        elif kind == "LabeledStatement":
-            self.stmt(node.body, env)
-        elif kind == "ImportDeclaration":
-            self.import_(node, env)
-        elif kind in ("ExportNamedDeclaration", "ExportDefaultDeclaration") and node.declaration:
-            declaration = node.declaration
-            if declaration.type.endswith(("Statement", "Declaration")):
-                return self.stmt(declaration, env)
-            self.expr(declaration, env)
+        return _NEXT
+
+    def _block_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        return self.block(node.body, env)
+
+    def _if_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        alternate = [node.alternate] if node.alternate is not None else []
+        return self.branches(self.cond(node.test, env), [node.consequent], alternate, env)
+
+    def _return_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        value = self.expr(node.argument, env) if node.argument is not None else lab(NONE)
+        self.returns[-1].append(value)
+        return _EXIT
+
+    def _throw_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        self.expr(node.argument, env)
+        return _EXIT
+
+    def _break_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        return _BREAK
+
+    def _for_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        self.loop(node, env)
+        return _NEXT
+
+    def _while_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        self.cond(node.test, env)
+        self.loop(node, env)
+        return _NEXT
+
+    def _labeled_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        self.stmt(node.body, env)
+        return _NEXT
+
+    def _import_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        self.import_(node, env)
+        return _NEXT
+
+    def _export_stmt(self, node: Node, env: dict[str, Val]) -> int:
+        if not node.declaration:
+            return _NEXT
+        declaration = node.declaration
+        if declaration.type.endswith(("Statement", "Declaration")):
+            return self.stmt(declaration, env)
+        self.expr(declaration, env)
         return _NEXT
 
     def branches(
@@ -299,32 +320,40 @@ class _Run:
                 env[spec.local.name] = module
 
     def bind(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
-        kind = target.type
-        if kind == "Identifier":
-            env[target.name] = value
-        elif kind == "ObjectPattern":
-            for prop in target.properties:
-                if prop.type == "RestElement":
-                    self.bind(prop.argument, value, env, line)
-                    continue
-                key = key_of(prop.key, prop.computed)
-                self.bind(prop.value, self.member(value, key) if key else value, env, line)
-        elif kind == "ArrayPattern":
-            for element in target.elements:
-                if element is not None:
-                    self.bind(element, value, env, line)
-        elif kind == "RestElement":
-            self.bind(target.argument, value, env, line)
-        elif kind == "AssignmentPattern":
-            if value.has(NONE) or not value.labels:
-                value = Val(value.labels - {NONE}, value.funcs) | self.expr(target.right, env)
-            self.bind(target.left, value, env, line)
-        elif kind == "MemberExpression":
-            if key_of(target.property, target.computed) == "PhysicalResourceId":
-                self.sink("response_body", line, value, None)
-            if target.object.type == "Identifier":
-                name = target.object.name
-                env[name] = self.lookup(name, env) | value
+        binder = self._BINDERS.get(target.type)
+        if binder is not None:
+            binder(self, target, value, env, line)
+
+    def _bind_name(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        env[target.name] = value
+
+    def _bind_object(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        for prop in target.properties:
+            if prop.type == "RestElement":
+                self.bind(prop.argument, value, env, line)
+                continue
+            key = key_of(prop.key, prop.computed)
+            self.bind(prop.value, self.member(value, key) if key else value, env, line)
+
+    def _bind_array(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        for element in target.elements:
+            if element is not None:
+                self.bind(element, value, env, line)
+
+    def _bind_rest(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        self.bind(target.argument, value, env, line)
+
+    def _bind_default(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        if value.has(NONE) or not value.labels:
+            value = Val(value.labels - {NONE}, value.funcs) | self.expr(target.right, env)
+        self.bind(target.left, value, env, line)
+
+    def _bind_member(self, target: Node, value: Val, env: dict[str, Val], line: int) -> None:
+        if key_of(target.property, target.computed) == "PhysicalResourceId":
+            self.sink("response_body", line, value, None)
+        if target.object.type == "Identifier":
+            name = target.object.name
+            env[name] = self.lookup(name, env) | value
 
     # -- expressions -----------------------------------------------------------------
 
@@ -412,60 +441,76 @@ class _Run:
     def expr(self, node: Node, env: dict[str, Val]) -> Val:
         if node is None:
             return Val()
-        kind = node.type
-        if kind == "Literal":
-            if node.value is None and node.regex is None:
-                return lab(NONE)
-            if isinstance(node.value, str):
-                return lab(STR_PREFIX + node.value, LITERAL)
-            return lab(LITERAL)
-        if kind == "Identifier":
-            return self.lookup(node.name, env)
-        if kind == "MemberExpression":
-            base = self.expr(node.object, env)
-            if node.computed and key_of(node.property, True) is None:
-                chosen = base.pick(self.expr(node.property, env), self.rt)
-                if chosen is not None:  # handlers[event.RequestType]
-                    return chosen
-            return self.member(base, key_of(node.property, node.computed))
-        if kind == "CallExpression":
-            return self.call_expr(node, env)
-        if kind == "NewExpression":
-            return self.new_expr(node, env)
-        if kind in FUNCTIONS:
-            return self.function_value(node)
-        if kind == "LogicalExpression":
-            left, right = self.expr(node.left, env), self.expr(node.right, env)
-            if node.operator == "&&":
-                return left | right
-            if self.rt != CREATE and left.labels == {INCOMING_ID}:
-                return left
-            return Val(left.labels - {NONE}, left.funcs) | right
-        if kind == "ConditionalExpression":
-            decided = self.cond(node.test, env)
-            if decided is None:
-                return self.expr(node.consequent, env) | self.expr(node.alternate, env)
-            return self.expr(node.consequent if decided else node.alternate, env)
-        if kind == "BinaryExpression" and node.operator in ("==", "===", "!=", "!=="):
-            return truth_value(self.cond(node, env))
-        if kind == "AssignmentExpression":
-            value = self.expr(node.right, env)
-            if node.operator != "=":
-                value = derived([self.expr(node.left, env), value])
-            self.bind(node.left, value, env, line_of(node))
-            return value
-        if kind == "ObjectExpression":
-            return self.object_(node, env)
-        if kind == "ArrayExpression":
-            return union(self.expr(e, env) for e in node.elements if e is not None)
-        if kind in ("AwaitExpression", "SpreadElement"):
-            return self.expr(node.argument, env)
-        if kind == "SequenceExpression":
-            values = [self.expr(e, env) for e in node.expressions]
-            return values[-1] if values else Val()
-        if kind == "UnaryExpression" and node.operator == "!":
-            return truth_value(self.cond(node, env))
+        handler = self._EXPRESSIONS.get(node.type)
+        if handler is not None:
+            return handler(self, node, env)
+        return self._derived_expr(node, env)
+
+    def _derived_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        """Any other expression: derived from all its sub-expressions."""
         return derived(self.expr(c, env) for c in children(node))
+
+    def _literal_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        if node.value is None and node.regex is None:
+            return lab(NONE)
+        if isinstance(node.value, str):
+            return lab(STR_PREFIX + node.value, LITERAL)
+        return lab(LITERAL)
+
+    def _identifier_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        return self.lookup(node.name, env)
+
+    def _member_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        base = self.expr(node.object, env)
+        if node.computed and key_of(node.property, True) is None:
+            chosen = base.pick(self.expr(node.property, env), self.rt)
+            if chosen is not None:  # handlers[event.RequestType]
+                return chosen
+        return self.member(base, key_of(node.property, node.computed))
+
+    def _function_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        return self.function_value(node)
+
+    def _logical_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        if node.operator == "&&":
+            return left | right
+        if self.rt != CREATE and left.labels == {INCOMING_ID}:
+            return left
+        return Val(left.labels - {NONE}, left.funcs) | right
+
+    def _conditional_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        decided = self.cond(node.test, env)
+        if decided is None:
+            return self.expr(node.consequent, env) | self.expr(node.alternate, env)
+        return self.expr(node.consequent if decided else node.alternate, env)
+
+    def _binary_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        if node.operator in ("==", "===", "!=", "!=="):
+            return truth_value(self.cond(node, env))
+        return self._derived_expr(node, env)
+
+    def _assignment_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        value = self.expr(node.right, env)
+        if node.operator != "=":
+            value = derived([self.expr(node.left, env), value])
+        self.bind(node.left, value, env, line_of(node))
+        return value
+
+    def _array_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        return union(self.expr(e, env) for e in node.elements if e is not None)
+
+    def _argument_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        return self.expr(node.argument, env)
+
+    def _sequence_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        values = [self.expr(e, env) for e in node.expressions]
+        return values[-1] if values else Val()
+
+    def _unary_expr(self, node: Node, env: dict[str, Val]) -> Val:
+        if node.operator == "!":
+            return truth_value(self.cond(node, env))
+        return self._derived_expr(node, env)
 
     def object_(self, node: Node, env: dict[str, Val]) -> Val:
         values: dict[str, Val] = {}
@@ -568,3 +613,58 @@ class _Run:
         if name == "String" and len(args) == 1:
             return args[0]
         return derived([callee, *args])
+
+    # Each statement kind's handler returns _NEXT, _BREAK or _EXIT; other kinds fall through.
+    _STATEMENTS: ClassVar[dict[str, Callable[..., int]]] = {
+        "ExpressionStatement": _expression_stmt,
+        "VariableDeclaration": _variable_stmt,
+        "FunctionDeclaration": _function_stmt,
+        "BlockStatement": _block_stmt,
+        "StaticBlock": _block_stmt,
+        "IfStatement": _if_stmt,
+        "ReturnStatement": _return_stmt,
+        "ThrowStatement": _throw_stmt,
+        "BreakStatement": _break_stmt,
+        "ContinueStatement": _break_stmt,
+        "TryStatement": try_,
+        "SwitchStatement": switch,
+        "ForStatement": _for_stmt,
+        "ForInStatement": _for_stmt,
+        "ForOfStatement": _for_stmt,
+        "WhileStatement": _while_stmt,
+        "DoWhileStatement": _while_stmt,
+        "LabeledStatement": _labeled_stmt,
+        "ImportDeclaration": _import_stmt,
+        "ExportNamedDeclaration": _export_stmt,
+        "ExportDefaultDeclaration": _export_stmt,
+    }
+
+    # Assignment targets that bind names; any other target binds nothing.
+    _BINDERS: ClassVar[dict[str, Callable[..., None]]] = {
+        "Identifier": _bind_name,
+        "ObjectPattern": _bind_object,
+        "ArrayPattern": _bind_array,
+        "RestElement": _bind_rest,
+        "AssignmentPattern": _bind_default,
+        "MemberExpression": _bind_member,
+    }
+
+    # Expression kinds with their own abstract value; others derive from their children.
+    _EXPRESSIONS: ClassVar[dict[str, Callable[..., Val]]] = {
+        "Literal": _literal_expr,
+        "Identifier": _identifier_expr,
+        "MemberExpression": _member_expr,
+        "CallExpression": call_expr,
+        "NewExpression": new_expr,
+        **dict.fromkeys(FUNCTIONS, _function_expr),
+        "LogicalExpression": _logical_expr,
+        "ConditionalExpression": _conditional_expr,
+        "BinaryExpression": _binary_expr,
+        "AssignmentExpression": _assignment_expr,
+        "ObjectExpression": object_,
+        "ArrayExpression": _array_expr,
+        "AwaitExpression": _argument_expr,
+        "SpreadElement": _argument_expr,
+        "SequenceExpression": _sequence_expr,
+        "UnaryExpression": _unary_expr,
+    }

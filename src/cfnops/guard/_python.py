@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from cfnops.guard._facts import (
     AWS,
@@ -206,56 +207,72 @@ class _Run:
         return all(self.stmt(node, env) for node in body)
 
     def stmt(self, node: ast.stmt, env: dict[str, Val]) -> bool:
-        if isinstance(node, ast.Expr):
-            self.expr(node.value, env)
-        elif isinstance(node, ast.Assign):
-            value = self.expr(node.value, env)
-            for target in node.targets:
-                self.bind(target, value, env, node.lineno)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        handler = self._STATEMENTS.get(type(node))
+        return handler(self, node, env) if handler is not None else True
+
+    def _expr_stmt(self, node: ast.Expr, env: dict[str, Val]) -> bool:
+        self.expr(node.value, env)
+        return True
+
+    def _assign_stmt(self, node: ast.Assign, env: dict[str, Val]) -> bool:
+        value = self.expr(node.value, env)
+        for target in node.targets:
+            self.bind(target, value, env, node.lineno)
+        return True
+
+    def _ann_assign_stmt(self, node: ast.AnnAssign, env: dict[str, Val]) -> bool:
+        if node.value is not None:
             self.bind(node.target, self.expr(node.value, env), env, node.lineno)
-        elif isinstance(node, ast.AugAssign):
-            value = derived([self.expr(node.target, env), self.expr(node.value, env)])
-            self.bind(node.target, value, env, node.lineno)
-        elif isinstance(node, ast.Return):
-            value = self.expr(node.value, env) if node.value is not None else lab(NONE)
-            self.frames[-1].returns.append((node.lineno, value))
-            return False
-        elif isinstance(node, ast.Raise):
-            if node.exc is not None:
-                self.expr(node.exc, env)
-            return False
-        elif isinstance(node, ast.If):
-            return self.branches(self.cond(node.test, env), node.body, node.orelse, env)
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.While):
-            return self.loop(node, env)
-        elif isinstance(node, ast.With | ast.AsyncWith):
-            for item in node.items:
-                value = self.expr(item.context_expr, env)
-                if item.optional_vars is not None:
-                    self.bind(item.optional_vars, value, env, node.lineno)
-            return self.block(node.body, env)
-        elif isinstance(node, ast.Try | ast.TryStar):
-            return self.try_(node, env)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            self.define(node, env)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                dotted = alias.name if alias.asname else alias.name.split(".")[0]
-                env[alias.asname or dotted] = module_val(dotted)
-        elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                value = module_val(f"{node.module or ''}.{alias.name}".lstrip("."))
-                local = f"{node.module}.{alias.name}" if node.module else ""
-                if local in self.foreign:
-                    value = Val(funcs=frozenset({local}))
-                if node.module == "cfnresponse" and alias.name in ("SUCCESS", "FAILED"):
-                    value = lab(STR_PREFIX + alias.name)
-                env[alias.asname or alias.name] = value
-        elif isinstance(node, ast.Match):
-            return self.match(node, env)
-        elif isinstance(node, ast.Assert):
-            self.cond(node.test, env)
+        return True
+
+    def _aug_assign_stmt(self, node: ast.AugAssign, env: dict[str, Val]) -> bool:
+        value = derived([self.expr(node.target, env), self.expr(node.value, env)])
+        self.bind(node.target, value, env, node.lineno)
+        return True
+
+    def _return_stmt(self, node: ast.Return, env: dict[str, Val]) -> bool:
+        value = self.expr(node.value, env) if node.value is not None else lab(NONE)
+        self.frames[-1].returns.append((node.lineno, value))
+        return False
+
+    def _raise_stmt(self, node: ast.Raise, env: dict[str, Val]) -> bool:
+        if node.exc is not None:
+            self.expr(node.exc, env)
+        return False
+
+    def _if_stmt(self, node: ast.If, env: dict[str, Val]) -> bool:
+        return self.branches(self.cond(node.test, env), node.body, node.orelse, env)
+
+    def _with_stmt(self, node: ast.With | ast.AsyncWith, env: dict[str, Val]) -> bool:
+        for item in node.items:
+            value = self.expr(item.context_expr, env)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, value, env, node.lineno)
+        return self.block(node.body, env)
+
+    def _def_stmt(self, node: _Func, env: dict[str, Val]) -> bool:
+        self.define(node, env)
+        return True
+
+    def _import_stmt(self, node: ast.Import, env: dict[str, Val]) -> bool:
+        for alias in node.names:
+            dotted = alias.name if alias.asname else alias.name.split(".")[0]
+            env[alias.asname or dotted] = module_val(dotted)
+        return True
+
+    def _import_from_stmt(self, node: ast.ImportFrom, env: dict[str, Val]) -> bool:
+        for alias in node.names:
+            value = module_val(f"{node.module or ''}.{alias.name}".lstrip("."))
+            local = f"{node.module}.{alias.name}" if node.module else ""
+            if local in self.foreign:
+                value = Val(funcs=frozenset({local}))
+            if node.module == "cfnresponse" and alias.name in ("SUCCESS", "FAILED"):
+                value = lab(STR_PREFIX + alias.name)
+            env[alias.asname or alias.name] = value
+        return True
+
+    def _assert_stmt(self, node: ast.Assert, env: dict[str, Val]) -> bool:
+        self.cond(node.test, env)
         return True
 
     def branches(
@@ -402,67 +419,84 @@ class _Run:
     def expr(self, node: ast.expr | None, env: dict[str, Val]) -> Val:
         if node is None:
             return Val()
-        if isinstance(node, ast.Constant):
-            if node.value is None:
-                return lab(NONE)
-            if isinstance(node.value, str):
-                return lab(STR_PREFIX + node.value, LITERAL)
-            return lab(LITERAL)
-        if isinstance(node, ast.Name):
-            return self.lookup(node.id, env)
-        if isinstance(node, ast.Attribute):
-            return self.attribute(self.expr(node.value, env), node.attr)
-        if isinstance(node, ast.Subscript):
-            if is_namespace(node.value):  # globals()[...], vars()[...]: a name lookup
-                picked = self.dispatch(node.slice, env)
-                if picked is not None:
-                    return picked
-            base = self.expr(node.value, env)
-            key = const_str(node.slice)
-            known = field_value(key, self.rt) if key is not None else None
-            if known is not None:
-                return known
-            chosen = base.pick(self.expr(node.slice, env), self.rt)
-            if chosen is not None:
-                return chosen
-            return Val(derived([base]).labels, base.funcs, base.keyed)
-        if isinstance(node, ast.Call):
-            return self.call_expr(node, env)
-        if isinstance(node, ast.BoolOp):
-            values = [self.expr(v, env) for v in node.values]
-            if isinstance(node.op, ast.Or):
-                if self.rt != CREATE and values[0].labels == {INCOMING_ID}:
-                    return values[0]  # Update/Delete requests always carry the id
-                head = union(Val(v.labels - {NONE}, v.funcs) for v in values[:-1])
-                return head | values[-1]
-            return union(values)
-        if isinstance(node, ast.IfExp):
-            decided = self.cond(node.test, env)
-            if decided is None:
-                return self.expr(node.body, env) | self.expr(node.orelse, env)
-            return self.expr(node.body if decided else node.orelse, env)
-        if isinstance(node, ast.Compare) or (
-            isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-        ):
-            return truth_value(self.cond(node, env))
-        if isinstance(node, ast.Dict):
-            return self.dict_(node, env)
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
-            return union(self.expr(e, env) for e in node.elts)
-        if isinstance(node, ast.Await | ast.Starred):
-            return self.expr(node.value, env)
-        if isinstance(node, ast.NamedExpr):
-            value = self.expr(node.value, env)
-            self.bind(node.target, value, env, node.lineno)
-            return value
-        if isinstance(node, ast.JoinedStr):
-            return derived(self.expr(v, env) for v in node.values)
-        if isinstance(node, ast.FormattedValue):
-            return self.expr(node.value, env)
+        handler = self._EXPRESSIONS.get(type(node))
+        if handler is not None:
+            return handler(self, node, env)
+        return self._derived_expr(node, env)
+
+    def _derived_expr(self, node: ast.expr, env: dict[str, Val]) -> Val:
+        """Any other expression: derived from all its sub-expressions."""
         children = [
             self.expr(c, env) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)
         ]
         return derived(children)
+
+    def _constant_expr(self, node: ast.Constant, env: dict[str, Val]) -> Val:
+        if node.value is None:
+            return lab(NONE)
+        if isinstance(node.value, str):
+            return lab(STR_PREFIX + node.value, LITERAL)
+        return lab(LITERAL)
+
+    def _name_expr(self, node: ast.Name, env: dict[str, Val]) -> Val:
+        return self.lookup(node.id, env)
+
+    def _attribute_expr(self, node: ast.Attribute, env: dict[str, Val]) -> Val:
+        return self.attribute(self.expr(node.value, env), node.attr)
+
+    def _subscript_expr(self, node: ast.Subscript, env: dict[str, Val]) -> Val:
+        if is_namespace(node.value):  # globals()[...], vars()[...]: a name lookup
+            picked = self.dispatch(node.slice, env)
+            if picked is not None:
+                return picked
+        base = self.expr(node.value, env)
+        key = const_str(node.slice)
+        known = field_value(key, self.rt) if key is not None else None
+        if known is not None:
+            return known
+        chosen = base.pick(self.expr(node.slice, env), self.rt)
+        if chosen is not None:
+            return chosen
+        return Val(derived([base]).labels, base.funcs, base.keyed)
+
+    def _bool_op_expr(self, node: ast.BoolOp, env: dict[str, Val]) -> Val:
+        values = [self.expr(v, env) for v in node.values]
+        if isinstance(node.op, ast.Or):
+            if self.rt != CREATE and values[0].labels == {INCOMING_ID}:
+                return values[0]  # Update/Delete requests always carry the id
+            head = union(Val(v.labels - {NONE}, v.funcs) for v in values[:-1])
+            return head | values[-1]
+        return union(values)
+
+    def _if_exp_expr(self, node: ast.IfExp, env: dict[str, Val]) -> Val:
+        decided = self.cond(node.test, env)
+        if decided is None:
+            return self.expr(node.body, env) | self.expr(node.orelse, env)
+        return self.expr(node.body if decided else node.orelse, env)
+
+    def _compare_expr(self, node: ast.Compare, env: dict[str, Val]) -> Val:
+        return truth_value(self.cond(node, env))
+
+    def _unary_op_expr(self, node: ast.UnaryOp, env: dict[str, Val]) -> Val:
+        if isinstance(node.op, ast.Not):
+            return truth_value(self.cond(node, env))
+        return self._derived_expr(node, env)
+
+    def _elements_expr(self, node: ast.List | ast.Tuple | ast.Set, env: dict[str, Val]) -> Val:
+        return union(self.expr(e, env) for e in node.elts)
+
+    def _inner_expr(
+        self, node: ast.Await | ast.Starred | ast.FormattedValue, env: dict[str, Val]
+    ) -> Val:
+        return self.expr(node.value, env)
+
+    def _named_expr(self, node: ast.NamedExpr, env: dict[str, Val]) -> Val:
+        value = self.expr(node.value, env)
+        self.bind(node.target, value, env, node.lineno)
+        return value
+
+    def _joined_str_expr(self, node: ast.JoinedStr, env: dict[str, Val]) -> Val:
+        return derived(self.expr(v, env) for v in node.values)
 
     def dispatch(self, name_node: ast.expr, env: dict[str, Val]) -> Val | None:
         """``getattr(obj, <name built from event["RequestType"]>)``: the functions whose
@@ -594,3 +628,50 @@ class _Run:
         if isinstance(func, ast.Name) and func.id == "str" and len(args) == 1:
             return args[0]
         return derived([callee, *args, *kwargs.values()])
+
+    # Statement types with an effect on the abstract state; each handler returns whether
+    # control can fall through. Other statements (pass, global...) fall through unchanged.
+    _STATEMENTS: ClassVar[dict[type[ast.stmt], Callable[..., bool]]] = {
+        ast.Expr: _expr_stmt,
+        ast.Assign: _assign_stmt,
+        ast.AnnAssign: _ann_assign_stmt,
+        ast.AugAssign: _aug_assign_stmt,
+        ast.Return: _return_stmt,
+        ast.Raise: _raise_stmt,
+        ast.If: _if_stmt,
+        ast.For: loop,
+        ast.AsyncFor: loop,
+        ast.While: loop,
+        ast.With: _with_stmt,
+        ast.AsyncWith: _with_stmt,
+        ast.Try: try_,
+        ast.TryStar: try_,
+        ast.FunctionDef: _def_stmt,
+        ast.AsyncFunctionDef: _def_stmt,
+        ast.Import: _import_stmt,
+        ast.ImportFrom: _import_from_stmt,
+        ast.Match: match,
+        ast.Assert: _assert_stmt,
+    }
+
+    # Expression types with their own abstract value; others derive from their children.
+    _EXPRESSIONS: ClassVar[dict[type[ast.expr], Callable[..., Val]]] = {
+        ast.Constant: _constant_expr,
+        ast.Name: _name_expr,
+        ast.Attribute: _attribute_expr,
+        ast.Subscript: _subscript_expr,
+        ast.Call: call_expr,
+        ast.BoolOp: _bool_op_expr,
+        ast.IfExp: _if_exp_expr,
+        ast.Compare: _compare_expr,
+        ast.UnaryOp: _unary_op_expr,
+        ast.Dict: dict_,
+        ast.List: _elements_expr,
+        ast.Tuple: _elements_expr,
+        ast.Set: _elements_expr,
+        ast.Await: _inner_expr,
+        ast.Starred: _inner_expr,
+        ast.NamedExpr: _named_expr,
+        ast.JoinedStr: _joined_str_expr,
+        ast.FormattedValue: _inner_expr,
+    }
