@@ -213,51 +213,80 @@ def plan_changes(
     for lid, res in new.items():
         old = before.resources.get(lid)
         if old is None:
-            change = _base(res.resource_type, lid, "Add", None)
-            change.update(Details=[], Scope=[])
-            if include_values:
-                change["AfterContext"] = _context(res.properties)
-            planned.append(PlannedChange(change))
+            planned.append(_added(lid, res, include_values))
             continue
         if revert_drift:
-            status, actual = _drift_status(stack, old)
-            if status == "DELETED":
-                change = _base(res.resource_type, lid, "Add", old.physical_id)
-                change.update(ResourceDriftStatus="DELETED", Details=[], Scope=[])
-                change["AfterContext"] = _context(res.properties)
-                change["PreviousDeploymentContext"] = _context(old.properties)
-                planned.append(PlannedChange(change, recreate=True))
+            decided, change = _drift_change(stack, lid, old, res, now)
+            if decided:
+                if change is not None:
+                    planned.append(change)
                 continue
-            if actual is not None:
-                details = _revert_details(old, res, actual, now)
-                if not details:
-                    continue
-                change = _base(res.resource_type, lid, "Modify", old.physical_id)
-                change.update(
-                    ResourceDriftStatus=status,
-                    Replacement=_replacement(details),
-                    Scope=_scope(details),
-                    Details=details,
-                    BeforeContext=_context(actual),
-                    AfterContext=_context(res.properties),
-                    PreviousDeploymentContext=_context(old.properties),
-                )
-                planned.append(PlannedChange(change, revert=True))
-                continue
-        details = ordinary.get(lid, [])
-        if not details:
-            continue
-        change = _base(res.resource_type, lid, "Modify", old.physical_id)
-        change.update(Replacement=_replacement(details), Scope=_scope(details), Details=details)
-        if revert_drift:
-            change["ResourceDriftStatus"] = "NOT_CHECKED"
-        if include_values:
-            change["BeforeContext"] = _context(old.properties)
-            change["AfterContext"] = _context(res.properties)
-        planned.append(PlannedChange(change))
+        change = _modified(lid, old, res, ordinary.get(lid, []), revert_drift, include_values)
+        if change is not None:
+            planned.append(change)
     for lid, old in before.resources.items():
         if lid not in new:
-            change = _base(old.resource_type, lid, "Remove", old.physical_id)
-            change.update(PolicyAction="Delete", Details=[], Scope=[])
-            planned.append(PlannedChange(change))
+            removal = _base(old.resource_type, lid, "Remove", old.physical_id)
+            removal.update(PolicyAction="Delete", Details=[], Scope=[])
+            planned.append(PlannedChange(removal))
     return planned
+
+
+def _added(lid: str, res: NewResource, include_values: bool) -> PlannedChange:
+    change = _base(res.resource_type, lid, "Add", None)
+    change.update(Details=[], Scope=[])
+    if include_values:
+        change["AfterContext"] = _context(res.properties)
+    return PlannedChange(change)
+
+
+def _drift_change(
+    stack: Any, lid: str, old: ExpectedResource, res: NewResource, now: dt.datetime
+) -> tuple[bool, PlannedChange | None]:
+    """With drift reverted: whether the live resource decides the change, and the change
+    (none when the resource is already as the template wants). Not decided when the
+    drift status is not known: the ordinary change applies."""
+    status, actual = _drift_status(stack, old)
+    if status == "DELETED":
+        change = _base(res.resource_type, lid, "Add", old.physical_id)
+        change.update(ResourceDriftStatus="DELETED", Details=[], Scope=[])
+        change["AfterContext"] = _context(res.properties)
+        change["PreviousDeploymentContext"] = _context(old.properties)
+        return True, PlannedChange(change, recreate=True)
+    if actual is None:
+        return False, None
+    details = _revert_details(old, res, actual, now)
+    if not details:
+        return True, None
+    change = _base(res.resource_type, lid, "Modify", old.physical_id)
+    change.update(
+        ResourceDriftStatus=status,
+        Replacement=_replacement(details),
+        Scope=_scope(details),
+        Details=details,
+        BeforeContext=_context(actual),
+        AfterContext=_context(res.properties),
+        PreviousDeploymentContext=_context(old.properties),
+    )
+    return True, PlannedChange(change, revert=True)
+
+
+def _modified(
+    lid: str,
+    old: ExpectedResource,
+    res: NewResource,
+    details: list[dict[str, Any]],
+    revert_drift: bool,
+    include_values: bool,
+) -> PlannedChange | None:
+    """The template's own change to a resource; none when nothing changed."""
+    if not details:
+        return None
+    change = _base(res.resource_type, lid, "Modify", old.physical_id)
+    change.update(Replacement=_replacement(details), Scope=_scope(details), Details=details)
+    if revert_drift:
+        change["ResourceDriftStatus"] = "NOT_CHECKED"
+    if include_values:
+        change["BeforeContext"] = _context(old.properties)
+        change["AfterContext"] = _context(res.properties)
+    return PlannedChange(change)

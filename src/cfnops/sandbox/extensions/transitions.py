@@ -64,9 +64,14 @@ def _patch_ec2() -> None:
 
     if getattr(Instance.start, "_cfnops_patched", False):
         return
-    original_init, original_start, original_stop = Instance.__init__, Instance.start, Instance.stop
-    original_start_many = InstanceBackend.start_instances
-    original_stop_many = InstanceBackend.stop_instances
+    _patch_instance_transitions(Instance)
+    _patch_backend_state_checks(InstanceBackend)
+
+
+def _patch_instance_transitions(instance_class: Any) -> None:
+    """Launch, start and stop pass through pending/stopping before they settle."""
+    original_init = instance_class.__init__
+    original_start, original_stop = instance_class.start, instance_class.stop
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         original_init(self, *args, **kwargs)
@@ -86,6 +91,17 @@ def _patch_ec2() -> None:
         _ec2_later(self, "stopping", "stopped")
         return previous
 
+    start._cfnops_patched = True  # type: ignore[attr-defined]
+    replace(instance_class, "__init__", __init__)
+    replace(instance_class, "start", start)
+    replace(instance_class, "stop", stop)
+
+
+def _patch_backend_state_checks(backend_class: Any) -> None:
+    """StartInstances/StopInstances refuse an instance in a state AWS refuses."""
+    original_start_many = backend_class.start_instances
+    original_stop_many = backend_class.stop_instances
+
     def start_instances(self: Any, instance_ids: list[str]) -> Any:
         for instance in self.get_multi_instances_by_id(instance_ids):
             if instance.state in ("stopping", "shutting-down", "terminated"):
@@ -98,12 +114,8 @@ def _patch_ec2() -> None:
                 raise _incorrect_state(instance, "stopped")
         return original_stop_many(self, instance_ids)
 
-    start._cfnops_patched = True  # type: ignore[attr-defined]
-    replace(Instance, "__init__", __init__)
-    replace(Instance, "start", start)
-    replace(Instance, "stop", stop)
-    replace(InstanceBackend, "start_instances", start_instances)
-    replace(InstanceBackend, "stop_instances", stop_instances)
+    replace(backend_class, "start_instances", start_instances)
+    replace(backend_class, "stop_instances", stop_instances)
 
 
 def _rds_later(obj: Any, via: str, final: str) -> None:
