@@ -152,15 +152,18 @@ def test_the_aws_type_stubs_never_load_when_cfnops_runs(
 
 
 def test_job_run_loads_no_cfnops_module_a_pass_does_not_need(tmp_path: Path) -> None:
-    """A one-Pass job run loads neither the data-flow check, nor reruns, audit entries,
-    the Lambda backend's registry and history, the old-key grammar (only for a database
-    that still has the old table) nor schedule expressions (docs/cli.md)."""
+    """A one-Pass job run loads neither the data-flow check, nor the TestState API, nor
+    reruns, audit entries, the Lambda backend's registry and history, the old-key grammar
+    (only for a database that still has the old table) nor schedule expressions
+    (docs/cli.md)."""
     job = tmp_path / "j.asl.json"
     job.write_text(json.dumps(JOB), encoding="utf-8")
     watched = (
         "cfnops.asl._flowcheck",
         "cfnops.asl._flowcheck_model",
         "cfnops.asl._flowcheck_results",
+        "cfnops.asl._teststate",
+        "cfnops.asl._teststate_checks",
         "cfnops.jobs._rerun",
         "cfnops.jobs._legacy_keys",
         "cfnops.durable._audit",

@@ -28,7 +28,6 @@ from cfnops.asl._ports import (
     TaskTokens,
     ThreadBranchExecutor,
 )
-from cfnops.asl._teststate import TestStateError, test_state
 from cfnops.asl._validate import check_definition, validate
 from cfnops.asl.errors import (
     DefinitionLoadError,
@@ -94,6 +93,7 @@ if TYPE_CHECKING:
         shape_text,
     )
     from cfnops.asl._flowcheck_results import DeclaredResults
+    from cfnops.asl._teststate import TestStateError, test_state
 
 # The data-flow check (`cfnops job check`: its model, declared results and the check
 # itself) is the largest part of the package: running a job-net loads none of it.
@@ -106,6 +106,9 @@ _FLOWCHECK = {
     "Unknown": "_flowcheck_model",
     "shape_text": "_flowcheck_model",
     "DeclaredResults": "_flowcheck_results",
+    # the TestState API (the sandbox's Step Functions TestState): a job run uses none of it
+    "TestStateError": "_teststate",
+    "test_state": "_teststate",
 }
 
 

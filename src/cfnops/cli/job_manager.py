@@ -7,7 +7,6 @@ import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -147,6 +146,8 @@ def calendar_next(
     ] = None,
 ) -> None:
     """The next fire times of a schedule with this calendar and day rule."""
+    from zoneinfo import ZoneInfo  # here: every `job` command loads this module
+
     from cfnops.errors import UsageError
     from cfnops.jobs import CalendarSchedule, load_calendar, parse_day_rule, parse_schedule
 
