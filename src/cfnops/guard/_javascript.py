@@ -83,6 +83,16 @@ def analyze_javascript(
     return merge_runs("nodejs", found, False, runs)
 
 
+def _reads_clock(func: Node, name: str, method: str) -> bool:
+    """``Date.now()``, ``performance.now()`` or ``Date()``."""
+    receiver = (
+        func.object.name
+        if func.type == "MemberExpression" and (func.object.type == "Identifier")
+        else ""
+    )
+    return (receiver in ("Date", "performance") and method == "now") or name == "Date"
+
+
 class _Run:
     """One abstract execution of the module for one request type."""
 
@@ -579,40 +589,49 @@ class _Run:
             for value in args:
                 self.rec.use(value, line)
         if callee.funcs:
-            direct = callee.has(EXACT) or (
-                func.type == "Identifier" and func.name in self.functions
-            )
-            results = [
-                self.call(f, args, env)
-                for f in sorted(callee.funcs)
-                if f in self.functions and (direct or self.rt in name_hint(f))
-            ]
-            return union(results)
+            return self._call_local(func, callee, args, env)
         self._callbacks(args, callee, env)
+        return self._call_external(func, name, method, callee, args, line)
+
+    def _call_local(self, func: Node, callee: Val, args: list[Val], env: dict[str, Val]) -> Val:
+        """A call of the module's own functions: those named exactly, or those whose name
+        fits the request type when the callee was picked from a table."""
+        direct = callee.has(EXACT) or (func.type == "Identifier" and func.name in self.functions)
+        results = [
+            self.call(f, args, env)
+            for f in sorted(callee.funcs)
+            if f in self.functions and (direct or self.rt in name_hint(f))
+        ]
+        return union(results)
+
+    def _call_external(
+        self, func: Node, name: str, method: str, callee: Val, args: list[Val], line: int
+    ) -> Val:
+        """A call of code we cannot see: what it returns and the actions it records."""
         if name in _RANDOM_CALLS:
             return lab(RANDOM)
-        receiver = (
-            func.object.name
-            if func.type == "MemberExpression" and (func.object.type == "Identifier")
-            else ""
-        )
-        if (receiver in ("Date", "performance") and method == "now") or name == "Date":
+        if _reads_clock(func, name, method):
             return lab(TIME)
         if to_response_url(callee, *args):  # answering CloudFormation, not an action
             return lab(AWS, RESPONSE_URL) if callee.has(AWS) else derived([callee, *args])
         if callee.has(AWS):
-            if method == "send":
-                commands = {x for a in args for x in a.labels if x.startswith(_CMD_PREFIX)}
-                if any(not c[len(_CMD_PREFIX) :].startswith(_READ_COMMANDS) for c in commands):
-                    self.rec.action(line, f"send({', '.join(sorted(commands))})")
-            elif method and is_aws_action(method):
-                self.rec.action(line, f"{method}()")
+            self._record_aws_call(method, args, line)
             return lab(AWS)
         if name and is_destructive_name(name):
             self.rec.action(line, f"{name}()")
         if name == "String" and len(args) == 1:
             return args[0]
         return derived([callee, *args])
+
+    def _record_aws_call(self, method: str, args: list[Val], line: int) -> None:
+        """An SDK call that changes something: v3 ``send`` of a non-read command, or a v2
+        action method."""
+        if method == "send":
+            commands = {x for a in args for x in a.labels if x.startswith(_CMD_PREFIX)}
+            if any(not c[len(_CMD_PREFIX) :].startswith(_READ_COMMANDS) for c in commands):
+                self.rec.action(line, f"send({', '.join(sorted(commands))})")
+        elif method and is_aws_action(method):
+            self.rec.action(line, f"{method}()")
 
     # Each statement kind's handler returns _NEXT, _BREAK or _EXIT; other kinds fall through.
     _STATEMENTS: ClassVar[dict[str, Callable[..., int]]] = {

@@ -552,6 +552,38 @@ class _Run:
         func, line = node.func, node.lineno
         method = func.attr if isinstance(func, ast.Attribute) else ""
         name = func.id if isinstance(func, ast.Name) else method
+        looked_up = self._lookup_call(node, method, name, env)
+        if looked_up is not None:
+            return looked_up
+        callee = self.expr(func, env)
+        args = [self.expr(a, env) for a in node.args]
+        kwargs = {k.arg or "**": self.expr(k.value, env) for k in node.keywords}
+        self.call_line = line
+        if callee.has(REQUEST_TYPE) and method in ("lower", "upper", "strip", "title"):
+            return callee
+        if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
+            pid = args[4] if len(args) > 4 else kwargs.get("physicalResourceId", lab(NONE))
+            status = args[2] if len(args) > 2 else kwargs.get("responseStatus")
+            self.sink("cfn_response", line, pid, status)
+            return Val()
+        if name not in LOGGING_CALLS:
+            for value in (*args, *kwargs.values()):
+                self.rec.use(value, line)
+        local = self._call_local(func, callee, args, kwargs, env)
+        if local is not None:
+            return local
+        for value in (*args, *kwargs.values()):  # callbacks handed to code we cannot see
+            for f in sorted(value.funcs):
+                if f in self.functions and self.rt in name_hint(f):
+                    self.call(f, [Val(), Val()], {}, caller=env)
+        return self._call_external(func, name, method, callee, args, kwargs, line)
+
+    def _lookup_call(
+        self, node: ast.Call, method: str, name: str, env: dict[str, Val]
+    ) -> Val | None:
+        """``x.get(key[, default])`` of a known event field or a handler table, and
+        ``getattr(obj, <name built from the request type>)``; None for any other call."""
+        func = node.func
         if method == "get" and node.args:
             key = const_str(node.args[0])
             known = field_value(key, self.rt) if key is not None else None
@@ -567,23 +599,19 @@ class _Run:
                     return chosen
                 return lab(EXACT) | self.expr(node.args[1], env)
         if name == "getattr" and isinstance(func, ast.Name) and len(node.args) >= 2:
-            picked = self.dispatch(node.args[1], env)
-            if picked is not None:
-                return picked
-        callee = self.expr(func, env)
-        args = [self.expr(a, env) for a in node.args]
-        kwargs = {k.arg or "**": self.expr(k.value, env) for k in node.keywords}
-        self.call_line = line
-        if callee.has(REQUEST_TYPE) and method in ("lower", "upper", "strip", "title"):
-            return callee
-        if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
-            pid = args[4] if len(args) > 4 else kwargs.get("physicalResourceId", lab(NONE))
-            status = args[2] if len(args) > 2 else kwargs.get("responseStatus")
-            self.sink("cfn_response", line, pid, status)
-            return Val()
-        if name not in LOGGING_CALLS:
-            for value in (*args, *kwargs.values()):
-                self.rec.use(value, line)
+            return self.dispatch(node.args[1], env)
+        return None
+
+    def _call_local(
+        self,
+        func: ast.expr,
+        callee: Val,
+        args: list[Val],
+        kwargs: dict[str, Val],
+        env: dict[str, Val],
+    ) -> Val | None:
+        """A call the module's own code answers (a class, an instance, its functions, a
+        crhelper); None when the callee is not the module's."""
         if callee.has(CLASS):  # Provider(...): its __init__ runs, the result is an instance
             if "__init__" in self.functions:
                 self.call("__init__", args, kwargs, caller=env)
@@ -603,10 +631,19 @@ class _Run:
             return lab(CRHELPER)
         if callee.has(CRHELPER):
             return Val()  # helper(event, context): the decorated functions run as entries
-        for value in (*args, *kwargs.values()):  # callbacks handed to code we cannot see
-            for f in sorted(value.funcs):
-                if f in self.functions and self.rt in name_hint(f):
-                    self.call(f, [Val(), Val()], {}, caller=env)
+        return None
+
+    def _call_external(
+        self,
+        func: ast.expr,
+        name: str,
+        method: str,
+        callee: Val,
+        args: list[Val],
+        kwargs: dict[str, Val],
+        line: int,
+    ) -> Val:
+        """A call of code we cannot see: what it returns and the actions it records."""
         for label in callee.labels:
             if label.startswith(MOD_PREFIX):
                 volatile = volatile_call(label[len(MOD_PREFIX) :])
