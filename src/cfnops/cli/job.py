@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,12 +11,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cfnops.asl import HistoryEvent
-from cfnops.cli._progress import PhaseLines
+from cfnops.cli._job_watch import current_engine, finish, progress, render_result, state_tree
 from cfnops.cli._state import CliState, state
 from cfnops.cli.job_control import show_lineage
 from cfnops.errors import ExitCode, UsageError
 from cfnops.jobs import (
-    StateView,
     derive_status,
     import_modules,
     load_definition,
@@ -31,30 +28,15 @@ from cfnops.jobs import (
 
 if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS,
     # and a `job run --output json` without Rich's tables and live views
-    from rich.tree import Tree
 
-    from cfnops.durable import Engine
-    from cfnops.jobs import JobResult, JobService, Progress
+    from cfnops.jobs import JobService
 
 job_app = typer.Typer(
     help="Job-nets (Amazon States Language) on the durable engine.", no_args_is_help=True
 )
 
-_ICON = {
-    "SUCCEEDED": "[green]✔[/]",
-    "RUNNING": "[cyan]…[/]",
-    "FAILED": "[red]✘[/]",
-    "CAUGHT": "[yellow]↷[/]",
-    "ABORTED": "[yellow]■[/]",
-}
 Def = Annotated[Path, typer.Argument(help="Definition file (JSON or YAML).")]
 RunArg = Annotated[str, typer.Argument(help="Run id (execution name).")]
-
-
-def _current_engine() -> Engine | None:
-    from cfnops.durable import Engine
-
-    return Engine.current()
 
 
 def _audit(st: CliState, action: str, run_id: str) -> None:
@@ -69,26 +51,6 @@ def _service(st: CliState) -> JobService:
 
     st.register_workflows()
     return JobService(st.runtime)
-
-
-def _tree(definition: dict[str, Any], views: Mapping[str, StateView], title: str) -> Tree:
-    from rich.tree import Tree
-
-    def add(node: Tree, defn: dict[str, Any]) -> None:
-        for name, st in defn.get("States", {}).items():
-            view = views.get(name)
-            icon = _ICON.get(view.status, " ") if view else "[dim]·[/]"
-            extra = f" x{view.visits}" if view and view.visits > 1 else ""
-            child = node.add(f"{icon} {name} [dim]{st.get('Type')}{extra}[/]")
-            for sub in st.get("Branches", []) or []:
-                add(child, sub)
-            for key in ("ItemProcessor", "Iterator"):
-                if isinstance(st.get(key), dict):
-                    add(child, st[key])
-
-    tree = Tree(title)
-    add(tree, definition)
-    return tree
 
 
 @job_app.command("run")
@@ -133,73 +95,7 @@ def run(
             modules=imports or (),
             on_progress=on_progress,
         )
-    _render(st, result)
-
-
-@contextmanager
-def progress(st: CliState, defn: dict[str, Any]) -> Iterator[Progress | None]:
-    """How a followed run is shown: in text mode a live tree of its states; when stderr is
-    not a terminal, also one line per state's and the run's status change (any mode)."""
-    lines = PhaseLines()
-    if st.output_format == "json" and not lines.enabled:
-        yield None
-        return
-
-    def note(run_id: str, views: Mapping[str, StateView], status: str) -> None:
-        for view in views.values():
-            lines.note(
-                f"job {run_id} state {view.name}", view.status, run_id=run_id, state=view.name
-            )
-        lines.note(f"job {run_id}", status, run_id=run_id)
-
-    if st.output_format == "json":
-        yield note
-        return
-    from rich.live import Live
-
-    live = Live(console=st.console, refresh_per_second=4, transient=False)
-
-    def show(run_id: str, views: Mapping[str, StateView], status: str) -> None:
-        note(run_id, views, status)
-        live.update(_tree(defn, views, f"[bold]{run_id}[/] {status}"))
-        if not live.is_started:  # from the run's first look: a refusal before draws nothing
-            live.start()
-
-    try:
-        yield show
-    finally:
-        if live.is_started:
-            live.stop()
-    st.console.print()
-
-
-def watch(st: CliState, jobs: JobService, run_id: str, defn: dict[str, Any]) -> JobResult:
-    """Wait for the run, shown as :func:`progress` says."""
-    from cfnops.jobs import follow_job
-
-    with progress(st, defn) as on_progress:
-        return follow_job(jobs, run_id, on_progress)
-
-
-def _finish(st: CliState, result: JobResult, engine_before: object) -> None:
-    engine = _current_engine()
-    if engine is not None and engine is not engine_before:  # started by this command
-        engine.shutdown(grace_seconds=1)
-    _render(st, result)
-
-
-def _render(st: CliState, result: JobResult) -> None:
-    """The run's result (exit 1 unless it SUCCEEDED)."""
-    if st.output_format == "json":
-        st.emit_json(result.to_json())
-    elif result.status == "SUCCEEDED":
-        st.console.print(f"{result.run_id}: [green]SUCCEEDED[/]")
-        st.console.print_json(json.dumps(result.output))
-    else:
-        reason = ": ".join(str(x) for x in (result.error, result.cause) if x is not None)
-        st.console.print(f"{result.run_id}: [red]{result.status}[/] {reason}".rstrip())
-    if result.status != "SUCCEEDED":
-        raise typer.Exit(int(ExitCode.FAILED))
+    render_result(st, result)
 
 
 @job_app.command("validate")
@@ -332,7 +228,7 @@ def show(ctx: typer.Context, run_id: RunArg) -> None:
             }
         )
         return
-    st.console.print(_tree(row.definition, views, f"[bold]{run_id}[/] {row.status}"))
+    st.console.print(state_tree(row.definition, views, f"[bold]{run_id}[/] {row.status}"))
     if current:
         st.console.print(f"current: {', '.join(current)}")
     show_lineage(st, lineage)
@@ -458,14 +354,14 @@ def redrive(
     The modules the run was started with (``job run --import``) are imported again.
     """
     st = state(ctx)
-    jobs, before = _service(st), _current_engine()
+    jobs, before = _service(st), current_engine()
     import_modules(imports if imports is not None else jobs.store.get_run(run_id).modules)
     jobs.redrive(run_id, queue=None if wait else "cfnops", modules=imports)
     _audit(st, "redrive", run_id)
     if not wait:
         st.console.print(f"{run_id}: redriven")
         return
-    _finish(st, jobs.wait(run_id), before)
+    finish(st, jobs.wait(run_id), before)
 
 
 @job_app.command("send-task-success")

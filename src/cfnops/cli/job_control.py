@@ -88,7 +88,7 @@ def rerun(
 
     Exactly one mode; --definition reruns with an edited definition.
     """
-    from cfnops.cli.job import _finish, watch
+    from cfnops.cli._job_watch import finish, watch
 
     st = state(ctx)
     modes = {"from": from_state, "only": only, "after-failed": after_failed or None,
@@ -127,7 +127,7 @@ def rerun(
             st.console.print(f"{new_id}: rerun of {run_id} queued")
         return
     result = watch(st, jobs, new_id, jobs.store.get_run(new_id).definition)
-    _finish(st, result, before)
+    finish(st, result, before)
 
 
 def _done(st: CliState, run_id: str, action: str, text: str, **extra: Any) -> None:

@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
+from cfnops.cli._job_watch import watch
 from cfnops.cli._state import CliState, state
 from cfnops.cli.demo import demo_app
-from cfnops.cli.job import watch
 from cfnops.errors import ExitCode
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "jobnets"
