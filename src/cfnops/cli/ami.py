@@ -34,6 +34,7 @@ _Roll = Annotated[
         "progress. Default: the \\[ami] roll setting (false).",
     ),
 ]
+_Parameter = Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")]
 _ParameterKey = Annotated[
     str | None, typer.Option("--parameter-key", help="Stack parameter (default ImageId).")
 ]
@@ -177,7 +178,7 @@ def rotate_command(
         str | None, typer.Option("--event", help="EventBridge event file or -.")
     ] = None,
     image_id: Annotated[str | None, typer.Option("--image-id", help="The new AMI.")] = None,
-    parameter: Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")] = None,
+    parameter: _Parameter = None,
     stack: Annotated[str | None, typer.Option("--stack", help="Stack to update.")] = None,
     parameter_key: _ParameterKey = None,
     force: _Force = False,
@@ -222,7 +223,7 @@ def rotate_command(
 @ami_app.command("rollback")
 def rollback_command(
     ctx: typer.Context,
-    parameter: Annotated[str | None, typer.Option("--parameter", help="SSM parameter.")] = None,
+    parameter: _Parameter = None,
     stack: Annotated[str | None, typer.Option("--stack", help="Stack.")] = None,
     parameter_key: _ParameterKey = None,
     force: _Force = False,
