@@ -4,21 +4,6 @@ from __future__ import annotations
 
 from cfnops.errors import CfnopsError, UsageError
 
-__all__ = [
-    "DatabaseCorrupted",
-    "DatabaseError",
-    "DatabaseFileGone",
-    "DatabaseFull",
-    "DatabaseIsDirectory",
-    "DatabasePathError",
-    "DatabaseReadOnly",
-    "DatabaseUnreachable",
-    "NotADatabase",
-    "SchemaTooNew",
-    "SchemaTooOld",
-    "StorageError",
-]
-
 
 class DatabaseError(CfnopsError):
     """Base class of the run database's errors."""

@@ -30,16 +30,6 @@ from cfnops.diff._load import load_template
 from cfnops.diff._model import TemplateDiff
 from cfnops.diff.errors import TemplateLoadError
 
-__all__ = [
-    "Assembly",
-    "AssemblyDiff",
-    "StackChange",
-    "StackDiff",
-    "diff_assemblies",
-    "is_assembly",
-    "load_assembly",
-]
-
 _STACK = "aws:cloudformation:stack"
 _ASSETS = "cdk:asset-manifest"
 _NESTED_ASSEMBLY = "cdk:cloud-assembly"
