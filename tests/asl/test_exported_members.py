@@ -48,6 +48,7 @@ def test_asl_exports_are_pinned() -> None:
         "run_branch",
         "shape_text",
         "test_state",
+        "transitions",
         "validate",
     ]
     assert len(set(cfnops.asl.__all__)) == len(cfnops.asl.__all__)

@@ -54,6 +54,7 @@ def test_exported_members() -> None:
         "TaskFailure", "TaskInvoker", "TaskTokens", "ThreadBranchExecutor",
         "TestStateError", "test_state",
         "check_definition", "lambda_stand_in", "load_definition", "run_branch", "validate",
+        "transitions",  # the arrows of a States map (job graph, the console)
         # the data-flow check (cfnops job check)
         "CheckFinding", "CheckReport", "DeclaredResults", "NotChecked", "StateShape", "Unknown",
         "check_dataflow", "shape_text",

@@ -41,6 +41,7 @@ def test_jobs_exports() -> None:
         "add_dependency",
         "batch_consequence",
         "check_dataflow",
+        "decode_payload",
         "deploy",
         "derive_status",
         "duration_seconds",

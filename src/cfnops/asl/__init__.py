@@ -28,6 +28,7 @@ from cfnops.asl._ports import (
     TaskTokens,
     ThreadBranchExecutor,
 )
+from cfnops.asl._transitions import transitions
 from cfnops.asl._validate import check_definition, validate
 from cfnops.asl.errors import (
     DefinitionLoadError,
@@ -79,6 +80,7 @@ __all__ = [
     "run_branch",
     "shape_text",
     "test_state",
+    "transitions",
     "validate",
 ]
 

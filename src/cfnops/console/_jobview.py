@@ -5,20 +5,11 @@ State statuses come from :func:`cfnops.jobs.derive_status` (see ``_jobdata``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from cfnops.jobs import StateRun
-
-
-def _load(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
+from cfnops.asl import transitions
+from cfnops.jobs import StateRun, decode_payload
 
 
 def run_command_invocations(
@@ -45,7 +36,7 @@ def run_command_invocations(
         d = event.get("details") or {}
         if event["type"] != "TaskSucceeded" or d.get("resource") != "getCommandInvocation":
             continue
-        out = _load(d.get("output"))
+        out = decode_payload(d.get("output"))
         if isinstance(out, dict) and str(out.get("CommandId")) in command_ids:
             found[(str(out["CommandId"]), str(out.get("InstanceId")))] = {
                 "commandId": out.get("CommandId"),
@@ -90,7 +81,7 @@ def graph_elements(definition: Mapping[str, Any]) -> list[dict[str, Any]]:
                 if len(nested) > 1:
                     elements.append({"data": {"id": box, "label": label, "parent": prefix + name}})
                 machine(sub, box + "/", inner_parent)
-        for src, dst, label in _edges(states):
+        for src, dst, label, _ in transitions(states):
             if dst in states:
                 elements.append(
                     {"data": {"id": f"{prefix}{src}->{dst}:{label}", "source": prefix + src,
@@ -103,16 +94,3 @@ def graph_elements(definition: Mapping[str, Any]) -> list[dict[str, Any]]:
         {"data": {"id": "__start->", "source": "__start", "target": start, "label": ""}}
     )
     return elements
-
-
-def _edges(states: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
-    for name, state in states.items():
-        if "Next" in state:
-            yield name, str(state["Next"]), ""
-        for rule in state.get("Choices", []) or []:
-            if "Next" in rule:
-                yield name, str(rule["Next"]), "choice"
-        if "Default" in state:
-            yield name, str(state["Default"]), "default"
-        for catcher in state.get("Catch", []) or []:
-            yield name, str(catcher.get("Next")), "catch"

@@ -47,7 +47,13 @@ if TYPE_CHECKING:
     from cfnops.jobs._runner import JobResult, iter_states
     from cfnops.jobs._service import WORKFLOW, JobService
     from cfnops.jobs._starts import duration_seconds, monitor_options
-    from cfnops.jobs._status import IterationRun, RunStatus, StateRun, derive_status
+    from cfnops.jobs._status import (
+        IterationRun,
+        RunStatus,
+        StateRun,
+        decode_payload,
+        derive_status,
+    )
     from cfnops.jobs._store import JobStore, RunRow
     from cfnops.jobs._triggers import TriggerService
     from cfnops.jobs._views import StateView, state_views
@@ -109,6 +115,7 @@ _WHERE = {
     "IterationRun": "_status",
     "RunStatus": "_status",
     "StateRun": "_status",
+    "decode_payload": "_status",
     "derive_status": "_status",
     "RunRow": "_store",
     "TriggerService": "_triggers",
@@ -149,6 +156,7 @@ __all__ = [
     "add_dependency",
     "batch_consequence",
     "check_dataflow",
+    "decode_payload",
     "deploy",
     "derive_status",
     "duration_seconds",

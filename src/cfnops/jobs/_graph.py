@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from cfnops.asl import transitions
+
 __all__ = ["to_dot", "to_mermaid"]
 
 COLOURS = {
@@ -17,16 +19,8 @@ COLOURS = {
 
 
 def _edges(definition: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
-    for name, state in definition.get("States", {}).items():
-        if "Next" in state:
-            yield name, str(state["Next"]), ""
-        for rule in state.get("Choices", []) or []:
-            if "Next" in rule:
-                yield name, str(rule["Next"]), "choice"
-        if "Default" in state:
-            yield name, str(state["Default"]), "default"
-        for catcher in state.get("Catch", []) or []:
-            yield name, str(catcher["Next"]), "catch " + ",".join(catcher.get("ErrorEquals", []))
+    for name, target, kind, errors in transitions(definition.get("States", {})):
+        yield name, target, "catch " + ",".join(errors) if kind == "catch" else kind
 
 
 def _nested(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:

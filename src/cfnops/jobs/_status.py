@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["IterationRun", "RunStatus", "StateRun", "derive_status"]
+__all__ = ["IterationRun", "RunStatus", "StateRun", "decode_payload", "derive_status"]
 
 _SCHEDULED = ("TaskScheduled", "LambdaFunctionScheduled", "ActivityScheduled")
 _FAILED = (
@@ -58,7 +58,9 @@ _RUN_ENDS = {
 _RANK = ("FAILED", "RUNNING", "ABORTED", "CAUGHT", "SUCCEEDED")
 
 
-def _load(value: Any) -> Any:
+def decode_payload(value: Any) -> Any:
+    """A history event's ``input``/``output`` detail as a value: JSON text is parsed,
+    anything else (a value already, or text that is not JSON) is returned as it is."""
     if not isinstance(value, str):
         return value
     try:
@@ -334,7 +336,7 @@ def _enter(
     name = str(details.get("name"))
     visit = scope.states.get(name) or StateRun(name, etype[: -len("StateEntered")])
     visit.status, visit.output, visit.error, visit.cause = "RUNNING", None, None, None
-    visit.input, visit.entered, visit.exited = _load(details.get("input")), when, None
+    visit.input, visit.entered, visit.exited = decode_payload(details.get("input")), when, None
     visit.attempts, visit.tasks, visit.failed = 0, [], False
     visit.skipped = visit.forced = False
     visit.visits += 1
@@ -349,7 +351,7 @@ def _exit(
     when: float,
     definition: Mapping[str, Any] | None,
 ) -> None:
-    output = _load(details.get("output"))
+    output = decode_payload(details.get("output"))
     if visit.failed and visit.type in ("Map", "Parallel"):
         _close_failed_group(visit, output)
     else:
@@ -369,7 +371,7 @@ def _update_visit(visit: StateRun, etype: str, details: Mapping[str, Any], when:
     elif etype in _SUCCEEDED:
         visit.failed, visit.error, visit.cause = False, None, None
         visit.tasks.append(
-            {"resource": details.get("resource"), "output": _load(details.get("output"))}
+            {"resource": details.get("resource"), "output": decode_payload(details.get("output"))}
         )
     elif etype in _ABORTED:
         visit.status, visit.exited, visit.failed = "ABORTED", when, False
