@@ -9,12 +9,23 @@ then fires on exactly those days; the report says to import again before they ru
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
-from cfnops.jobimport._model import CalendarSpec
+from cfnops.jobimport._model import CalendarSpec, ScheduleSpec
 
-__all__ = ["ALL_WEEKDAYS", "calendar_toml", "cron", "horizon", "materialise"]
+if TYPE_CHECKING:
+    from cfnops.jobs import CalendarSchedule, Schedule
+
+__all__ = [
+    "ALL_WEEKDAYS",
+    "calendar_toml",
+    "cron",
+    "horizon",
+    "jobs_schedule",
+    "materialise",
+]
 
 ALL_WEEKDAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 
@@ -64,6 +75,27 @@ def materialise(
         comment=f"days listed up to {today.year + 1}-12-31: import again before then",
         source=source,
     )
+
+
+def jobs_schedule(
+    calendars: Mapping[str, CalendarSpec], spec: ScheduleSpec
+) -> Schedule | CalendarSchedule:
+    """The cfnops.jobs schedule an imported cron schedule runs as: its cron in its time
+    zone, through its calendar and day rule when it names one (``next_after`` fires)."""
+    from cfnops.jobs import Calendar, CalendarSchedule, parse_day_rule, parse_schedule
+
+    sched = parse_schedule(spec.cron or "", spec.timezone)
+    if not spec.calendar:
+        return sched
+    c = calendars[spec.calendar]
+    cal = Calendar(
+        c.name,
+        frozenset(ALL_WEEKDAYS.index(d) for d in c.closed_weekdays),
+        frozenset(c.closed),
+        frozenset(c.open),
+        c.timezone,
+    )
+    return CalendarSchedule(sched, cal, parse_day_rule(spec.day_rule or "open"))
 
 
 def _dates(values: Iterable[date]) -> str:

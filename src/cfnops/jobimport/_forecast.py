@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from cfnops.jobimport._days import ALL_WEEKDAYS
+from cfnops.jobimport._days import jobs_schedule
 from cfnops.jobimport._forecast_reference import Reference
 from cfnops.jobimport._forecast_source import NotEvaluated, Run, ctm_runs, jp1_runs
 from cfnops.jobimport._model import ImportModel, Job, JobNet, ScheduleSpec
@@ -30,20 +30,8 @@ def _fmt(run: Run) -> str:
 
 def imported_runs(model: ImportModel, spec: ScheduleSpec, start: date, end: date) -> set[Run]:
     """The (local day, time) fires of one imported cron schedule (with its calendar)."""
-    from cfnops.jobs import Calendar, CalendarSchedule, parse_day_rule, parse_schedule
-
     tz = ZoneInfo(spec.timezone)
-    sched: Any = parse_schedule(spec.cron or "", spec.timezone)
-    if spec.calendar:
-        c = model.calendars[spec.calendar]
-        cal = Calendar(
-            c.name,
-            frozenset(ALL_WEEKDAYS.index(d) for d in c.closed_weekdays),
-            frozenset(c.closed),
-            frozenset(c.open),
-            c.timezone,
-        )
-        sched = CalendarSchedule(sched, cal, parse_day_rule(spec.day_rule or "open"))
+    sched = jobs_schedule(model.calendars, spec)
     at = datetime.combine(start, time(0), tz).astimezone(UTC) - timedelta(seconds=1)
     out: set[Run] = set()
     for _ in range(5000):

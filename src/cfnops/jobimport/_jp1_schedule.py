@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from cfnops.jobimport._days import ALL_WEEKDAYS, cron, materialise
+from cfnops.jobimport._days import ALL_WEEKDAYS, cron, jobs_schedule, materialise
 from cfnops.jobimport._jp1_lexer import Unit, unquote
 from cfnops.jobimport._model import CalendarSpec, ImportModel, JobNet, ScheduleSpec
 
@@ -354,26 +354,14 @@ class ScheduleRules:
         return out
 
     def _fire_days_of(self, spec: ScheduleSpec) -> set[date]:
-        from cfnops.jobs import Calendar, CalendarSchedule, parse_day_rule, parse_schedule
-
         tz = ZoneInfo(spec.timezone)
-        sched: object = parse_schedule(spec.cron or "", spec.timezone)
-        if spec.calendar:
-            c = self.model.calendars[spec.calendar]
-            cal = Calendar(
-                c.name,
-                frozenset(ALL_WEEKDAYS.index(d) for d in c.closed_weekdays),
-                frozenset(c.closed),
-                frozenset(c.open),
-                c.timezone,
-            )
-            sched = CalendarSchedule(sched, cal, parse_day_rule(spec.day_rule or "open"))  # type: ignore[arg-type]
+        sched = jobs_schedule(self.model.calendars, spec)
         at = datetime.combine(self.today, time(0), tz).astimezone(UTC)
         end = date(self.today.year + 1, 12, 31)
         days: set[date] = set()
         for _ in range(800):
             try:
-                at = sched.next_after(at)  # type: ignore[attr-defined]
+                at = sched.next_after(at)
             except Exception:
                 break
             local = at.astimezone(tz).date()
