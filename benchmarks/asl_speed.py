@@ -27,6 +27,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from cfnops.runtime import Runtime
+
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
@@ -110,8 +112,8 @@ class CfnopsRunner:
 
         db = os.path.join(tempfile.mkdtemp(prefix="asl-speed-"), "bench.sqlite")
         settings = load_settings(database_url=f"sqlite:///{db}")
-        self.engine = Engine.start_process(settings)
-        self.jobs = JobService(settings)
+        self.engine = Engine.start_process(Runtime.from_settings(settings))
+        self.jobs = JobService(Runtime.from_settings(settings))
 
     def run(self, label: str) -> tuple[int, float]:
         definition, value = WORKLOADS[label]

@@ -25,6 +25,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from cfnops.runtime import Runtime
+
 TOKEN = "bench-token-0123456789abcdef"
 
 
@@ -42,7 +44,9 @@ def make(db: str, steps: int) -> None:
             context.step(lambda _, i=i: {"i": i, "note": "x" * 40}, name=f"step-{i}")
         return event["steps"]
 
-    engine = Engine.start_process(load_settings(database_url=f"sqlite:///{db}"))
+    engine = Engine.start_process(
+        Runtime.from_settings(load_settings(database_url=f"sqlite:///{db}"))
+    )
     try:
         backend = engine.local_lambda()
         record = backend.wait(backend.start_execution("bench-history", {"steps": steps}), 3600)

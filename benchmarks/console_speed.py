@@ -38,6 +38,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from cfnops.database import Database
+
 TOKEN = "bench-token-0123456789abcdef"
 
 
@@ -60,7 +62,7 @@ def seed(db: Path, runs: int) -> None:
     )  # fmt: skip
     settings = load_settings(database_url=f"sqlite:///{db}")
     began = time.perf_counter()
-    with RunStore(settings) as store:
+    with RunStore(Database.open(settings.database_url)) as store:
         for i in range(runs):
             if i % 10 < 7:
                 store.enqueue("cfnops.heal", {"StackName": f"web-{i % 50}"}, run_id=f"heal-{i:05d}")
@@ -109,7 +111,6 @@ def render_times(base: str, samples: int) -> None:
 
 
 def latency(base: str, db: Path, samples: int) -> None:
-    from cfnops.config import load_settings
     from cfnops.jobs import JobStore
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -121,7 +122,7 @@ def latency(base: str, db: Path, samples: int) -> None:
     names = [f"S{i}" for i in range(samples)]
     states = {n: {"Type": "Pass", "Next": names[i + 1]} for i, n in enumerate(names[:-1])}
     states[names[-1]] = {"Type": "Pass", "End": True}
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(Database.open(f"sqlite:///{db}"))
     store.create_run("latency-1", "latency", {"StartAt": names[0], "States": states}, {})
     store.write_events("latency-1", [(1, 0, "ExecutionStarted", time.time(), "{}")])
     waits: list[float] = []
@@ -164,10 +165,9 @@ def _wait(page: object, expression: str, timeout: float = 10.0) -> None:
 
 
 def _big_run(db: Path, iterations: int) -> object:
-    from cfnops.config import load_settings
     from cfnops.jobs import JobStore
 
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(Database.open(f"sqlite:///{db}"))
     work = {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:1:function:w", "End": True}
     definition = {"StartAt": "Fan", "States": {"Fan": {
         "Type": "Map", "ItemProcessor": {"StartAt": "Work", "States": {"Work": work}},

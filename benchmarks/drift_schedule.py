@@ -21,6 +21,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from cfnops.runtime import Runtime
+
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 
@@ -68,7 +70,7 @@ def main() -> None:
             drift_scan={"schedules": {"bench": {"schedule": "rate(5 minutes)"}}},
         )
         register_all()
-        engine = Engine.start_process(settings)
+        engine = Engine.start_process(Runtime.from_settings(settings))
         (plan,) = plan_drift_schedules(settings)
         start = datetime(2030, 1, 1, tzinfo=UTC)
         times: list[float] = []

@@ -29,6 +29,8 @@ sys.path.insert(0, str(ROOT / "tests" / "durable"))
 from conformance import MODULES  # noqa: E402
 from conformance.runner import REQUIREMENTS, LogSink, Outcome, run_all, summary  # noqa: E402
 
+from cfnops.runtime import Runtime  # noqa: E402
+
 
 def run_on(url: str, only: str | None) -> list[Outcome]:
     from cfnops.config import load_settings
@@ -38,7 +40,7 @@ def run_on(url: str, only: str | None) -> list[Outcome]:
         if (ROOT / "tests" / "durable" / "conformance" / f"{module}.py").exists():
             importlib.import_module(f"conformance.{module}")
     settings = load_settings(database_url=url)
-    engine = Engine.start_process(settings)
+    engine = Engine.start_process(Runtime.from_settings(settings))
     sink = LogSink()
     root = logging.getLogger()
     root.addHandler(sink)

@@ -46,6 +46,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from cfnops.database import Database
+from cfnops.runtime import Runtime
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # Installed in every process that imports it (the workers, through the workflow
@@ -231,7 +234,7 @@ def measure(
             log = folder / f"worker-{n}-{uuid.uuid4().hex[:6]}.err"
             procs.append(_worker(url, folder, log, src, counts, extra or {}))
         pids = [p.pid for p in procs]
-        with RunStore(load_settings(database_url=url)) as store:
+        with RunStore(Database.open(url)) as store:
             idle = (_snapshot(counts, pids), None)
             time.sleep(2.0)
             idle = (idle[0], _snapshot(counts, pids))
@@ -240,7 +243,7 @@ def measure(
             busy0 = _snapshot(counts, pids)
             started = time.perf_counter()
             if kind == "job":
-                jobs = JobService(load_settings(database_url=url))
+                jobs = JobService(Runtime.from_settings(load_settings(database_url=url)))
                 for n in range(runs):
                     jobs.start(
                         JOB,

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cfnops.database import Database
+
 HERE = Path(__file__).resolve()
 SRC = HERE.parents[1] / "src"
 
@@ -28,7 +30,6 @@ SRC = HERE.parents[1] / "src"
 def measure(tasks: int) -> str:
     """One round in this process: per-Task ms (run wall, replay wall, run CPU, replay CPU)."""
     from cfnops.asl import FakeInvoker
-    from cfnops.config import load_settings
     from cfnops.jobs import JobStore
     from cfnops.jobs._runner import execute_run
     from cfnops.jobs._tables import runs
@@ -44,7 +45,7 @@ def measure(tasks: int) -> str:
     definition = {"StartAt": "T0", "States": states}
     invoker = FakeInvoker({"f": lambda payload, ctx: payload})
     with tempfile.TemporaryDirectory() as tmp:
-        store = JobStore(load_settings(database_url=f"sqlite:///{Path(tmp) / 'bench.sqlite'}"))
+        store = JobStore(Database.open(f"sqlite:///{Path(tmp) / 'bench.sqlite'}"))
         store.create_run("bench-1", "bench", definition, {"x": 1})
         figures = []
         for replay in (False, True):

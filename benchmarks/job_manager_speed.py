@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from cfnops.config import load_settings
+from cfnops.database import Database
 from cfnops.jobs import JobStore, check_dataflow
 from cfnops.jobs._calendar import Calendar, CalendarSchedule, parse_day_rule
 from cfnops.jobs._pools import PoolStore
@@ -68,7 +68,7 @@ def main() -> None:
         )
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = JobStore(load_settings(database_url=f"sqlite:///{tmp}/bench.sqlite"))
+        store = JobStore(Database.open(f"sqlite:///{tmp}/bench.sqlite"))
         store.create_run("bench-run", "bench", {"StartAt": "P", "States": {}}, {})
         pools = PoolStore(store.engine)
         pools.set("bench", 3)

@@ -31,19 +31,6 @@ EXCEPTIONS = {
     # Database (its docstring says to prefer one).
     ("durable/_dbos_setup.py", "make_engine"),
 }
-# Still accepting settings and building their own (issue #38): shrink, never grow.
-NOT_YET = {
-    ("ami/_service.py", "__init__"),
-    ("durable/_audit.py", "__init__"),
-    ("durable/_checkpoints.py", "__init__"),
-    ("durable/_engine.py", "__init__"),
-    ("durable/_lambda_backend.py", "__init__"),
-    ("durable/_records.py", "__init__"),
-    ("durable/_run_history.py", "run_history"),
-    ("heal/_accepted.py", "__init__"),
-    ("jobs/_service.py", "__init__"),
-    ("jobs/_store.py", "__init__"),
-}
 
 
 def _builder_calls(tree: ast.Module) -> list[tuple[str, int, str]]:
@@ -75,7 +62,7 @@ def offenders() -> list[str]:
         if rel.startswith(ALLOWED) or rel in ALLOWED:
             continue
         for function, line, call in _builder_calls(parse_file(path)):
-            if (rel, function) not in EXCEPTIONS | NOT_YET:
+            if (rel, function) not in EXCEPTIONS:
                 out.append(f"{rel}:{line} {call} in {function}()")
     return out
 
@@ -86,15 +73,6 @@ def test_only_entry_points_build_a_runtime_or_open_a_database() -> None:
         "take the Runtime or Database you are given (docs/architecture.md, One runtime "
         "value); only the entry points build one:\n" + "\n".join(found)
     )
-
-
-def test_the_list_of_offenders_left_only_names_offenders() -> None:
-    seen = {
-        (path.relative_to(PACKAGE).as_posix(), function)
-        for path in PACKAGE.rglob("*.py")
-        for function, _, _ in _builder_calls(parse_file(path))
-    }
-    assert not NOT_YET - seen, f"fixed, drop from NOT_YET: {sorted(NOT_YET - seen)}"
 
 
 def test_the_scan_sees_a_call_and_not_a_docstring() -> None:

@@ -11,6 +11,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from ami_test_support import make_settings  # noqa: E402
+from tests._runtime import runtime_for  # noqa: E402
 
 from cfnops.ami import Rotator  # noqa: E402
 from cfnops.config import Settings, load_settings  # noqa: E402
@@ -37,7 +38,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         return
     db = tmp_path_factory.mktemp("ami") / "engine.sqlite"
     settings = load_settings(database_url=f"sqlite:///{db}", worker={"heartbeat_seconds": 0.5})
-    eng = Engine.start_process(settings)
+    eng = Engine.start_process(runtime_for(settings))
     yield eng
     if Engine.current() is eng:
         eng.shutdown(grace_seconds=1)
@@ -50,5 +51,5 @@ def settings(cfnops_sandbox: Sandbox, engine: Engine, sandbox_env: dict[str, str
 
 @pytest.fixture
 def rotator(settings: Settings, cfnops_sandbox: Sandbox) -> Iterator[Rotator]:
-    with Rotator(settings, cfnops_sandbox.clients) as rot:
+    with Rotator(runtime_for(settings, aws=cfnops_sandbox.clients)) as rot:
         yield rot

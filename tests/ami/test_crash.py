@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from ami_test_support import base_images, deploy, make_settings, parameter_value, unique
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.ami import ROTATE_STACK_WORKFLOW, build_request
@@ -62,7 +63,7 @@ def test_killed_rotation_resumes_and_updates_once(
     while True:
         assert time.monotonic() < deadline, "the first process never polled the image"
         try:
-            with RunStore(settings) as store:
+            with RunStore(database_for(settings)) as store:
                 names = [s.name for s in store.steps(run_id)]
         except Exception:  # the database may not exist yet
             names = []
@@ -75,7 +76,7 @@ def test_killed_rotation_resumes_and_updates_once(
     second = cfnops(worker_env(db), "-o", "json", *args, json.dumps(request))
     _out, err = second.communicate(timeout=120)
     assert second.returncode == 0, err
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         record = store.get(run_id)
         names = [s.name for s in store.steps(run_id)]
     assert record.status == "SUCCEEDED", record
@@ -108,7 +109,7 @@ def test_killed_during_the_refresh_wait_resumes_without_a_second_update(
 
     def polled_the_refresh() -> bool:
         try:
-            with RunStore(settings) as store:
+            with RunStore(database_for(settings)) as store:
                 return "update-complete #1" in [s.name for s in store.steps(run_id)]
         except Exception:  # the database may not exist yet
             return False
@@ -122,7 +123,7 @@ def test_killed_during_the_refresh_wait_resumes_without_a_second_update(
     second = cfnops(worker_env(db), "-o", "json", *args, json.dumps(request))
     _out, err = second.communicate(timeout=120)
     assert second.returncode == 0, err
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         record = store.get(run_id)
         names = [s.name for s in store.steps(run_id)]
     assert record.status == "SUCCEEDED", record

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from ami_test_support import back_up, base_images, deploy, make_settings, parameter_value, unique
+from tests._runtime import runtime_for
 
 from cfnops.ami import InstanceRefreshFailed, NotRollable, Rotator, StackRotation
 from cfnops.config import Settings
@@ -90,7 +91,7 @@ def test_backup_event_rolls_the_instances_and_stays_in_sync(
     new = back_up(cfnops_sandbox, next(iter(before)))
     event = backup_event(cfnops_sandbox, new)
 
-    with Rotator(roll_settings, cfnops_sandbox.clients) as rotator:
+    with Rotator(runtime_for(roll_settings, aws=cfnops_sandbox.clients)) as rotator:
         (result,) = rotator.event(event, source="backup event")
 
     assert isinstance(result, StackRotation)
@@ -115,7 +116,9 @@ def test_failing_refresh_ends_failed_and_rollback_restores_the_previous_ami(
     stack = unique("ami-p3f")
     group = deploy(cfnops_sandbox, 3, stack, ImageId=first)
     name = group["AutoScalingGroupName"]
-    with Rotator(roll_settings, cfnops_sandbox.clients, check_compatibility=False) as rotator:
+    with Rotator(
+        runtime_for(roll_settings, aws=cfnops_sandbox.clients), check_compatibility=False
+    ) as rotator:
         rotated = rotator.stack(stack, second)
         assert rotated.outcome == "UPDATED"
         third = back_up(cfnops_sandbox, next(iter(group_instances(cfnops_sandbox, name))))
@@ -144,7 +147,9 @@ def test_roll_without_the_policy_is_refused_with_the_edit(
     stack = unique("ami-p2r")
     deploy(cfnops_sandbox, 2, stack, ImageId=old)
     with (
-        Rotator(roll_settings, cfnops_sandbox.clients, check_compatibility=False) as rotator,
+        Rotator(
+            runtime_for(roll_settings, aws=cfnops_sandbox.clients), check_compatibility=False
+        ) as rotator,
         pytest.raises(NotRollable) as refused,
     ):
         rotator.stack(stack, new)

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 from ami_test_support import base_images, deploy, make_settings, parameter_value, unique
+from tests._runtime import database_for, runtime_for
 
 from cfnops.ami import ROTATE_STACK_WORKFLOW, Rotator
 from cfnops.ami.errors import (
@@ -40,7 +41,7 @@ def start_busy_update(sandbox: Sandbox, stack: str, seconds: float) -> None:
 
 
 def step_names(settings: Settings, run_id: str) -> list[str]:
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         return [s.name for s in store.steps(run_id)]
 
 
@@ -70,7 +71,10 @@ def test_busy_past_the_bound_changes_nothing(
     deploy(cfnops_sandbox, 2, stack, ImageId=old)
     start_busy_update(cfnops_sandbox, stack, 30)
     short = make_settings(cfnops_sandbox, settings.database_url, stack_busy_wait_seconds=1.0)
-    with Rotator(short, cfnops_sandbox.clients) as rot, pytest.raises(StackNotReady) as err:
+    with (
+        Rotator(runtime_for(short, aws=cfnops_sandbox.clients)) as rot,
+        pytest.raises(StackNotReady) as err,
+    ):
         rot.stack(stack, new)
     assert err.value.status == "UPDATE_IN_PROGRESS" and "still busy" in str(err.value)
     cfnops_sandbox.state.set_delays(Delays.zero())
@@ -115,7 +119,7 @@ def test_missing_parameter_key(cfnops_sandbox: Sandbox, settings: Settings) -> N
     stack = unique("ami-key")
     deploy(cfnops_sandbox, 2, stack, ImageId=old)
     with (
-        Rotator(settings, cfnops_sandbox.clients, parameter_key="AmiId") as rot,
+        Rotator(runtime_for(settings, aws=cfnops_sandbox.clients), parameter_key="AmiId") as rot,
         pytest.raises(NoImageParameter, match="AmiId"),
     ):
         rot.stack(stack, new)
@@ -137,7 +141,7 @@ def test_rollback_restores_the_previous_image(
         new,
     )
     assert parameter_value(cfnops_sandbox, stack, "ImageId") == old
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         record = store.get(back.run_id)
     assert record.workflow == ROTATE_STACK_WORKFLOW and record.status == "SUCCEEDED"
 

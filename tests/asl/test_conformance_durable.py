@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from asl_cases import CASES_DIR, Outcome, case_files, case_id, matches
+from tests._runtime import runtime_for
 
 from cfnops.asl import InvalidDefinition, LambdaError, TaskContext, lambda_stand_in
 from cfnops.config import load_settings
@@ -146,9 +147,9 @@ def durable_results(
     started = engine is None
     if engine is None:
         db = tmp_path_factory.mktemp("asl-durable") / "jobs.sqlite"
-        engine = Engine.start_process(load_settings(database_url=f"sqlite:///{db}"))
+        engine = Engine.start_process(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     try:
-        results = _run_all(JobService(engine.settings), paths)
+        results = _run_all(JobService(runtime_for(engine.settings)), paths)
         summary: list[str] = getattr(request.config, "cfnops_asl_summary", None) or []
         request.config.cfnops_asl_summary = summary  # type: ignore[attr-defined]
         for label, outcomes in zip(("", ", replayed"), results, strict=True):

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 from tests.heal._proc import SandboxProcess, env_for
 
@@ -31,13 +32,13 @@ def interrupt(proc: subprocess.Popen[str], sig: int = signal.SIGINT) -> tuple[fl
 
 
 def run_status(db: Path, run_id: str) -> str:
-    with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+    with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
         return str(store.get(run_id).status)
 
 
 def has_step(db: Path, run_id: str, name: str) -> bool:
     try:
-        with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+        with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
             return name in [s.name for s in store.steps(run_id)]
     except Exception:  # not created yet
         return False
@@ -164,7 +165,7 @@ def test_heal_ctrl_c_then_next_heal_says_how_to_free_the_stack(tmp_path: Path) -
         proc = cfnops(env, "heal", "int-stack")
 
         def started() -> bool:
-            with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+            with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
                 return bool(store.list_runs(workflow="cfnops.heal")) if db.exists() else False
 
         wait_for(started, what="the heal run")

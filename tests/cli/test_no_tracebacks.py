@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -87,7 +88,7 @@ def test_runs_cancel_of_a_running_run(tmp_path: Path, verbosity: tuple[str, ...]
          "--name", "waiting-1"],
         env=env, stdout=log, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
-    store = JobStore(load_settings(database_url=env["CFNOPS_DATABASE_URL"]))
+    store = JobStore(database_for(load_settings(database_url=env["CFNOPS_DATABASE_URL"])))
 
     def waiting() -> bool:
         try:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import worker_env
 from tests.console.test_batch import record_failed_runs
 
@@ -25,7 +26,7 @@ def _cfnops(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_batch_rerun_lists_first_asks_once_and_audits_each_run(tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
     record_failed_runs(db, 3, "night")
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     select = ["--filter", "status=FAILED", "--filter", "machine=nightly-load", "--run", "night-00"]
     dry = _cfnops(db, "runs", "batch", "rerun", *select, "--dry-run", "-o", "json")
     assert dry.returncode == 0, dry.stderr
@@ -44,7 +45,7 @@ def test_batch_rerun_lists_first_asks_once_and_audits_each_run(tmp_path: Path) -
     assert "rerun: 3 of 3 runs done" in done.stdout
     reruns = sorted(r.run_id for r in jobs.store.list_runs(limit=50) if r.source == "rerun")
     assert reruns == ["night-00-rerun1", "night-01-rerun1", "night-02-rerun1"]
-    with AuditLog(load_settings(database_url=f"sqlite:///{db}")) as audit:
+    with AuditLog(database_for(load_settings(database_url=f"sqlite:///{db}"))) as audit:
         rows = [e for e in audit.list(limit=50) if e.action == "rerun"]
     assert sorted(e.target for e in rows) == ["night-00", "night-01", "night-02"]
     assert {e.reason for e in rows} == {"INC-7"}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from tests._runtime import database_for
 
 from cfnops.cli._table import Table
 from cfnops.config import load_settings
@@ -75,7 +76,7 @@ def test_audit_list_at_80_columns_keeps_the_arn_and_command_whole(
     env: dict[str, str], tmp_path: Path
 ) -> None:
     settings = load_settings(database_url=env["CFNOPS_DATABASE_URL"])
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         audit.record(actor="ops@example.com", action="approve", target=ARN, reason=FIX)
         audit.record(
             actor="ops@example.com",

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
+from tests._runtime import runtime_for
 
 from cfnops.config import load_settings
 from cfnops.durable import Engine, lambda_function
@@ -36,7 +37,7 @@ def markup(event: Any, context: DurableContext) -> Any:
 
 
 def main(db: str, steps: int) -> None:
-    engine = Engine.start_process(load_settings(database_url=f"sqlite:///{db}"))
+    engine = Engine.start_process(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     try:
         backend = engine.local_lambda()
         arn = backend.start_execution(

@@ -18,6 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tests._runtime import runtime_for
+
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.config import load_settings
 from cfnops.durable import Engine
@@ -82,9 +84,9 @@ def main(db: str, run_id: str, log: str) -> int:
 
     register_function("console-map-work", work)
     settings = load_settings(database_url=f"sqlite:///{db}")
-    engine = Engine.start_process(settings)
+    engine = Engine.start_process(runtime_for(settings))
     try:
-        jobs = JobService(settings)
+        jobs = JobService(runtime_for(settings))
         jobs.start(DEFINITION, {"items": ITEMS}, machine_name="caught-map", name=run_id)
         result = jobs.wait(run_id, timeout=300)
         print(json.dumps({"status": result.status}), flush=True)

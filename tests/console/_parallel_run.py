@@ -13,6 +13,8 @@ import sys
 import time
 from typing import Any
 
+from tests._runtime import runtime_for
+
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.config import load_settings
 from cfnops.durable import Engine
@@ -60,9 +62,9 @@ def main(db: str, run_id: str) -> int:
     for name, fn in (("par-ok", _ok), ("par-fail", _fail), ("par-slow", _slow)):
         register_function(name, fn)
     settings = load_settings(database_url=f"sqlite:///{db}")
-    engine = Engine.start_process(settings)
+    engine = Engine.start_process(runtime_for(settings))
     try:
-        jobs = JobService(settings)
+        jobs = JobService(runtime_for(settings))
         jobs.start(DEFINITION, {}, machine_name="stop-web", name=run_id)
         result = jobs.wait(run_id, timeout=300)
         print(json.dumps({"status": result.status}), flush=True)

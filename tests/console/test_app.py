@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import worker_env
 from tests.console.conftest import TOKEN, csrf_of
 
@@ -23,7 +24,7 @@ WAIT = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": T
 
 
 def _schedule(settings: Settings, name: str = "nightly") -> TriggerService:
-    triggers = TriggerService(JobService(settings))
+    triggers = TriggerService(JobService(runtime_for(settings)))
     triggers.add_schedule(name, "nightly.asl.json", WAIT, "cron(0 3 * * ? *)", "UTC", {})
     return triggers
 
@@ -65,7 +66,7 @@ def test_state_changes_need_token_and_csrf_and_change_nothing_otherwise(
         assert answer.status_code == 403, answer.text
         assert "Traceback" not in answer.text
     assert [e["enabled"] for e in triggers.entries()] == [True]
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         assert audit.list() == []
     # With both: done and audited under the token's name.
     done = anonymous.post(
@@ -75,7 +76,7 @@ def test_state_changes_need_token_and_csrf_and_change_nothing_otherwise(
     )
     assert done.status_code == 303
     assert [e["enabled"] for e in triggers.entries()] == [False]
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         [entry] = audit.list()
     assert (entry.actor, entry.action, entry.target, entry.reason) == (
         "console:alice (operator)",
@@ -92,7 +93,7 @@ def test_state_changes_need_token_and_csrf_and_change_nothing_otherwise(
 
 
 def test_runs_page_filters_and_pages(settings: Settings, client: TestClient) -> None:
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         for i in range(120):
             store.enqueue("cfnops.heal", {"StackName": f"web-{i % 3}"}, run_id=f"heal-web-{i:03d}")
     page = client.get("/runs")
@@ -137,7 +138,7 @@ def test_unknown_runs_are_404_pages(client: TestClient, path: str) -> None:
 
 
 def test_unknown_map_iteration_is_400(settings: Settings, client: TestClient) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("job-1", "wait", WAIT, {})
     assert client.get("/jobs/job-1").status_code == 200
     answer = client.get("/jobs/job-1/state?state=W&map=Nope&index=1")
@@ -204,7 +205,7 @@ def test_non_loopback_bind_without_token_refuses_to_start(tmp_path: Path) -> Non
 
 
 def test_job_controls_hold_release_skip_force_rerun(settings: Settings, client: TestClient) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     two = {
         "StartAt": "A",
         "States": {
@@ -239,7 +240,7 @@ def test_job_controls_hold_release_skip_force_rerun(settings: Settings, client: 
     refused = post("force", state="B", outcome="succeed", reason="try")
     assert refused.status_code == 400 and "not a Task" in refused.text
     assert post("rerun", mode="sideways").status_code == 400
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         entries = audit.list(target="ctl-1")
     assert [(e.action, e.actor) for e in reversed(entries)] == [
         ("hold", "console:alice (operator)"),

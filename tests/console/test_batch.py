@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
+from tests._runtime import database_for, runtime_for
 from tests.console.conftest import csrf_of
 
 from cfnops.config import Settings
@@ -38,7 +39,7 @@ def test_batch_rerun_by_filter_previews_then_acts_on_each_run(
     settings: Settings, client: TestClient
 ) -> None:
     record_failed_runs(_db(settings), 3, "inc")
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("live-1", "wait", WAIT, {})  # RUNNING: a rerun does not apply
     runs_page = client.get("/runs?status=FAILED&kind=job").text
     assert runs_page.count('name="run" value="inc-') == 3  # the filter shows the failed job runs
@@ -68,7 +69,7 @@ def test_batch_rerun_by_filter_previews_then_acts_on_each_run(
     assert "3 of 3 runs: rerun done" in done.text
     reruns = [r for r in jobs.store.list_runs(limit=100) if r.source == "rerun"]
     assert sorted(r.run_id for r in reruns) == ["inc-00-rerun1", "inc-01-rerun1", "inc-02-rerun1"]
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         rows = [e for e in audit.list(limit=100) if e.action == "rerun"]
     assert sorted(e.target for e in rows) == ["inc-00", "inc-01", "inc-02"]
     assert {e.reason for e in rows} == {"INC-42: db back"}
@@ -78,7 +79,7 @@ def test_batch_rerun_by_filter_previews_then_acts_on_each_run(
 def test_batch_hold_release_cancel_and_a_viewer_is_refused(
     settings: Settings, client: TestClient, tmp_path: Path
 ) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     for i in range(2):
         jobs.store.create_run(f"w-{i}", "wait", WAIT, {})
     csrf = csrf_of(client, "/runs")
@@ -96,7 +97,7 @@ def test_batch_hold_release_cancel_and_a_viewer_is_refused(
     assert "2 of 2 runs: release done" in act("release")
     assert "2 of 2 runs: cancel done" in act("cancel")
     assert {jobs.store.get_run(f"w-{i}").stop_requested for i in range(2)} == {True}
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         actions = [e.action for e in audit.list(limit=100)]
     assert actions.count("hold") == 2 and actions.count("release") == 2
     assert actions.count("stop") == 2

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import cfnops, wait_for
 from tests.console._browser import TOKEN, UNNAMED_CONTROLS, ConsoleProcess, shot
 from tests.heal._proc import SandboxProcess, env_for
@@ -262,7 +263,7 @@ def test_a_held_job_run_reads_held_on_the_runs_page(page: Any, tmp_path: Path) -
     env = env_for_db(db)
     run = cfnops(env, "job", "run", str(definition), "--name", run_id)
     console = ConsoleProcess(env)
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     try:
         wait_for(lambda: console.get(f"/jobs/{run_id}") == 200, 120, "the job run to start")
         _sign_in(page, console)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import worker_env
 from tests.console._browser import ConsoleProcess, shot, sign_in
 from tests.console.test_batch import record_failed_runs
@@ -41,7 +42,7 @@ def test_thirty_failed_runs_rerun_from_the_console_in_one_action(page: Any, tmp_
     db = tmp_path / "runs.sqlite"
     record_failed_runs(db, 30, "inc")
     settings = load_settings(database_url=f"sqlite:///{db}")
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     console = ConsoleProcess(worker_env(db))
     try:
         sign_in(page, console.url)
@@ -62,7 +63,7 @@ def test_thirty_failed_runs_rerun_from_the_console_in_one_action(page: Any, tmp_
         assert "30 of 30 runs: rerun done" in page.locator("#batch-summary").inner_text()
         assert page.locator("#batch-runs tr[data-ok=yes]").count() == 30
         shot(page, "batch-done")
-        with AuditLog(settings) as audit:
+        with AuditLog(database_for(settings)) as audit:
             rows = [e for e in audit.list(limit=200) if e.action == "rerun"]
         assert len(rows) == 30 and {e.reason for e in rows} == {"INC-42: the database is back"}
         assert len({e.target for e in rows}) == 30
@@ -76,7 +77,7 @@ def test_thirty_failed_runs_rerun_from_the_console_in_one_action(page: Any, tmp_
 def test_hold_asks_for_a_reason_in_the_confirmation(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
     record_failed_runs(db, 1, "seed")  # the run tables exist
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     jobs.store.create_run("long-1", "wait", WAIT, {})
     console = ConsoleProcess(worker_env(db))
     try:

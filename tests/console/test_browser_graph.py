@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 from tests.console._browser import ConsoleProcess, shot, sign_in, wait_until
 from tests.console.test_designer_browser import _thirty_states
@@ -153,7 +154,7 @@ def hundred(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConsoleProcess
     db = tmp_path_factory.mktemp("graph") / "runs.sqlite"
     definition = _hundred_states()
     assert _count(definition) == 100
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     jobs.store.create_run("hundred-1", "hundred", definition, {})
     jobs.store.create_run("thirty-1", "thirty", _thirty_states(), {})
     process = ConsoleProcess(worker_env(db))

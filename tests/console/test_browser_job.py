@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 from tests.console._browser import (
     UNNAMED_CONTROLS,
@@ -52,7 +53,9 @@ def map_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {"status": "FAILED"}
-    history = JobService(load_settings(database_url=f"sqlite:///{db}")).store.history("map-1")
+    history = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}"))).store.history(
+        "map-1"
+    )
     statuses = {int(e["details"]["index"]): END[e["type"]] for e in history if e["type"] in END}
     calls = Counter(int(line.split()[0]) for line in log.read_text().splitlines())
     return {"db": db, "statuses": statuses, "calls": calls}
@@ -161,7 +164,7 @@ def _work_status(map_run: dict[str, Any], index: int, status: str) -> str:
 
 def _big_run(db: Path, iterations: int) -> JobService:
     """A RUNNING job run with a Map of ``iterations`` items, 5 events each (+ 4)."""
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     work = {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:1:function:w", "End": True}
     definition = {"StartAt": "Fan", "States": {"Fan": {
         "Type": "Map", "ItemProcessor": {"StartAt": "Work", "States": {"Work": work}},
@@ -245,7 +248,7 @@ def test_a_10000_event_run_opens_pages_its_history_and_updates_by_delta(
 
 def test_confirmations_by_keyboard_only(browser: Any, tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     wait = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 600, "End": True}}}
     jobs.store.create_run("kb-1", "wait", wait, {})
     console = ConsoleProcess(worker_env(db))
@@ -327,7 +330,7 @@ def test_phone_width_has_no_sideways_scroll(
 
 def test_large_graph_is_readable_and_zooms_fits_collapses(browser: Any, tmp_path: Path) -> None:
     db = tmp_path / "runs.sqlite"
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     states: dict[str, Any] = {}
     for i in range(100):
         states[f"Step{i:03d}"] = {"Type": "Pass", "Next": f"Step{i + 1:03d}"}

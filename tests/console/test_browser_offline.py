@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 from tests.console._browser import TOKEN, ConsoleProcess, shot, sign_in
 from tests.console.test_batch import record_failed_runs
@@ -31,7 +32,7 @@ def test_open_pages_stay_quiet_while_the_console_is_down_and_resume_after(
 ) -> None:
     db = tmp_path / "runs.sqlite"
     record_failed_runs(db, 1, "seed")  # the run tables exist
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     jobs.store.create_run("long-1", "wait", WAIT, {})
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []
@@ -96,7 +97,7 @@ def test_a_stream_probe_whose_body_breaks_is_retried_without_a_page_error(
 ) -> None:
     db = tmp_path / "runs.sqlite"
     record_failed_runs(db, 1, "seed")
-    JobService(load_settings(database_url=f"sqlite:///{db}")).store.create_run(
+    JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}"))).store.create_run(
         "long-1", "wait", WAIT, {}
     )
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 from tests.console._browser import ConsoleProcess, shot, sign_in
 
@@ -44,7 +45,9 @@ def parallel_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1]) == {"status": "FAILED"}
-    history = JobService(load_settings(database_url=f"sqlite:///{db}")).store.history("par-1")
+    history = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}"))).store.history(
+        "par-1"
+    )
     types = [e["type"] for e in history]
     # The shape under test really happened: B retried once, C was aborted.
     assert types.count("LambdaFunctionFailed") == 2 and "TaskStateAborted" in types

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 from tests.console._browser import (
     TOKEN,
@@ -43,7 +44,7 @@ def page(browser: Any) -> Iterator[Any]:
 def _markup_run(db: Path) -> None:
     """A failed job run with markup in every field a page shows, and a schedule."""
     settings = load_settings(database_url=f"sqlite:///{db}")
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     task = f"Task {MARK}"
     definition = {
         "Comment": MARK,
@@ -142,7 +143,7 @@ def test_roles_and_sessions_in_the_browser(page: Any, tmp_path: Path) -> None:
     tokens.write_text(f"vera:viewer:{viewer}\notto:operator:{operator}\n")
     env = worker_env(db, CFNOPS_CONSOLE__SESSION_IDLE_SECONDS="4")
     console = ConsoleProcess(env, "--token-file", str(tokens))
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     wait = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}
     jobs.store.create_run("held-1", "wait", wait, {})
     try:
@@ -195,7 +196,7 @@ def test_a_bare_url_without_a_session_goes_to_sign_in(page: Any, tmp_path: Path)
 def test_the_metrics_token_reads_metrics_only(page: Any, tmp_path: Path) -> None:
     db, scraper = tmp_path / "runs.sqlite", "scraper-token-0123456789abcdef"
     console = ConsoleProcess(worker_env(db, CFNOPS_METRICS_TOKEN=scraper))
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     wait = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 60, "End": True}}}
     jobs.store.create_run("secret-1", "wait", wait, {"password": "hunter2"})
     try:

@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+from tests._runtime import runtime_for
+
 from cfnops.config import load_settings
 from cfnops.console._pages_jobs import _Derived
 from cfnops.jobs import JobService
@@ -21,7 +23,9 @@ def _entered(event_id: int, name: str, ts: float) -> tuple[int, int, str, float,
 
 
 def test_a_changed_history_is_derived_again_an_unchanged_one_is_not(tmp_path: Path) -> None:
-    jobs = JobService(load_settings(database_url=f"sqlite:///{tmp_path / 'runs.sqlite'}"))
+    jobs = JobService(
+        runtime_for(load_settings(database_url=f"sqlite:///{tmp_path / 'runs.sqlite'}"))
+    )
     jobs.store.create_run("r-1", "m", DEFINITION, {})
     t = time.time()
     jobs.store.write_events("r-1", [(1, 0, "ExecutionStarted", t, "{}"), _entered(2, "A", t)])
@@ -46,7 +50,9 @@ def test_a_changed_history_is_derived_again_an_unchanged_one_is_not(tmp_path: Pa
 
 
 def test_only_the_last_few_runs_are_kept(tmp_path: Path) -> None:
-    jobs = JobService(load_settings(database_url=f"sqlite:///{tmp_path / 'runs.sqlite'}"))
+    jobs = JobService(
+        runtime_for(load_settings(database_url=f"sqlite:///{tmp_path / 'runs.sqlite'}"))
+    )
     cache = _Derived()
     first = None
     for n in range(_Derived.SIZE + 1):

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 from starlette.testclient import TestClient
+from tests._runtime import runtime_for
 from tests.console.conftest import csrf_of
 
 from cfnops.console._designer_flow import design_check, edges_of, input_paths
@@ -188,7 +189,9 @@ def test_a_job_runs_definition_opens_in_the_designer(client: TestClient, setting
     from cfnops.jobs import JobService
 
     definition = json.loads((TEMPLATES_DIR / "websystem-start.asl.json").read_text())
-    JobService(settings).store.create_run("run-1", "start", definition, {"clusterId": "db"})
+    JobService(runtime_for(settings)).store.create_run(
+        "run-1", "start", definition, {"clusterId": "db"}
+    )
     boot = _boot(client.get("/designer?run=run-1").text)
     assert boot["doc"]["data"] == definition and boot["doc"]["sample"] == {"clusterId": "db"}
     assert boot["path"] == ""  # saved as a new file; the run keeps its own copy
@@ -214,7 +217,7 @@ def test_run_on_the_sandbox_queues_the_job_net_for_a_worker(settings: Any) -> No
         assert answer.status_code == 200, answer.text
         run_id = answer.json()["runId"]
         assert answer.json()["url"] == f"/jobs/{run_id}" and run_id.startswith("small-")
-        row = JobService(sandboxed).store.get_run(run_id)
+        row = JobService(runtime_for(sandboxed)).store.get_run(run_id)
         assert (row.definition, row.input, row.machine_name) == (definition, {"n": 1}, "small")
         assert "designer.run" in c.get("/audit").text
 

@@ -6,6 +6,7 @@ import json
 import time
 
 from starlette.testclient import TestClient
+from tests._runtime import runtime_for
 
 from cfnops.config import Settings
 from cfnops.jobs import JobService
@@ -24,7 +25,7 @@ TASK = {
 
 
 def test_the_job_page_shows_pool_waits(settings: Settings, client: TestClient) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("pooled-1", "pooled", TASK, {})
     now = time.time()
     events = [

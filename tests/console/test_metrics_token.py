@@ -9,6 +9,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from tests._runtime import database_for, runtime_for
 from tests.console.conftest import TOKEN, csrf_of
 
 from cfnops.config import Settings, load_settings
@@ -57,7 +58,7 @@ def test_the_metrics_token_scrapes(settings: Settings) -> None:
 
 
 def test_the_metrics_token_opens_no_page_and_does_nothing(settings: Settings) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("r-1", "wait", WAIT, {})
     triggers = TriggerService(jobs)
     triggers.add_schedule("nightly", "n.asl.json", WAIT, "cron(0 3 * * ? *)", "UTC", {})
@@ -78,7 +79,7 @@ def test_the_metrics_token_opens_no_page_and_does_nothing(settings: Settings) ->
     assert jobs.lineage("r-1")["held"] is False
     assert jobs.store.get_run("r-1").status == "RUNNING"
     assert [e["enabled"] for e in triggers.entries()] == [True]
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         assert audit.list() == []
     # the same action with the console's own token goes through: the role refused it
     held = _bearer(settings, TOKEN).post("/jobs/r-1/hold", data={"reason": "freeze"})

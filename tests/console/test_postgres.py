@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from starlette.testclient import TestClient
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import worker_env
 from tests.console.conftest import TOKEN, csrf_of
 from tests.durable.pg_server import PostgresUnavailable, postgres_server
@@ -38,10 +39,10 @@ def test_runs_page_jobs_and_audit_on_postgresql(pg_url: str) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     settings = load_settings(database_url=pg_url)
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         for i in range(3):
             store.enqueue("cfnops.heal", {"StackName": f"pg-web-{i}"}, run_id=f"pg-heal-{i}")
-    JobService(settings).store.create_run(
+    JobService(runtime_for(settings)).store.create_run(
         "pg-job-1", "wait", {"StartAt": "W", "States": {"W": {"Type": "Succeed"}}}, {}
     )
     app = create_app(settings, Auth({"alice": TOKEN}))
@@ -56,7 +57,7 @@ def test_runs_page_jobs_and_audit_on_postgresql(pg_url: str) -> None:
             "/jobs/pg-job-1/hold", data={"csrf": csrf, "reason": "pg"}, follow_redirects=False
         )
         assert answer.status_code == 303
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         assert [(e.action, e.actor) for e in audit.list(target="pg-job-1")] == [
             ("hold", "console:alice (operator)")
         ]

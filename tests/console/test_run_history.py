@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
+from tests._runtime import database_for
 from tests.console._durable_run import BIG, MARK
 
 from cfnops.config import Settings
@@ -78,7 +79,7 @@ def test_a_viewer_reads_the_history_and_an_anonymous_caller_cannot(
     child = next(e for e in events if e["EventType"] == "ContextStarted")
     inner = next(e for e in events if e.get("Name") == f"inner {MARK}")
     assert (child["SubType"], inner["ParentId"]) == ("RunInChildContext", child["Id"])
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         assert audit.list() == []  # reading is not an operator action
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
+from tests._runtime import database_for, runtime_for
 from tests.console.conftest import csrf_of
 
 from cfnops.config import Settings
@@ -108,7 +109,7 @@ def test_token_file_roles_and_errors(tmp_path: Path) -> None:
 
 
 def test_viewer_sees_no_actions_and_gets_403(settings: Settings, roles_app: Auth) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("r-1", "wait", WAIT, {})
     TriggerService(jobs).add_schedule("nightly", "n.asl.json", WAIT, "cron(0 3 * * ? *)", "UTC", {})
     viewer = _client(settings, roles_app, "vera")
@@ -134,14 +135,14 @@ def test_viewer_sees_no_actions_and_gets_403(settings: Settings, roles_app: Auth
     # The bearer token of a viewer is refused the same way.
     bearer = TestClient(viewer.app, headers={"Authorization": f"Bearer {TOKENS['vera'][1]}"})
     assert bearer.post("/jobs/r-1/hold").status_code == 403
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         assert audit.list() == []
 
 
 def test_operator_acts_but_cannot_approve_and_audit_names_the_role(
     settings: Settings, roles_app: Auth
 ) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("r-2", "wait", WAIT, {})
     operator = _client(settings, roles_app, "olga")
     page = operator.get("/jobs/r-2").text
@@ -161,13 +162,13 @@ def test_operator_acts_but_cannot_approve_and_audit_names_the_role(
         approver.post("/heal/runs/h/approve", data={"csrf": csrf_a, "reason": "x"}).status_code
         == 404
     )
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         [entry] = audit.list(target="r-2")
     assert (entry.actor, entry.action) == ("console:olga (operator)", "hold")
 
 
 def test_stop_and_redrive_refused_on_finished_runs(settings: Settings, client: TestClient) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("done-1", "wait", WAIT, {})
     jobs.store.finish_run("done-1", "SUCCEEDED", {}, None, None)
     page = client.get("/jobs/done-1").text
@@ -220,7 +221,7 @@ def test_sessions_expire_idle_and_absolute_and_sign_out(
 def test_live_requests_do_not_count_as_activity(
     settings: Settings, roles_app: Auth, clock: Clock
 ) -> None:
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     jobs.store.create_run("r-3", "wait", WAIT, {})
     client = _client(settings, roles_app, "vera")
     for _ in range(3):

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from tests._runtime import database_for
 from tests.console.conftest import TOKEN
 from tests.jobs.test_status_shapes import CASES
 from typer.testing import CliRunner
@@ -47,7 +48,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """Every case of the table as a run (its id is the case's id) in one database."""
     db = tmp_path_factory.mktemp("status-surfaces") / "runs.sqlite"
     settings = load_settings(database_url=f"sqlite:///{db}")
-    store = JobStore(settings)
+    store = JobStore(database_for(settings))
     for case_id, history, definition, *_ in CASES:
         assert store.create_run(case_id, "shapes", definition or MAP, {})
         rows = [(e["id"], e["previousEventId"], e["type"], e["timestamp"],

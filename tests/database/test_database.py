@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from tests._runtime import database_for
 
 import cfnops.database
 from cfnops.config import load_settings
@@ -91,7 +92,7 @@ def test_postgres_adapter_creates_tables_under_its_lock(pg_url: str) -> None:
     db.ensure(md)
     db.ensure(md)
     assert db.has_table("pg_probe")
-    with AuditLog(db) as audit, AuditLog(load_settings(database_url=pg_url)) as again:
+    with AuditLog(db) as audit, AuditLog(database_for(load_settings(database_url=pg_url))) as again:
         entry = audit.record(actor="me", action="test", target="x")
         assert again.latest_id() == entry.id
     # the append-only trigger exists once, whichever handle created it

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from tests._runtime import database_for
 
 import cfnops.database.errors as database_errors
 from cfnops.database import (
@@ -214,5 +215,5 @@ def test_a_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
         "INSERT INTO dbos_migrations VALUES (100000)",
     )
     with pytest.raises(SchemaTooNew) as refused:
-        RunStore(load_settings(database_url=f"sqlite:///{path}"))
+        RunStore(database_for(load_settings(database_url=f"sqlite:///{path}")))
     assert str(path) in refused.value.message and "100000" in refused.value.message

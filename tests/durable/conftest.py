@@ -12,6 +12,7 @@ if str(HERE) not in sys.path:
 
 import durable_test_workflows  # noqa: E402,F401  (registers the test workflows)
 from pg_server import PostgresUnavailable, postgres_server  # noqa: E402
+from tests._runtime import runtime_for  # noqa: E402
 
 from cfnops.config import load_settings  # noqa: E402
 from cfnops.durable import Engine  # noqa: E402
@@ -25,7 +26,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         database_url=f"sqlite:///{db}",
         worker={"workflow_modules": ("durable_test_workflows",), "heartbeat_seconds": 0.5},
     )
-    eng = Engine.start_process(settings)
+    eng = Engine.start_process(runtime_for(settings))
     yield eng
     eng.shutdown(grace_seconds=1)
 

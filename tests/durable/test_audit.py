@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from pg_server import PostgresUnavailable, postgres_server
+from tests._runtime import database_for
 
 from cfnops.cli.main import run
 from cfnops.config import Settings, load_settings
@@ -23,7 +24,7 @@ def settings(tmp_path: Path) -> Settings:
 
 
 def test_record_then_list_newest_first_with_filters(settings: Settings) -> None:
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         first = audit.record(actor="alice", action="approve", target="heal-1", reason=" ok ")
         audit.record(actor="bob", action="stop", target="job-7", detail={"state": "Map"})
         third = audit.record(actor="console:ops", action="reject", target="heal-1")
@@ -46,7 +47,7 @@ def test_record_then_list_newest_first_with_filters(settings: Settings) -> None:
 
 
 def test_the_database_refuses_updates_and_deletes(settings: Settings) -> None:
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         audit.record(actor="alice", action="approve", target="heal-1")
     engine = sa.create_engine(settings.database_url)
     try:
@@ -55,7 +56,7 @@ def test_the_database_refuses_updates_and_deletes(settings: Settings) -> None:
                 c.execute(sa.text(statement))
     finally:
         engine.dispose()
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         assert [e.actor for e in audit.list()] == ["alice"]
 
 
@@ -72,7 +73,7 @@ def test_the_database_refuses_updates_and_deletes(settings: Settings) -> None:
 def test_bad_entries_are_refused_and_nothing_is_written(
     settings: Settings, kwargs: dict[str, object], field: str
 ) -> None:
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         with pytest.raises(BadAuditEntry, match=f"audit {field}"):
             audit.record(**kwargs)  # type: ignore[arg-type]
         assert audit.list() == []
@@ -86,7 +87,7 @@ def test_concurrent_writers_lose_nothing(settings: Settings) -> None:
     # No table yet: the writers also race to create it.
 
     def write(n: int) -> None:
-        with AuditLog(settings) as audit:
+        with AuditLog(database_for(settings)) as audit:
             for i in range(10):
                 audit.record(actor=f"w{n}", action="stop", target=f"run-{i}")
 
@@ -95,7 +96,7 @@ def test_concurrent_writers_lose_nothing(settings: Settings) -> None:
         t.start()
     for t in threads:
         t.join()
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         entries = audit.list(limit=1000)
     assert len(entries) == 80 and len({e.id for e in entries}) == 80
 
@@ -111,7 +112,7 @@ def test_cli_audit_list_text_and_json(
     monkeypatch.setenv("CFNOPS_DATABASE_URL", settings.database_url)
     assert run(["audit", "list"]) == 0
     assert "no audit entries" in capsys.readouterr().out
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         audit.record(actor="alice", action="approve", target="heal-1", reason="planned")
         audit.record(actor="bob", action="stop", target="job-7", detail={"n": 1})
     assert run(["audit", "list", "--target", "heal-1"]) == 0
@@ -138,10 +139,12 @@ def pg_url() -> Iterator[str]:
 @pytest.mark.slow
 def test_postgresql_audit_log_is_append_only(pg_url: str) -> None:
     settings = load_settings(database_url=pg_url)
-    with AuditLog(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         entry = audit.record(actor="alice", action="approve", target="heal-pg", detail={"a": 1})
         assert audit.list(target="heal-pg") == [entry]
-    with AuditLog(settings) as again:  # a second start finds the table and its trigger
+    with AuditLog(
+        database_for(settings)
+    ) as again:  # a second start finds the table and its trigger
         assert again.latest_id() >= entry.id
     engine = sa.create_engine(pg_url.replace("postgresql://", "postgresql+psycopg://", 1))
     try:

@@ -55,10 +55,11 @@ from cfnops.config import Settings
 from cfnops.builtin_workflows import register_all
 from cfnops.durable import Engine
 from cfnops.jobs import JobService
+from cfnops.runtime import Runtime
 register_all()
 db = pathlib.Path(tempfile.mkdtemp()) / "db.sqlite"
 settings = Settings(database_url=f"sqlite:///{db}")
-jobs = JobService(settings)
+jobs = JobService(Runtime.from_settings(settings))
 definition = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
 run_id = jobs.start(definition, {"a": 1}, machine_name="m")
 engine = Engine.current()

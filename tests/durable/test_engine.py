@@ -41,7 +41,7 @@ def test_step_retries_follow_the_strategy_and_are_recorded(engine: Engine, tmp_p
     engine.start("test.flaky", {"log": log, "fail_times": 2, "max_attempts": 3}, run_id=run_id)
     assert engine.result(run_id, timeout=30) == 3
     assert count(log, "attempt") == 3
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         steps = store.steps(run_id)
     # The pause before a retry is part of the failed attempt's checkpoint (no
     # separate wait), and the next attempt starts no earlier than it says.
@@ -60,7 +60,7 @@ def test_step_failure_after_retries_fails_the_run(engine: Engine, tmp_path: Path
     )
     with pytest.raises(RunFailed, match="boom 2"):
         engine.result(run_id, timeout=30)
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         record = store.get(run_id)
         steps = store.steps(run_id)
     assert record.status == "FAILED"
@@ -85,7 +85,7 @@ def test_map_and_parallel_results(engine: Engine) -> None:
     run_id = _run_id("fanout")
     engine.start("test.fanout", {"items": [1, 2, 3]}, run_id=run_id)
     assert engine.result(run_id, timeout=30) == {"mapped": [2, 4, 6], "parallel": ["a", "b"]}
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         names = [s.name for s in store.steps(run_id)]
     assert names[:2] == ["doubles[0]/double", "doubles[1]/double"]
     assert names[-1] == "letters[1]/b"
@@ -101,7 +101,7 @@ def test_callback_waits_durably_for_an_answer(engine: Engine, tmp_path: Path) ->
         time.sleep(0.05)
     callback_id = log.read_text().split()[0].split("=", 1)[1]
     assert callback_id.startswith(run_id + ":")
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         assert store.get(run_id).status == "RUNNING"
     engine.send_callback(callback_id, {"approved": True, "by": "ops"})
     assert engine.result(run_id, timeout=30) == {"answer": {"approved": True, "by": "ops"}}
@@ -125,7 +125,7 @@ def test_runs_show_names_a_callback_answer_and_lists_steps_as_they_started(
     time.sleep(0.2)  # the answer arrives after the callback's timeout has started
     engine.send_callback(log.read_text().split()[0].split("=", 1)[1], {"ok": True})
     engine.result(run_id, timeout=30)
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         names = [s.name for s in store.steps(run_id)]
     assert "DBOS.recv" not in names and "approval answer" in names, names
     monkeypatch.setenv("CFNOPS_DATABASE_URL", engine.settings.database_url)
@@ -148,7 +148,7 @@ def test_cancel_then_resume_keeps_finished_steps(engine: Engine, tmp_path: Path)
     while count(log, "step1") == 0:
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         assert store.cancel(run_id).status == "CANCELLED"
         store.resume(run_id, queue=engine.listen_own_queue())  # continued here, nowhere else
     assert engine.result(run_id, timeout=30) == {"results": ["one", "two", "three"]}
@@ -180,7 +180,7 @@ def test_runs_of_another_version_are_reported_not_resumed(
 
     run_id = _run_id("oldversion")
     engine.start("test.callback", {"log": str(tmp_path / "log")}, run_id=run_id)
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         deadline = time.monotonic() + 10
         while not store.steps(run_id):
             assert time.monotonic() < deadline
@@ -205,7 +205,7 @@ def test_runs_of_another_version_are_reported_not_resumed(
     with caplog.at_level("WARNING", logger="cfnops.durable"):
         assert run_id not in recovery.recover()
     assert f"run {run_id} was recorded by cfnops 0.0.1" in caplog.text
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         record = store.get(run_id)
         assert record.version == "0.0.1" and not record.compatible
         store.cancel(run_id)

@@ -16,6 +16,7 @@ import botocore.exceptions
 import pytest
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 from aws_durable_execution_sdk_python.config import CallbackConfig, Duration
+from tests._runtime import runtime_for
 
 from cfnops.config import load_settings
 from cfnops.durable import Engine, LocalLambda, lambda_function
@@ -141,7 +142,9 @@ def test_two_sandboxes_in_one_process_serve_their_own_backends(
     engine: Engine, tmp_path: Any
 ) -> None:
     """Each sandbox answers from the backend it was given, none from another's."""
-    other = LocalLambda(load_settings(database_url=f"sqlite:///{tmp_path / 'other.sqlite'}"))
+    other = LocalLambda(
+        runtime_for(load_settings(database_url=f"sqlite:///{tmp_path / 'other.sqlite'}"))
+    )
     with Sandbox(delays=0) as first, Sandbox(delays=0) as second, Sandbox(delays=0) as third:
         first.serve_lambda(engine.local_lambda())
         second.serve_lambda(other)  # served later: a shared holder would hand it to both

@@ -18,6 +18,7 @@ from typing import Any
 import boto3
 import pytest
 from durable_test_workflows import count
+from tests._runtime import runtime_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -71,7 +72,7 @@ class _Sandbox:
 def backend(tmp_path: Path) -> Iterator[tuple[Path, LocalLambda]]:
     db = tmp_path / "db.sqlite"
     # Reads and answers the database directly: no engine runs in this process.
-    yield db, LocalLambda(load_settings(database_url=f"sqlite:///{db}"))
+    yield db, LocalLambda(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
 
 
 def _finish_with_worker(db: Path, local: LocalLambda, arn: str) -> dict[str, Any]:

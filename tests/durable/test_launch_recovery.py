@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from durable_test_workflows import count
+from tests._runtime import database_for
 from tests._subprocess import wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -69,7 +70,7 @@ def test_runs_recovered_during_launch_finish(tmp_path: Path) -> None:
     first = _worker(env, "-m", "cfnops")
     second: subprocess.Popen[str] | None = None
     try:
-        with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+        with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
             for n, log in enumerate(logs):
                 event = {"log": log, "wait_seconds": 1, "step2_seconds": 4}
                 store.enqueue("test.three-steps", event, run_id=f"launch-{n}")
@@ -77,7 +78,7 @@ def test_runs_recovered_during_launch_finish(tmp_path: Path) -> None:
         first.send_signal(signal.SIGKILL)
         first.communicate(timeout=10)
         second = _worker(env, "-c", SLOW_LAUNCH)
-        with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+        with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
             ids = [f"launch-{n}" for n in range(RUNS)]
             wait_for(
                 lambda: all(store.get(r).status in ENDED for r in ids),

@@ -24,7 +24,7 @@ def test_a_sub_second_poll_is_recorded_due_after_its_own_pause(
     run_id = f"poll-pause-{uuid.uuid4().hex[:8]}"
     engine.start("test.poll-pause", {"polls": 3, "pause": 0.2}, run_id=run_id)
     assert engine.result(run_id, timeout=30)["n"] == 3
-    with RunStore(engine.settings) as store:
+    with RunStore(engine.runtime.database) as store:
         steps = [s for s in store.steps(run_id) if s.name.startswith("poll #")]
     assert [s.name for s in steps] == ["poll #1", "poll #2", "poll #3"]
     # Each unfinished poll's checkpoint says when the next is due: 0.2 s after

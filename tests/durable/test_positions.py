@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests._runtime import database_for
 
 from cfnops.config import load_settings
 from cfnops.durable import (
@@ -73,7 +74,9 @@ def test_text_that_is_not_a_position_is_refused_by_name(text: str, reason: str) 
 
 
 def test_checkpoints_by_position(tmp_path: Path) -> None:
-    store = CheckpointStore(load_settings(database_url=f"sqlite:///{tmp_path / 'c.sqlite'}"))
+    store = CheckpointStore(
+        database_for(load_settings(database_url=f"sqlite:///{tmp_path / 'c.sqlite'}"))
+    )
     branch = Position.of(Visit("M", 1), Branch(1, 0))
     task = branch.then(Visit("T", 1), Attempt(1))
     other = Position.of(Visit("M", 1), Branch(1, 1), Visit("T", 1), Attempt(1))

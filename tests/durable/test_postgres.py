@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 
 from cfnops.config import load_settings
 from cfnops.durable import RunStore
@@ -77,7 +78,7 @@ def test_two_workers_share_a_queue_without_running_anything_twice(
             assert w.stdout is not None
             ready, _, _ = select.select([w.stdout], [], [], 90)
             assert ready and w.stdout.readline().startswith("cfnops worker"), "worker did not start"
-        with RunStore(load_settings(database_url=pg_url)) as store:
+        with RunStore(database_for(load_settings(database_url=pg_url))) as store:
             for n in range(RUNS):
                 store.enqueue("test.slow", {"log": str(log), "n": n}, run_id=f"pg-{n}")
             deadline = time.monotonic() + 120

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from durable_test_workflows import count
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -48,7 +49,7 @@ def test_sigkill_a_worker_mid_run_and_another_resumes_without_repeating(
     first = _worker(pg_url)
     second: subprocess.Popen[str] | None = None
     try:
-        with RunStore(settings) as store:
+        with RunStore(database_for(settings)) as store:
             for n, log in enumerate(logs):
                 event = {"log": log, "wait_seconds": 1, "step2_seconds": 6}
                 store.enqueue("test.three-steps", event, run_id=f"pg-crash-{n}")
@@ -57,7 +58,7 @@ def test_sigkill_a_worker_mid_run_and_another_resumes_without_repeating(
         first.communicate(timeout=10)
         assert not any(count(log, "step2-end") for log in logs), "killed too late"
         second = _worker(pg_url)
-        with RunStore(settings) as store:
+        with RunStore(database_for(settings)) as store:
             deadline = time.monotonic() + 120
             while not all(store.get(f"pg-crash-{n}").status == "SUCCEEDED" for n in range(RUNS)):
                 assert time.monotonic() < deadline, "the second worker did not finish: " + str(

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from faults_functions import judge, read_lines, tracked_chain
 from pg_server import PostgresCluster, PostgresUnavailable, postgres_cluster
+from tests._runtime import runtime_for
 from tests._subprocess import wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -202,7 +203,7 @@ def test_workers_killed_and_database_outages_repeat_nothing(
     workers = [_ready(_worker(env, next(hosts), err)) for _ in range(3)]
     killed: dict[int, float] = {}
     runs = 200
-    jobs = JobService(load_settings(database_url=backend.url))
+    jobs = JobService(runtime_for(load_settings(database_url=backend.url)))
     expected = {}
     try:
         for n in range(runs):
@@ -275,7 +276,7 @@ def test_eighty_runs_on_two_postgres_workers_through_a_kill_a_restart_and_a_long
         err = tmp_path / "workers.err"
         workers = [_ready(_worker(env, f"pg-host-{n}", err)) for n in range(2)]
         killed: dict[int, float] = {}
-        jobs = JobService(load_settings(database_url=cluster.url))
+        jobs = JobService(runtime_for(load_settings(database_url=cluster.url)))
         runs, expected = 80, {}
         try:
             for n in range(runs):
@@ -335,7 +336,7 @@ def test_a_foreground_job_run_never_executes_a_killed_job_runs_run(tmp_path: Pat
     assert other.returncode == 0 and "second: SUCCEEDED" in out, out
     foreground = {line.pid for line in read_lines(log) if line.run == "first"}
     assert other.pid not in foreground  # it never touched the killed run
-    jobs = JobService(load_settings(database_url=url))
+    jobs = JobService(runtime_for(load_settings(database_url=url)))
     assert jobs.store.get_run("first").status == "RUNNING"
     worker = _worker(env, None, tmp_path / "worker.err")  # this host: the pid is dead
     try:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from durable_test_workflows import count
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -50,7 +51,7 @@ def test_a_worker_without_the_workflow_leaves_its_runs_to_one_with_it(tmp_path: 
     settings = load_settings(database_url=f"sqlite:///{db}")
     interrupted, queued = str(tmp_path / "interrupted.log"), str(tmp_path / "queued.log")
     with_x = _worker(db, with_x=True)
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         store.enqueue(
             "test.three-steps",
             {"log": interrupted, "wait_seconds": 1, "step2_seconds": 30},
@@ -59,13 +60,13 @@ def test_a_worker_without_the_workflow_leaves_its_runs_to_one_with_it(tmp_path: 
     wait_for(lambda: count(interrupted, "step2-start") == 1, 90, "step2 of the first run")
     with_x.send_signal(signal.SIGKILL)
     with_x.communicate(timeout=30)
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         store.enqueue("test.three-steps", {"log": queued, "wait_seconds": 1}, run_id="needs-x-2")
 
     without_x = _worker(db, with_x=False)
     try:
         time.sleep(10)
-        with RunStore(settings) as store:
+        with RunStore(database_for(settings)) as store:
             first, second = store.get("needs-x-1"), store.get("needs-x-2")
     finally:
         _out, err_without = _stop(without_x)
@@ -88,7 +89,7 @@ def test_a_worker_without_the_workflow_leaves_its_runs_to_one_with_it(tmp_path: 
 
     finisher = _worker(db, with_x=True)
     try:
-        with RunStore(settings) as store:
+        with RunStore(database_for(settings)) as store:
             deadline = time.monotonic() + 120
             while not all(store.get(r).status == "SUCCEEDED" for r in ("needs-x-1", "needs-x-2")):
                 assert time.monotonic() < deadline, "the worker with X did not finish them"

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from faults_functions import attempts, three_states
 from pg_server import PostgresCluster
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 
 from cfnops.config import load_settings
@@ -78,7 +79,7 @@ def test_sixty_runs_survive_a_killed_worker_and_a_database_restart(
     pg_cluster: PostgresCluster, tmp_path: Path
 ) -> None:
     url = pg_cluster.url
-    jobs = JobService(load_settings(database_url=url))
+    jobs = JobService(runtime_for(load_settings(database_url=url)))
     logs = [tmp_path / f"effects-{n}.log" for n in range(RUNS)]
     errs = [tmp_path / "worker-0.err", tmp_path / "worker-1.err"]
     workers = [_worker(url, errs[0]), _worker(url, errs[1])]

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests._subprocess import cfnops, worker_env
 
 from cfnops.config import load_settings
@@ -40,6 +41,6 @@ def test_resume_of_a_run_needing_a_module_no_process_here_has_exits_2(tmp_path: 
     assert resumed.returncode == 2, err
     assert "test.three-steps" in err, err
     print(f"runs resume exited 2 after {took:.1f} s (stranded_after_seconds 3)")
-    with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+    with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
         record = store.get("needs-x")
     assert record.status == "QUEUED" and record.needs == "workflow test.three-steps", record

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from faults_functions import attempts, three_states
+from tests._runtime import database_for
 from tests._subprocess import worker_env
 
 from cfnops.config import load_settings
@@ -89,7 +90,7 @@ def test_a_full_disk_strands_nothing(small_fs: Path, tmp_path: Path) -> None:
         [sys.executable, "-m", "cfnops", "job", "run", str(path), "--name", "full-1"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     deadline = time.monotonic() + 60
     while not any(e["type"] == "WaitStateEntered" for e in _history(store, "full-1")):
         assert time.monotonic() < deadline, "the run did not reach its Wait"

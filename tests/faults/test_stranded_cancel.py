@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from durable_test_workflows import count
 from faults_functions import attempts, three_states
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -65,7 +66,7 @@ def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _audited(db: Path, action: str, target: str) -> list[str]:
-    with AuditLog(load_settings(database_url=f"sqlite:///{db}")) as audit:
+    with AuditLog(database_for(load_settings(database_url=f"sqlite:///{db}"))) as audit:
         return [e.actor for e in audit.list(target=target, action=action)]
 
 
@@ -82,7 +83,7 @@ def test_runs_cancel_ends_a_run_whose_owner_is_gone(tmp_path: Path) -> None:
     db, log = tmp_path / "db.sqlite", str(tmp_path / "steps.log")
     settings = load_settings(database_url=f"sqlite:///{db}")
     owner = _worker(db, X)
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         store.enqueue(
             "test.three-steps",
             {"log": log, "wait_seconds": 1, "step2_seconds": 30},
@@ -107,7 +108,7 @@ def test_runs_cancel_ends_a_run_waiting_for_a_workflow_no_worker_has(tmp_path: P
     db, log = tmp_path / "db.sqlite", str(tmp_path / "steps.log")
     settings = load_settings(database_url=f"sqlite:///{db}")
     _stop(_worker(db))  # the database's tables
-    with RunStore(settings) as store:  # where a worker without X hands it over
+    with RunStore(database_for(settings)) as store:  # where a worker without X hands it over
         store.enqueue(
             "test.three-steps",
             {"log": log, "wait_seconds": 1},
@@ -124,13 +125,13 @@ def test_runs_cancel_ends_a_run_waiting_for_a_workflow_no_worker_has(tmp_path: P
     assert said["detail"].startswith("it waited on its queue for a worker with workflow test")
     assert _audited(db, "cancel", "needs-1")
     _leaves_alone(db, X)
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         assert store.get("needs-1").status == "CANCELLED"
     assert count(log, "step1") == 0
 
 
 def _job(db: Path, log: Path, name: str) -> JobService:
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     jobs.start(
         three_states(log, 30.0),
         {},
@@ -197,7 +198,7 @@ def test_job_run_name_of_a_run_no_worker_can_take_exits_2(tmp_path: Path) -> Non
     definition = tmp_path / "net.asl.json"
     definition.write_text(json.dumps(three_states(log, 30.0)))
     first = cfnops(_env(db, M), "job", "run", str(definition), "--import", M, "--name", "att-1")
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
 
     def in_task() -> bool:
         try:

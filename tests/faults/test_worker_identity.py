@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from faults_functions import attempts, three_states
+from tests._runtime import runtime_for
 from tests._subprocess import worker_env
 
 from cfnops.config import load_settings
@@ -71,7 +72,7 @@ def test_a_worker_restarted_under_its_name_finishes_its_runs_at_once(tmp_path: P
     env = worker_env(
         db, modules=["faults_functions"], path=[HERE], CFNOPS_WORKER__LEASE_SECONDS=LEASE
     )
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     logs = [tmp_path / f"effects-{n}.log" for n in range(RUNS)]
     first = _worker(env, "fleet-1", tmp_path / "first.err")
     second: subprocess.Popen[str] | None = None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -104,7 +105,7 @@ def steps(db: Path, run_id: str | None = None) -> tuple[str | None, list[StepRec
     settings = load_settings(database_url=f"sqlite:///{db}")
     if not db.exists():
         return None, []
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         if run_id is None:
             runs = store.list_runs(workflow="cfnops.heal")
             if not runs:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from tests._runtime import runtime_for
 from tests.heal._proc import SandboxProcess
 from tests.heal._support import FAST, Heal
 
@@ -29,7 +30,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         return
     db = tmp_path_factory.mktemp("heal") / "engine.sqlite"
     eng = Engine.start_process(
-        load_settings(database_url=f"sqlite:///{db}", worker={"heartbeat_seconds": 0.5})
+        runtime_for(
+            load_settings(database_url=f"sqlite:///{db}", worker={"heartbeat_seconds": 0.5})
+        )
     )
     yield eng
     if Engine.current() is eng:

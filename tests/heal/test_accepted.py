@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests.heal._support import Heal, unique
 
 from cfnops.cli.main import run
@@ -113,7 +114,7 @@ def test_the_store_moves_acceptances_stored_before_accounts(tmp_path: Path) -> N
                 "('us-east-1', 'web', 'Param', '/Value', 4102444800, 'old', 'bob', 1700000000)"
             )
         )
-    (moved,) = AcceptedStore(Settings(database_url=url)).list()
+    (moved,) = AcceptedStore(database_for(Settings(database_url=url))).list()
     assert (moved.account, moved.stack, moved.path, moved.reason) == ("", "web", "/Value", "old")
     assert "cfnops_accepted_drift" not in sa.inspect(engine).get_table_names()
     # a later process (another database handle) opening the same database
@@ -193,7 +194,7 @@ def test_accept_through_the_cli_reported_listed_exported_and_audited(
     monkeypatch.setenv("CFNOPS_DATABASE_URL", f"sqlite:///{db}")
     from cfnops.config import load_settings
 
-    with AuditLog(load_settings()) as audit:
+    with AuditLog(database_for(load_settings())) as audit:
         (entry,) = audit.list(action="drift-accept")
     assert entry.target == f"us-east-1/{stack}/SampleParameter/Value"
     assert entry.reason == "vendor hotfix until the next release"
@@ -273,7 +274,7 @@ def test_accepted_drift_is_never_healed_and_comes_back_after_expiry(heal_env: He
     param = f"/{stack}/p"
     deploy_sample(heal_env.cfn, stack, param)
     drift_sample(heal_env.ssm, param)
-    store = AcceptedStore(heal_env.settings)
+    store = AcceptedStore(heal_env.engine.runtime.database)
     now = dt.datetime.now(dt.UTC)
     entry = AcceptedDrift(
         "us-east-1", stack, "SampleParameter", "/Value", now + dt.timedelta(days=1), "ok", "t", now

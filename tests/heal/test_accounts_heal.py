@@ -11,6 +11,7 @@ from typing import Any
 
 import boto3
 import pytest
+from tests._runtime import database_for
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
 from cfnops.config import load_settings
@@ -83,7 +84,7 @@ def test_heal_all_across_three_accounts(sandbox_proc: SandboxProcess, tmp_path: 
         (cs,) = cfn.list_change_sets(StackName=name)["Summaries"]
         assert cs["ExecutionStatus"] == "EXECUTE_COMPLETE"
     settings = load_settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite'}")
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         inputs = [r.input for r in store.list_runs(workflow="cfnops.heal")]
     # The run records name the account and role, never credentials.
     assert sorted((i.get("Account") or "", i.get("RoleName") or "") for i in inputs) == sorted(
@@ -120,5 +121,5 @@ def test_bad_accounts_exit_2_and_start_nothing(
     assert cfn.list_change_sets(StackName=name)["Summaries"] == []
     db = tmp_path / "db.sqlite"
     if db.exists():
-        with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+        with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
             assert store.list_runs(workflow="cfnops.heal") == []

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
 from cfnops.config import load_settings
@@ -208,7 +209,7 @@ def test_demo_heal_fast_polls_below_a_second_and_ends_in_sync(tmp_path: Path) ->
     )
     assert db is not None, proc.stdout
     assert f"  CFNOPS_DATABASE_URL=sqlite:///{db.group(1)} cfnops console --open" in proc.stdout
-    with RunStore(load_settings(database_url=f"sqlite:///{db.group(1)}")) as store:
+    with RunStore(database_for(load_settings(database_url=f"sqlite:///{db.group(1)}"))) as store:
         (run,) = store.list_runs()
         settings = store.get(run.run_id).input["Settings"]
     # Every heal poll 0.1 s apart (1 s in the realistic demo), with as long a budget.

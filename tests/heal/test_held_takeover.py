@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests.heal._proc import SandboxProcess, cfnops, env_for
 
 from cfnops.config import load_settings
@@ -62,11 +63,13 @@ def test_held_heal_answered_beside_an_unrelated_job_run_ends_as_answered(
     )
     time.sleep(1.5)  # the job run's engine is up while the answer lands
     settings = load_settings(database_url=f"sqlite:///{db}")
-    answer_approval(settings, run_id, verdict, reason="checked by test", by="console:test")
+    answer_approval(
+        database_for(settings), run_id, verdict, reason="checked by test", by="console:test"
+    )
     out, err = unrelated.communicate(timeout=120)
     assert unrelated.returncode == 0, err
     assert "unrelated: SUCCEEDED" in out
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         record = store.get(run_id)
     assert record.status == "RUNNING", record  # the job run's process did not take it
 
@@ -74,7 +77,7 @@ def test_held_heal_answered_beside_an_unrelated_job_run_ends_as_answered(
     try:
         deadline = time.monotonic() + 180
         while True:
-            with RunStore(settings) as store:
+            with RunStore(database_for(settings)) as store:
                 record = store.get(run_id)
             if record.status not in ("RUNNING", "QUEUED"):
                 break

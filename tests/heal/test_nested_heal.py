@@ -72,7 +72,7 @@ def test_a_phantom_in_the_nested_change_set_holds_the_root(heal_env: Heal) -> No
     ), held
     from cfnops.heal import reject
 
-    reject(heal_env.settings, run_id, reason="test")
+    reject(heal_env.engine.runtime.database, run_id, reason="test")
     assert heal_env.engine.result(run_id, timeout=60)["outcome"] == "REJECTED"
 
 
@@ -84,7 +84,7 @@ def _wait_held(heal_env: Heal, run_id: str) -> list[str]:
 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        with RunStore(heal_env.settings) as store:
+        with RunStore(heal_env.engine.runtime.database) as store:
             info = held_info(store.get(run_id), store.steps(run_id))
         if info is not None:
             return list(info.reasons)

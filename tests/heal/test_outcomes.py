@@ -33,7 +33,7 @@ def _value(env: Heal, param: str) -> str:
 
 def _wait_held(env: Heal, run_id: str, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
-    with RunStore(env.engine.settings) as store:
+    with RunStore(env.engine.runtime.database) as store:
         while held_info(store.get(run_id), store.steps(run_id)) is None:
             assert time.monotonic() < deadline, "the run never became held"
             time.sleep(0.1)
@@ -49,7 +49,7 @@ def test_held_by_the_gate_then_approved(heal_env: Heal) -> None:
     stack, param = _sample(heal_env)
     run_id = heal_env.start(stack, **PROTECT_SSM)
     _wait_held(heal_env, run_id)
-    with RunStore(heal_env.engine.settings) as store:
+    with RunStore(heal_env.engine.runtime.database) as store:
         rec, steps = store.get(run_id), store.steps(run_id)
         assert run_outcome(rec, steps) == "HELD"
         gate = gate_decision(steps)
@@ -197,7 +197,7 @@ def test_busy_stack_is_waited_for_then_healed(heal_env: Heal) -> None:
     heal_env.sandbox.state.set_delays(change_set_execute=0)
     out = heal_env.engine.result(run_id, timeout=60)
     assert out["outcome"] == "HEALED"
-    with RunStore(heal_env.engine.settings) as store:
+    with RunStore(heal_env.engine.runtime.database) as store:
         names = [s.name for s in store.steps(run_id)]
     assert "wait-stack-idle #1" in names
     assert _value(heal_env, param) == INITIAL_VALUE

@@ -41,7 +41,7 @@ def _two_parameters(env: Heal) -> tuple[str, str]:
 
 def _held_gate(env: Heal, run_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + 30
-    with RunStore(env.engine.settings) as store:
+    with RunStore(env.engine.runtime.database) as store:
         while held_info(store.get(run_id), store.steps(run_id)) is None:
             assert time.monotonic() < deadline, "the run was never held"
             time.sleep(0.1)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import database_for
 from tests.heal._webhook import WebhookReceiver
 
 from cfnops.aws import AwsClients
@@ -127,7 +128,7 @@ def test_appear_notifies_unchanged_does_not_clear_notifies(
     engine.result(third, timeout=60)
     assert len(receiver.bodies) == 2
     assert _runs_of(settings, name) == sorted([first, second, third])
-    (row,) = describe([plan], settings, T0 + timedelta(minutes=16))
+    (row,) = describe([plan], database_for(settings), T0 + timedelta(minutes=16))
     assert row["lastRun"] == third and row["lastStatus"] == "SUCCEEDED"
     assert (row["appeared"], row["cleared"], row["drifted"]) == (0, 1, 0)
     assert row["nextFire"] == "2031-03-01T00:20:00+00:00"
@@ -209,7 +210,7 @@ def test_accepted_drift_is_quiet_until_it_expires_then_appears(
     now = datetime.now(UTC)
     until = now + timedelta(seconds=3)
     entry = AcceptedDrift(REGION, stack, "SampleParameter", "", until, "vendor fix", "ops", now)
-    AcceptedStore(settings).accept(entry)
+    AcceptedStore(database_for(settings)).accept(entry)
     (plan,) = plan_drift_schedules(settings)
     scheduler = DriftScheduler(engine, [plan], queue=None)
     scheduler.prime(T0)
@@ -228,11 +229,11 @@ def test_accepted_drift_is_quiet_until_it_expires_then_appears(
 
 
 def _steps(settings: Settings, run_id: str) -> list[Any]:
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         return store.steps(run_id)
 
 
 def _runs_of(settings: Settings, name: str) -> list[str]:
-    with RunStore(settings) as store:
+    with RunStore(database_for(settings)) as store:
         runs = store.list_runs(workflow=DRIFT_SCAN_WORKFLOW, limit=1000)
     return sorted(r.run_id for r in runs if (r.input or {}).get("schedule") == name)

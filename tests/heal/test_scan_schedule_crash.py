@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import database_for
 from tests.heal._proc import SandboxProcess, cfnops, env_for, wait_for
 from tests.heal._webhook import WebhookReceiver
 
@@ -30,12 +31,12 @@ HOOK = "/cfnops-test/drift-scan-hook"
 def _runs(db: Path) -> list[Any]:
     if not db.exists():
         return []
-    with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+    with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
         return store.list_runs(workflow=DRIFT_SCAN_WORKFLOW)
 
 
 def _steps(db: Path, run_id: str) -> list[StepRecord]:
-    with RunStore(load_settings(database_url=f"sqlite:///{db}")) as store:
+    with RunStore(database_for(load_settings(database_url=f"sqlite:///{db}"))) as store:
         return store.steps(run_id)
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
+from tests._runtime import runtime_for  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +25,7 @@ def job_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield existing
         return
     db = tmp_path_factory.mktemp("jobimport") / "jobs.sqlite"
-    engine = Engine.start_process(load_settings(database_url=f"sqlite:///{db}"))
+    engine = Engine.start_process(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     yield engine
     engine.shutdown(grace_seconds=1)
 

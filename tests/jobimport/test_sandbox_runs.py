@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from jobimport_helpers import DATA
+from tests._runtime import runtime_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.aws import AwsClients
@@ -92,7 +93,7 @@ def test_imported_job_net_runs_on_the_sandbox(
     report = json.loads((out / "report.json").read_text())
     jobs_n = next(n["jobs"] for n in report["jobNets"] if n["name"] == net)
     definition = json.loads((out / f"{net}.asl.json").read_text())
-    jobs = JobService(job_engine.settings)
+    jobs = JobService(runtime_for(job_engine.settings))
     for name, capacity in report["pools"].items():  # what --apply does
         PoolStore(jobs.store.engine).set(name, capacity)
     run_id = jobs.start(definition, {"pollSeconds": 0}, machine_name=net)
@@ -118,7 +119,7 @@ def test_worker_runs_the_schedules_and_the_rerun_rule(
     first = _cli_json(env, args)
     again = _cli_json(env, args)  # --apply twice: the same rows, nothing added
     assert first["applied"] == again["applied"]
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     rows = jobs.store.list_schedules()
     assert [r["name"] for r in rows] == ["NIGHTLY_LOAD"]
     assert rows[0]["expression"] == "cron(0 1 * * ? *)"

@@ -11,6 +11,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from tests._runtime import runtime_for  # noqa: E402
+
 from cfnops.config import load_settings  # noqa: E402
 from cfnops.durable import Engine  # noqa: E402
 from cfnops.jobs import CapturingTransport, JobService  # noqa: E402
@@ -27,7 +29,7 @@ def job_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         yield existing
         return
     db = tmp_path_factory.mktemp("jobs") / "jobs.sqlite"
-    engine = Engine.start_process(load_settings(database_url=f"sqlite:///{db}"))
+    engine = Engine.start_process(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     yield engine
     engine.shutdown(grace_seconds=1)
 

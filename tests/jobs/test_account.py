@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import database_for
 from tests._subprocess import cfnops, worker_env
 
 from cfnops.config import load_settings
@@ -72,7 +73,7 @@ def test_a_run_against_another_sandbox_account_names_it_in_every_arn(
         "child": arns["child"],
     }
     assert arns["child"].startswith(f"arn:aws:states:{region}:{ACCOUNT}:execution:account-child:")
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     for run in ("ids-1", arns["child"].rsplit(":", 1)[-1]):
         started = store.history(run)[0]
         assert started["type"] == "ExecutionStarted"

@@ -196,7 +196,7 @@ def test_schedule_add_with_a_calendar_and_refusals_change_nothing(
     assert row["timezone"] == "Asia/Tokyo"  # the calendar's
     fire = datetime.fromisoformat(row["nextFire"]).astimezone(TOKYO)
     assert fire.hour == 9 and calendar_open_last(fire.date())
-    before = JobStore(job_engine.settings).list_schedules("schedule")
+    before = JobStore(job_engine.runtime.database).list_schedules("schedule")
     for extra, message in (
         (["--calendar", str(bad)], "closed[0] = '2026-02-30' is not a valid date"),
         (["--calendar", str(good), "--day-rule", "first-open"], "day rules"),
@@ -205,7 +205,7 @@ def test_schedule_add_with_a_calendar_and_refusals_change_nothing(
         code, out, err = cfnops(*add[:1], "cal-other", *add[2:], *extra)
         assert code == 2
         assert message in " ".join((out + err).split())
-    assert JobStore(job_engine.settings).list_schedules("schedule") == before
+    assert JobStore(job_engine.runtime.database).list_schedules("schedule") == before
 
 
 def calendar_open_last(day: date) -> bool:

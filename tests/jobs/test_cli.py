@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.cli.main import run
@@ -234,7 +235,7 @@ def test_redrive_and_stop_commands(cli: Cli, tmp_path: Path, job_engine: Engine)
     assert not_again.exit_code == 1  # a SUCCEEDED run cannot be redriven
 
     # A run that waits, started without the CLI so its output cannot mix with ours.
-    jobs = JobService(job_engine.settings)
+    jobs = JobService(runtime_for(job_engine.settings))
     wait_machine = {"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 120, "End": True}}}
     jobs.start(wait_machine, {}, machine_name="wait", name="cli-wait-1")
     deadline = time.monotonic() + 30

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from jobs_test_functions import count, times
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -63,7 +64,7 @@ def _kill_then_resume(
     _wait_for(lambda: kill_when(log))
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=10)
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.get_run("crash-1").status == "RUNNING"
     worker = _cfnops(db, "worker")
     try:
@@ -120,7 +121,7 @@ def test_sigkill_during_a_rerun_resumes_the_rerun(tmp_path: Path) -> None:
     _wait_for(lambda: count(log, "t2-start") == 2)
     rerun.send_signal(signal.SIGKILL)
     rerun.communicate(timeout=10)
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.get_run("rerun-1").status == "RUNNING"
     worker = _cfnops(db, "worker")
     try:
@@ -151,7 +152,7 @@ def test_hold_and_skip_survive_sigkill(tmp_path: Path) -> None:
     path.write_text(json.dumps(definition))
     first = _cfnops(db, "-o", "json", "job", "run", str(path), "--name", "held-1")
     _wait_for(lambda: count(log, "t1-start") == 1)
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     jobs.hold("held-1", actor="ops", reason="crash test")
     jobs.skip("held-1", "T2", {"mark": "skipped"}, actor="ops")
     first.send_signal(signal.SIGKILL)

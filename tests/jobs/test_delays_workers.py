@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests._runtime import runtime_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -21,7 +22,7 @@ PASS = {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}
 
 def test_a_late_scheduled_run_is_notified_once_by_two_workers(tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     triggers = TriggerService(jobs)
     triggers.add_schedule(
         "late-e2e",

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests._runtime import runtime_for
 
 from cfnops.config import load_settings
 from cfnops.jobs import JobService
@@ -45,5 +46,5 @@ def test_demo_jobnet_stops_then_starts_the_web_system(tmp_path: Path) -> None:
     assert [r["status"] for r in results] == ["SUCCEEDED", "SUCCEEDED"]
     assert "Web system stopped" in results[0]["slack"]
     assert "Web system started" in results[1]["slack"]
-    recorded = JobService(load_settings(database_url=url)).store.list_runs(limit=10)
+    recorded = JobService(runtime_for(load_settings(database_url=url))).store.list_runs(limit=10)
     assert sorted(r.machine_name for r in recorded) == ["webapp-start", "webapp-stop"]

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from tests._runtime import database_for
 
 from cfnops.asl import FakeInvoker, TaskContext
 from cfnops.config import load_settings
@@ -140,7 +141,7 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def test_a_run_started_before_the_upgrade_resumes_after_it(url: str) -> None:
-    before = JobStore(load_settings(database_url=url))
+    before = JobStore(database_for(load_settings(database_url=url)))
     before.create_run("old-1", "old", MACHINE, {"items": [{"n": 0}, {"n": 1}]})
     deadline = time.time() - 1  # the 30 s wait began long ago: it is over
     # The old process finished Work, began the wait and finished iteration 0, then died.

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 
 from cfnops.cli.main import run
 from cfnops.durable import Engine
@@ -33,7 +34,7 @@ class Sent:
 
 @pytest.fixture
 def jobs(job_engine: Engine) -> JobService:
-    return JobService(job_engine.settings)
+    return JobService(runtime_for(job_engine.settings))
 
 
 def _succeed(jobs: JobService, machine: str, n: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from test_pools import max_overlap, pooled_definition
+from tests._runtime import runtime_for
 from tests._subprocess import cfnops, worker_env
 
 from cfnops.config import load_settings
@@ -67,7 +68,7 @@ def _stop(workers: list[subprocess.Popen[str]]) -> None:
 
 def test_two_workers_never_exceed_a_pool_capacity(pg_url: str, tmp_path: Path) -> None:
     settings = load_settings(database_url=pg_url)
-    jobs = JobService(settings)
+    jobs = JobService(runtime_for(settings))
     PoolStore(jobs.store.engine).set("pg-db", CAPACITY)
     log = tmp_path / "log"
     definition = pooled_definition(str(log), "pg-db", sleep=0.4)
@@ -122,7 +123,7 @@ def _logged_task(log: str, mark: str) -> dict[str, Any]:
 
 
 def test_two_workers_start_a_dependent_job_net_once_per_set(pg_url: str, tmp_path: Path) -> None:
-    jobs = JobService(load_settings(database_url=pg_url))
+    jobs = JobService(runtime_for(load_settings(database_url=pg_url)))
     log = tmp_path / "log"
     for machine in ("pg-dep-a1", "pg-dep-a2"):  # known job-nets
         jobs.store.create_run(f"{machine}-old", machine, PASS, {})

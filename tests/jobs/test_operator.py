@@ -106,7 +106,7 @@ def _event(jobs: JobService, run_id: str, kind: str) -> dict[str, Any]:
 
 
 def _audit(jobs: JobService, run_id: str) -> list[tuple[str, str | None]]:
-    with AuditLog(jobs.settings) as audit:
+    with AuditLog(jobs.runtime.database) as audit:
         return [(e.action, e.reason) for e in reversed(audit.list(target=run_id))]
 
 

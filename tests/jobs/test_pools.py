@@ -8,6 +8,7 @@ from typing import Any
 
 import jobs_test_functions  # noqa: F401  (registers the local function jobs-test-logged)
 import pytest
+from tests._runtime import runtime_for
 
 from cfnops.cli.main import run
 from cfnops.durable import Engine
@@ -68,7 +69,7 @@ def test_pools_of_reads_the_comment_convention() -> None:
 
 
 def test_a_pool_of_one_serialises_map_iterations(job_engine: Engine, tmp_path: Path) -> None:
-    jobs = JobService(job_engine.settings)
+    jobs = JobService(runtime_for(job_engine.settings))
     pools = PoolStore(jobs.store.engine)
     pools.set("pool-one", 1)
     log = tmp_path / "log"
@@ -91,7 +92,7 @@ def test_a_pool_of_one_serialises_map_iterations(job_engine: Engine, tmp_path: P
 
 
 def test_slots_of_ended_runs_are_freed_and_a_holder_keeps_its_slot(job_engine: Engine) -> None:
-    jobs = JobService(job_engine.settings)
+    jobs = JobService(runtime_for(job_engine.settings))
     pools = PoolStore(jobs.store.engine)
     pools.set("pool-stale", 1)
     for run_id in ("stale-1", "stale-2"):
@@ -110,7 +111,7 @@ def test_an_unknown_pool_is_refused_before_anything_is_written(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    jobs = JobService(job_engine.settings)
+    jobs = JobService(runtime_for(job_engine.settings))
     definition = pooled_definition(str(tmp_path / "log"), "no-such-pool")
     with pytest.raises(UnknownPool, match="'no-such-pool' \\(Task 'Copy' of unknown-pool\\)"):
         jobs.start(definition, {"items": []}, machine_name="unknown-pool", name="unknown-pool-1")
@@ -149,7 +150,7 @@ def test_pool_cli(
 def test_a_schedule_naming_an_unknown_pool_is_refused(job_engine: Engine, tmp_path: Path) -> None:
     from cfnops.jobs import TriggerService
 
-    jobs = JobService(job_engine.settings)
+    jobs = JobService(runtime_for(job_engine.settings))
     before = jobs.store.list_schedules()
     with pytest.raises(UnknownPool, match="no-such-pool"):
         TriggerService(jobs).add_schedule(

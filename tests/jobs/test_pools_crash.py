@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from jobs_test_functions import count
+from tests._runtime import database_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 def test_sigkill_while_holding_a_slot(tmp_path: Path) -> None:
     db, log = tmp_path / "db.sqlite", str(tmp_path / "log")
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     pools = PoolStore(store.engine)
     pools.set("crash-pool", 1)
     definition = tmp_path / "pooled.asl.json"

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
+from tests._runtime import database_for
 
 from cfnops.asl import FakeInvoker, TaskContext
 from cfnops.config import load_settings
@@ -75,7 +76,9 @@ def _invoker(calls: list[Any]) -> FakeInvoker:
 
 
 def test_a_replay_calls_no_task_and_sleeps_no_wait(tmp_path: Path) -> None:
-    store = JobStore(load_settings(database_url=f"sqlite:///{tmp_path / 'replay.sqlite'}"))
+    store = JobStore(
+        database_for(load_settings(database_url=f"sqlite:///{tmp_path / 'replay.sqlite'}"))
+    )
     items = [{"n": i} for i in range(10)]
     store.create_run("replay-1", "replay", MACHINE, {"items": items})
     calls: list[Any] = []

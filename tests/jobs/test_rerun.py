@@ -254,7 +254,7 @@ def test_cli_rerun_lineage_and_audit(
     code, out = _cli(capsys, "-o", "json", "job", "list", "--limit", "500")
     listed = {r["runId"]: r for r in json.loads(out)}
     assert listed["rr-cli-again"]["rerunOf"] == origin and listed[origin]["rerunOf"] is None
-    with AuditLog(jobs.settings) as audit:
+    with AuditLog(jobs.runtime.database) as audit:
         entry = audit.list(target=origin, action="rerun")[0]
     assert entry.reason == "item 1 fixed" and entry.detail["rerunRunId"] == "rr-cli-again"
 

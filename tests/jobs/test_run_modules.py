@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from jobs_test_functions import count
+from tests._runtime import database_for, runtime_for
 from tests._subprocess import cfnops, wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -65,7 +66,7 @@ def test_redrive_from_a_new_process_finds_the_local_functions(tmp_path: Path) ->
     )  # fmt: skip
     assert first.returncode == 1, first.stderr
     assert json.loads(first.stdout)["error"] == "Gate.Closed"
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.get_run("gated-1").modules == ("jobs_test_functions",)
 
     gate.write_text("open")
@@ -90,7 +91,7 @@ def test_redrive_import_overrides_the_recorded_modules(tmp_path: Path) -> None:
     assert wrong.returncode == 2
     assert "cannot import module 'no_such_module_here'" in wrong.stderr
     assert "Traceback" not in wrong.stdout + wrong.stderr
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.get_run("gated-2").status == "FAILED"  # nothing half-done
 
     gate.write_text("open")
@@ -128,7 +129,7 @@ def test_a_worker_recovers_a_crashed_run_with_its_modules(tmp_path: Path) -> Non
     wait_for(lambda: count(str(log), "t1-start") == 1, what="the first task")
     first.send_signal(signal.SIGKILL)
     first.communicate(timeout=10)
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.get_run("slow-1").status == "RUNNING"
 
     worker = cfnops(_env(db), "worker")  # no workflow modules configured
@@ -163,7 +164,7 @@ def test_rerun_from_a_new_process_finds_the_local_functions(tmp_path: Path) -> N
     again = _run(db, "-o", "json", "job", "rerun", "gated-3", "--from", "Gate", "--name", "r3")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["status"] == "SUCCEEDED"
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.get_run("r3").modules == ("jobs_test_functions",)
     assert count(str(log), "log-end") == 1  # rerun from Gate: Log did not run again
 
@@ -185,7 +186,7 @@ def test_rerun_refuses_at_once_when_a_recorded_module_cannot_be_imported(tmp_pat
     assert "cannot rerun 'gated-4': it needs module 'jobs_test_functions'" in err, err
     assert "--import" not in err  # job rerun has no such option
     assert "Traceback" not in out + err and "cancelled" not in out + err
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.find_run("r4") is None and store.reruns_of("gated-4") == []  # nothing created
     assert store.get_run("gated-4").status == "FAILED"
 
@@ -218,7 +219,7 @@ def test_a_schedule_records_its_modules_for_every_run(tmp_path: Path, job_engine
     added = add("mods-nightly", str(definition), "--import", "jobs_test_functions")
     assert added.returncode == 0, added.stderr
 
-    triggers = TriggerService(JobService(job_engine.settings))
+    triggers = TriggerService(JobService(runtime_for(job_engine.settings)))
     store = triggers.store
     names = [r["name"] for r in store.list_schedules("schedule")]
     assert "mods-nightly" in names and "mods-bad" not in names

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests._subprocess import worker_env
 
 from cfnops.config import load_settings
@@ -36,7 +37,7 @@ def _cli(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _stranded(db: Path, run_id: str) -> JobStore:
-    store = JobStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = JobStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     assert store.create_run(run_id, "net", DEFINITION, {})  # no durable run launched
     return store
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests._runtime import runtime_for
 
 from cfnops.cli.main import run
 from cfnops.config import load_settings
@@ -35,7 +36,7 @@ def test_schedule_and_event_trigger_start_runs_in_a_worker(
 ) -> None:
     db = tmp_path / "db.sqlite"
     settings = load_settings(database_url=f"sqlite:///{db}")
-    triggers = TriggerService(JobService(settings))
+    triggers = TriggerService(JobService(runtime_for(settings)))
     definition = tmp_path / "echo.asl.json"
     definition.write_text(json.dumps(ECHO))
     added = triggers.add_schedule(

@@ -12,13 +12,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from tests._runtime import runtime_for
 
 from cfnops.config import load_settings
 from cfnops.jobs._service import JobService
 
 
 def add_event_trigger(db: Path) -> None:
-    jobs = JobService(load_settings(database_url=f"sqlite:///{db}"))
+    jobs = JobService(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
     jobs.store.put_schedule(
         {
             "name": "on-backup",
@@ -70,7 +71,9 @@ def test_a_failing_chore_warns_once_per_new_error(
         raise RuntimeError("queue unreachable")
 
     stop = threading.Event()
-    jobs = JobService(load_settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite'}"))
+    jobs = JobService(
+        runtime_for(load_settings(database_url=f"sqlite:///{tmp_path / 'db.sqlite'}"))
+    )
     original = _triggers.TriggerService.fire_due
     _triggers.TriggerService.fire_due = fire_due  # type: ignore[method-assign]
     try:

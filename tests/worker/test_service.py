@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests._runtime import database_for
 from tests._subprocess import wait_for, worker_env
 
 from cfnops.config import load_settings
@@ -34,7 +35,7 @@ print("run returned", flush=True)
 def test_the_service_runs_a_queued_run_and_stops_on_its_event(tmp_path: Path) -> None:
     db, log = tmp_path / "runs.sqlite", tmp_path / "steps.log"
     env = worker_env(db, modules=["durable_test_workflows"], path=[DURABLE_TESTS])
-    store = RunStore(load_settings(database_url=f"sqlite:///{db}"))
+    store = RunStore(database_for(load_settings(database_url=f"sqlite:///{db}")))
     try:
         run_id = store.enqueue(
             "test.three-steps", {"log": str(log), "wait_seconds": 1}, run_id="embedded-1"

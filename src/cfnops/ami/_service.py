@@ -18,8 +18,6 @@ from cfnops.ami._stack import (
     previous_stack_image,
     rotate_stack,
 )
-from cfnops.aws import AwsClients
-from cfnops.config import Settings
 from cfnops.runtime import Runtime
 
 __all__ = ["Rotator"]
@@ -37,16 +35,13 @@ class Rotator:
 
     def __init__(
         self,
-        runtime: Runtime | Settings,
-        clients: AwsClients | None = None,
+        runtime: Runtime,
         *,
         force: bool = False,
         check_compatibility: bool | None = None,
         parameter_key: str | None = None,
         roll: bool | None = None,
     ) -> None:
-        if isinstance(runtime, Settings):
-            runtime = Runtime.from_settings(runtime, aws=clients)
         self.runtime = runtime
         self.settings = runtime.settings
         self.clients = runtime.aws

@@ -169,7 +169,7 @@ def rotate_stack(
 _UPDATED = ("UPDATED", "DRIFTED", "DRIFT_UNKNOWN")  # outcomes of an update that ran
 
 
-def previous_stack_image(database: Database | Settings, stack: str) -> tuple[str, str]:
+def previous_stack_image(database: Database, stack: str) -> tuple[str, str]:
     """``(previous image, run id)`` of the newest rotation that updated ``stack``."""
     from cfnops.durable import RunStore
 

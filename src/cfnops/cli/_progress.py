@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, TextIO
 from cfnops.cli._json_stderr import JsonStderr, record_line
 
 if TYPE_CHECKING:
-    from cfnops.config import Settings
     from cfnops.database import Database
     from cfnops.heal import FleetRow
 
@@ -89,7 +88,7 @@ class PhaseLines:
 
 @contextmanager
 def watch_run(
-    database: Database | Settings,
+    database: Database,
     run_id: str,
     lines: PhaseLines | None = None,
     *,

@@ -79,7 +79,7 @@ def import_cmd(
         from cfnops.jobs import JobService
 
         st.register_workflows()
-        result["applied"] = apply_plan(plan, out, JobService(st.settings, st.clients))
+        result["applied"] = apply_plan(plan, out, JobService(st.runtime))
     if st.output_format == "json":
         st.emit_json(result)
         return

@@ -14,18 +14,11 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import sqlalchemy as sa
 
-__all__ = ["Database", "HasDatabaseUrl", "create_tables", "schema_lock"]
-
-
-class HasDatabaseUrl(Protocol):
-    """Anything that names a database (:class:`cfnops.config.Settings`)."""
-
-    @property
-    def database_url(self) -> str: ...
+__all__ = ["Database", "create_tables", "schema_lock"]
 
 
 class Database(ABC):
@@ -63,15 +56,6 @@ class Database(ABC):
         from cfnops.database._postgres import PostgresDatabase
 
         return PostgresDatabase(url, pool_size=pool_size)
-
-    @staticmethod
-    def of(source: Database | HasDatabaseUrl) -> Database:
-        """``source`` itself, or a new handle on its ``database_url`` (settings).
-
-        Stores accept settings too, for callers that have no runtime (tests, scripts);
-        such a store opens its own pool: pass ``runtime.database`` instead.
-        """
-        return source if isinstance(source, Database) else Database.open(source.database_url)
 
     # -- the adapter's primitives ------------------------------------------------
 

@@ -25,6 +25,7 @@ from cfnops.ami import Rotator
 from cfnops.config import AwsSettings, Settings
 from cfnops.demo.ami_bridge import subscribe_rotation
 from cfnops.errors import OperationFailed, UsageError
+from cfnops.runtime import Runtime
 
 if TYPE_CHECKING:
     from mypy_boto3_cloudformation import CloudFormationClient
@@ -132,12 +133,13 @@ def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dic
     steps: dict[str, Any] = {}
     sandbox_delays = Delays.uniform(delays)
     # No environment variables are set: the rotator's clients (dummy credentials aimed at
-    # the sandbox) are handed to the stack workflow too (Rotator(..., clients)).
+    # the sandbox) are handed to the stack workflow too (on the rotator's runtime).
     with Sandbox(delays=sandbox_delays) as sandbox:
         aws = AwsSettings(region=sandbox.region, endpoint_url=sandbox.endpoint_url, max_attempts=3)
         ami = settings.ami.replace(poll_seconds=1.0)
         demo_settings = settings.replace(aws=aws, ami=ami)
-        with Rotator(demo_settings, sandbox.clients) as rotator:
+        runtime = Runtime.from_settings(demo_settings, aws=sandbox.clients)
+        with Rotator(runtime) as rotator:
             rotator.engine()  # start the durable engine before events arrive
             subscription = subscribe_rotation(rotator)
             try:
@@ -151,7 +153,8 @@ def run_demo(settings: Settings, log: Log = None, *, delays: float = 0.2) -> dic
                 "errors": [str(e) for e in subscription.errors],
             }
             roll_settings = demo_settings.replace(ami=ami.replace(roll=True))
-            with Rotator(roll_settings, sandbox.clients) as roller:
+            rolling_runtime = runtime.with_settings(roll_settings)
+            with Rotator(rolling_runtime) as roller:
                 roller.engine()
                 rolling = subscribe_rotation(roller)
                 try:

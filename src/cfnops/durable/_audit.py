@@ -6,7 +6,7 @@ same database as the run records (SQLite by default, PostgreSQL via
 ``CFNOPS_DATABASE_URL``), so every process that sees a run sees what was done
 to it::
 
-    audit = AuditLog(settings)
+    audit = AuditLog(runtime.database)
     audit.record(actor=AuditLog.default_actor(), action="approve",
                  target="heal-web-1", reason="planned replacement")
     audit.list(target="heal-web-1")
@@ -28,7 +28,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.config import Settings
 from cfnops.database import Database
 from cfnops.durable.errors import BadAuditEntry
 
@@ -123,15 +122,10 @@ def _check(name: str, value: str) -> str:
 class AuditLog:
     """Appends and reads audit entries on the run database."""
 
-    def __init__(self, database: Database | Settings) -> None:
-        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
-        self._owns = not isinstance(database, Database)
-        self.database = Database.of(database)
+    def __init__(self, database: Database) -> None:
+        """On ``database`` (``runtime.database``), which its opener closes."""
+        self.database = database
         self._engine = self.database.ensure(_metadata, after=_append_only)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> AuditLog:
-        return cls(settings)
 
     @staticmethod
     def default_actor() -> str:
@@ -142,8 +136,7 @@ class AuditLog:
             return "unknown"
 
     def close(self) -> None:
-        if self._owns:
-            self.database.dispose()
+        """Nothing to release: the database belongs to whoever opened it."""
 
     def __enter__(self) -> AuditLog:
         return self

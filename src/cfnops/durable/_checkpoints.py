@@ -23,7 +23,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.config import Settings
 from cfnops.database import Database, upsert
 from cfnops.durable._positions import Position
 
@@ -75,8 +74,8 @@ class CheckpointStore:
     checkpoints and its own tables in one transaction.
     """
 
-    def __init__(self, database: Database | Settings) -> None:
-        self.database = Database.of(database)
+    def __init__(self, database: Database) -> None:
+        self.database = database
         self.engine = self.database.ensure(_metadata)
 
     def get(self, run_id: str, position: Position) -> Checkpoint | None:

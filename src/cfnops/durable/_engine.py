@@ -179,9 +179,7 @@ class Engine:
     _current: ClassVar[Engine | None] = None
     _class_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, runtime: Runtime | Settings, *, worker: bool = False) -> None:
-        if isinstance(runtime, Settings):
-            runtime = Runtime.from_settings(runtime)
+    def __init__(self, runtime: Runtime, *, worker: bool = False) -> None:
         self.runtime = runtime
         self.worker = worker
         # A worker may keep a name across restarts (worker.executor_id): restarted, it
@@ -230,13 +228,12 @@ class Engine:
     # -- lifecycle -------------------------------------------------------------
 
     @classmethod
-    def start_process(cls, runtime: Runtime | Settings, *, worker: bool = False) -> Engine:
+    def start_process(cls, runtime: Runtime, *, worker: bool = False) -> Engine:
         """Launch the process-wide engine on ``runtime`` (or return the one already running).
 
         DBOS is a process-wide singleton: a second call gets the running engine, whose
         base runtime does not change (a different database is logged); pass your runtime
-        to :meth:`start` so that your runs use it. Given bare settings, the engine builds
-        its runtime from them.
+        to :meth:`start` so that your runs use it.
         """
         with cls._class_lock:
             if cls._current is None:

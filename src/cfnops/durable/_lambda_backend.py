@@ -67,9 +67,7 @@ class LocalLambda:
     and answers, with no engine) works too; its news reaches drivers at their next poll.
     """
 
-    def __init__(self, runtime: Runtime | Settings) -> None:
-        if isinstance(runtime, Settings):
-            runtime = Runtime.from_settings(runtime)
+    def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.store = ExecutionStore(runtime.database)
         self.client = LocalServiceClient(self.store, self._start_chained)

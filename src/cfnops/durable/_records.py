@@ -15,7 +15,6 @@ from typing import Any
 from dbos import DBOSClient
 
 from cfnops._version import __version__
-from cfnops.config import Settings
 from cfnops.database import Database
 from cfnops.durable._dbos_port import migrate, portable_serializer
 from cfnops.durable._dbos_setup import check_schema
@@ -204,10 +203,9 @@ _SCHEMA_CHECKED = "durable.schema-checked"
 class RunStore:
     """Reads and controls runs through a DBOS client (no execution here)."""
 
-    def __init__(self, database: Database | Settings) -> None:
-        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
-        self._owns = not isinstance(database, Database)
-        self.database = Database.of(database)
+    def __init__(self, database: Database) -> None:
+        """On ``database`` (``runtime.database``), which its opener closes."""
+        self.database = database
         # lazy: no connection check of its own (each store of a job start paid one)
         self._client = DBOSClient(
             system_database_engine=self.database.engine,
@@ -237,8 +235,6 @@ class RunStore:
 
     def close(self) -> None:
         self._client.destroy()
-        if self._owns:
-            self.database.dispose()
 
     def __enter__(self) -> RunStore:
         return self

@@ -16,7 +16,6 @@ import json
 from datetime import datetime
 from typing import Any
 
-from cfnops.config import Settings
 from cfnops.database import Database
 from cfnops.durable._lambda_store import TABLE, ExecutionStore
 from cfnops.durable._records import RunRecord, RunStore, StepRecord
@@ -31,29 +30,24 @@ _TERMINAL = {
 }
 
 
-def run_history(database: Database | Settings, run: str) -> list[dict[str, Any]]:
+def run_history(database: Database, run: str) -> list[dict[str, Any]]:
     """The history of ``run`` (a run id or a durable execution's ARN) in ``database``
-    (``runtime.database``; settings open a pool of their own for the call)."""
-    db = Database.of(database)
-    try:
-        # Reading never creates the executions table (a console may read with a role
-        # that cannot): without it there is no durable execution to find.
-        executions = ExecutionStore(db) if db.has_table(TABLE) else None
-        arn = run if run.startswith("arn:") else None
-        if arn is None and executions is not None:
-            arn = executions.arn_of_run(run)
-        if arn is not None:
-            found = executions.get(arn) if executions is not None else None
-            if found is None:
-                raise UnknownExecution(arn)
-            return list(found["events"])
-        with RunStore(db) as store:
-            record = store.get(run)
-            steps = store.steps(run)
-        return derived_history(record, steps)
-    finally:
-        if db is not database:
-            db.dispose()
+    (``runtime.database``)."""
+    # Reading never creates the executions table (a console may read with a role
+    # that cannot): without it there is no durable execution to find.
+    executions = ExecutionStore(database) if database.has_table(TABLE) else None
+    arn = run if run.startswith("arn:") else None
+    if arn is None and executions is not None:
+        arn = executions.arn_of_run(run)
+    if arn is not None:
+        found = executions.get(arn) if executions is not None else None
+        if found is None:
+            raise UnknownExecution(arn)
+        return list(found["events"])
+    with RunStore(database) as store:
+        record = store.get(run)
+        steps = store.steps(run)
+    return derived_history(record, steps)
 
 
 def _ms(when: datetime | None) -> int | None:

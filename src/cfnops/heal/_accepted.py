@@ -30,7 +30,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.config import Settings
 from cfnops.database import Database
 from cfnops.heal._model import ResourceDrift, StackDriftReport
 from cfnops.heal.errors import BadAcceptance
@@ -211,9 +210,9 @@ def _row(row: Any) -> AcceptedDrift:
 class AcceptedStore:
     """Accepted drift in the run database."""
 
-    def __init__(self, database: Database | Settings) -> None:
-        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
-        self.database = Database.of(database)
+    def __init__(self, database: Database) -> None:
+        """On ``database`` (``runtime.database``), which its opener closes."""
+        self.database = database
         self._engine = self.database.ensure(_metadata, after=_move_first_table)
 
     def accept(self, entry: AcceptedDrift) -> AcceptedDrift:

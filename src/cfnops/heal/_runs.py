@@ -170,7 +170,7 @@ def run_outcome(record: RunRecord, steps: list[StepRecord] | None = None) -> str
 
 
 def answer_approval(
-    database: Database | Settings,
+    database: Database,
     run_id: str,
     verdict: str,
     *,
@@ -215,14 +215,14 @@ def answer_approval(
 
 
 def approve(
-    database: Database | Settings, run_id: str, *, reason: str = "", by: str | None = None
+    database: Database, run_id: str, *, reason: str = "", by: str | None = None
 ) -> dict[str, Any]:
     """Approve a held run's change set (the run then executes it)."""
     return answer_approval(database, run_id, "approve", reason=reason, by=by)
 
 
 def reject(
-    database: Database | Settings, run_id: str, *, reason: str = "", by: str | None = None
+    database: Database, run_id: str, *, reason: str = "", by: str | None = None
 ) -> dict[str, Any]:
     """Reject a held run's change set (the run deletes it and ends REJECTED)."""
     return answer_approval(database, run_id, "reject", reason=reason, by=by)

@@ -121,7 +121,7 @@ def plan_drift_schedules(settings: Settings, source: str = "configuration") -> l
     return plans
 
 
-def last_runs(database: Database | Settings, plans: list[DriftPlan]) -> dict[str, RunRecord]:
+def last_runs(database: Database, plans: list[DriftPlan]) -> dict[str, RunRecord]:
     """Each schedule's newest run (by fire time, manual runs included), with its output."""
     out: dict[str, RunRecord] = {}
     for plan in plans:
@@ -215,7 +215,7 @@ def start_drift_scan(
 
 
 def describe(
-    plans: list[DriftPlan], database: Database | Settings, now: datetime | None = None
+    plans: list[DriftPlan], database: Database, now: datetime | None = None
 ) -> list[dict[str, Any]]:
     """One row per schedule: expression, next fire, newest run and what it found."""
     now = now or datetime.now(UTC)

@@ -31,7 +31,7 @@ from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
 
-from cfnops.config import DriftSchedule, Settings, to_data, validated
+from cfnops.config import DriftSchedule, to_data, validated
 from cfnops.database import Database
 from cfnops.durable import RunRecord, RunStore, runtime_of, workflow
 from cfnops.heal._scan_changes import (
@@ -125,7 +125,7 @@ def _scan_step(rt: Runtime, config: DriftSchedule, run_id: str) -> dict[str, Any
 
 
 def schedule_runs(
-    database: Database | Settings,
+    database: Database,
     schedule: str,
     *,
     status: str | None = None,
@@ -148,7 +148,7 @@ def fire_time(rec: RunRecord) -> str:
 
 
 def previous_state(
-    database: Database | Settings, schedule: str, before: str
+    database: Database, schedule: str, before: str
 ) -> tuple[str, dict[str, Any]] | None:
     """(run id, state) of the schedule's latest SUCCEEDED scan fired before ``before``."""
     earlier = [

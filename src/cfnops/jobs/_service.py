@@ -19,7 +19,6 @@ from typing import Any
 
 from cfnops.asl import check_definition
 from cfnops.aws import AwsClients
-from cfnops.config import Settings
 from cfnops.database import retry_while_unreachable
 from cfnops.durable import (
     Engine,
@@ -54,14 +53,12 @@ _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,80}$")
 class JobService(RunOperations):
     """Everything a caller does with job runs (CLI, worker services, tests).
 
-    ``JobService(runtime)``: its settings, clients and database. Given settings (and
-    optionally clients), the service builds a runtime of its own from them.
+    ``JobService(runtime)``: its settings, clients and database. Given clients too, the
+    service works with those instead of the runtime's.
     """
 
-    def __init__(self, runtime: Runtime | Settings, clients: AwsClients | None = None) -> None:
-        if isinstance(runtime, Settings):
-            runtime = Runtime.from_settings(runtime, aws=clients)
-        elif clients is not None:
+    def __init__(self, runtime: Runtime, clients: AwsClients | None = None) -> None:
+        if clients is not None:
             runtime = replace(runtime, aws=clients)
         self.runtime = runtime
         self.settings = runtime.settings

@@ -21,7 +21,6 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from cfnops.config import Settings
 from cfnops.database import Database, upsert
 from cfnops.durable import Checkpoint, CheckpointStore, Fence, Position
 from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
@@ -95,9 +94,9 @@ class RunRow:
 class JobStore(TokenAndScheduleRows, ControlRows):
     """Reads and writes the job tables (thread-safe) on the runtime's database."""
 
-    def __init__(self, database: Database | Settings) -> None:
-        """On ``database`` (``runtime.database``; settings open a pool of their own)."""
-        self.database = Database.of(database)
+    def __init__(self, database: Database) -> None:
+        """On ``database`` (``runtime.database``), which its opener closes."""
+        self.database = database
         self.checkpoints = CheckpointStore(self.database)
         self.engine = self.database.ensure(
             metadata, after=lambda engine: move_legacy_steps(engine, self.checkpoints)

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import threading
 
-from cfnops.config import Settings
 from cfnops.runtime import Runtime
 
 __all__ = ["start_worker_services"]
 
 
-def start_worker_services(
-    runtime: Runtime | Settings, stop: threading.Event
-) -> list[threading.Thread]:
+def start_worker_services(runtime: Runtime, stop: threading.Event) -> list[threading.Thread]:
     """Start the job-net schedule and event-trigger loop; it ends when ``stop`` is set."""
     from cfnops.jobs._service import JobService
     from cfnops.jobs._triggers import TriggerService, run_services
