@@ -13,10 +13,10 @@ import sys
 from typing import Any
 
 from aws_durable_execution_sdk_python import DurableContext, durable_execution
-from tests._runtime import runtime_for
 
 from cfnops.config import load_settings
 from cfnops.durable import Engine, lambda_function
+from cfnops.runtime import Runtime
 
 MARK = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 BIG = 30_000  # characters of the big step's result: past the page's detail cap
@@ -37,7 +37,9 @@ def markup(event: Any, context: DurableContext) -> Any:
 
 
 def main(db: str, steps: int) -> None:
-    engine = Engine.start_process(runtime_for(load_settings(database_url=f"sqlite:///{db}")))
+    engine = Engine.start_process(
+        Runtime.from_settings(load_settings(database_url=f"sqlite:///{db}"))
+    )
     try:
         backend = engine.local_lambda()
         arn = backend.start_execution(

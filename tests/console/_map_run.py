@@ -18,12 +18,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests._runtime import runtime_for
-
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.config import load_settings
 from cfnops.durable import Engine
 from cfnops.jobs import JobService, register_function
+from cfnops.runtime import Runtime
 
 MODES = {3: "flaky", 7: "bad", 11: "flaky", 17: "bad", 23: "fatal", 29: "flaky", 31: "bad",
          41: "fatal", 44: "bad"}  # fmt: skip
@@ -84,9 +83,10 @@ def main(db: str, run_id: str, log: str) -> int:
 
     register_function("console-map-work", work)
     settings = load_settings(database_url=f"sqlite:///{db}")
-    engine = Engine.start_process(runtime_for(settings))
+    runtime = Runtime.from_settings(settings)  # a program: it builds its one runtime
+    engine = Engine.start_process(runtime)
     try:
-        jobs = JobService(runtime_for(settings))
+        jobs = JobService(runtime)
         jobs.start(DEFINITION, {"items": ITEMS}, machine_name="caught-map", name=run_id)
         result = jobs.wait(run_id, timeout=300)
         print(json.dumps({"status": result.status}), flush=True)

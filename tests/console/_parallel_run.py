@@ -13,12 +13,11 @@ import sys
 import time
 from typing import Any
 
-from tests._runtime import runtime_for
-
 from cfnops.asl import LambdaError, TaskContext
 from cfnops.config import load_settings
 from cfnops.durable import Engine
 from cfnops.jobs import JobService, register_function
+from cfnops.runtime import Runtime
 
 ARN = "arn:aws:lambda:us-east-1:123456789012:function:"
 
@@ -62,9 +61,10 @@ def main(db: str, run_id: str) -> int:
     for name, fn in (("par-ok", _ok), ("par-fail", _fail), ("par-slow", _slow)):
         register_function(name, fn)
     settings = load_settings(database_url=f"sqlite:///{db}")
-    engine = Engine.start_process(runtime_for(settings))
+    runtime = Runtime.from_settings(settings)  # a program: it builds its one runtime
+    engine = Engine.start_process(runtime)
     try:
-        jobs = JobService(runtime_for(settings))
+        jobs = JobService(runtime)
         jobs.start(DEFINITION, {}, machine_name="stop-web", name=run_id)
         result = jobs.wait(run_id, timeout=300)
         print(json.dumps({"status": result.status}), flush=True)
