@@ -33,7 +33,7 @@ def test_record_then_list_newest_first_with_filters(settings: Settings) -> None:
     assert third.id > first.id
 
     # A new AuditLog (another process would do the same) reads what was written.
-    with AuditLog.from_settings(settings) as audit:
+    with AuditLog(database_for(settings)) as audit:
         everything = audit.list()
         assert [e.action for e in everything] == ["reject", "stop", "approve"]
         assert everything[2] == first
