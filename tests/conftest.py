@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -26,6 +27,17 @@ settings.register_profile("ci", settings.get_profile("shared"), derandomize=True
 settings.load_profile("ci" if os.environ.get("CI") else "shared")
 
 _status: list[int] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_the_tests_databases() -> Any:
+    """Handles a test opened through tests/_runtime.py are closed when it ends (autouse
+    fixtures are set up first and torn down last, after the test's own fixtures)."""
+    from tests._runtime import OPENED, close_opened
+
+    since = len(OPENED)
+    yield
+    close_opened(since)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
