@@ -218,8 +218,13 @@ def test_a_forced_event_links_to_its_own_task_not_the_run_latest(jobs: JobServic
         {"StartAt": "X1", "States": {"X1": _task("x1", "X2"), "X2": _task("x2", None)}},
         {"StartAt": "Y", "States": {"Y": _task("y", None)}},
     ]}}}  # fmt: skip
-    GATES.update(y=threading.Event(), x2=threading.Event())
+    GATES.update(x1=threading.Event(), y=threading.Event(), x2=threading.Event())
     run_id = _start(jobs, "op-force-branch", net)
+    # X1 finishes only once Y has started, so that branch 0's X2 is recorded after Y's
+    # last event whatever order the branches' threads run in.
+    _until(lambda: {"x1", "y"} <= set(CALLS))
+    _until(lambda: _types(jobs, run_id).count("LambdaFunctionStarted") == 2)
+    GATES["x1"].set()
     _until(lambda: {"y", "x2"} <= set(CALLS))
     _until(lambda: _types(jobs, run_id).count("LambdaFunctionStarted") == 3)
     jobs.force(run_id, "Y", ok=True, output={"by": "hand"}, actor="alice")
