@@ -7,6 +7,7 @@ comments (JP1) and below (Control-M), not taken from cfnops."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,22 @@ def test_a_malformed_reference_stops_the_import_before_anything_is_written(
 def test_shift_jis_ajsschedule_output() -> None:
     ref = read_reference("/* 売上 */\n売上日次,202701040130,n\n".encode("cp932"), "s", "jp1")
     assert set(ref.runs) == {"売上日次"}
+
+
+def test_blank_separated_ajsschedule_lines_read_as_comma_separated() -> None:
+    # the manual draws the separators in a figure only: a line of blank-separated items
+    # is read the same, not taken for a job line (a name alone) and dropped
+    commas = (DATA / "jp1_sales_schedule.txt").read_text()
+    blanks = "\n".join(
+        line if line.startswith(("/*", " ")) else line.replace(",", " ")
+        for line in commas.splitlines()
+    )
+    assert "DAILY_SALES 202701082530 n" in blanks
+    want = read_reference(commas.encode(), "c", "jp1").runs
+    assert read_reference(blanks.encode(), "b", "jp1").runs == want
+    assert len(want["DAILY_SALES"]) == 19
+    ref = read_reference(b"MONTH_CLOSE   202701292200  h\nCLOSE h\n", "b", "jp1")
+    assert ref.runs == {"MONTH_CLOSE": {(date(2027, 1, 29), "22:00")}}
+    with pytest.raises(ImportInputError) as err:
+        read_reference(b"DAILY_SALES 2027-01-04 n\n", "b", "jp1")
+    assert "not YYYYMMDDHHMM" in err.value.problem

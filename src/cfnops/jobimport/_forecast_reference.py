@@ -17,19 +17,22 @@ https://itpfdoc.hitachi.co.jp/manuals/3021/30213D2830/AJSO0250.HTM):
   (hold) or ``n``, then the optional delay-monitoring and other items;
 - a job's parameter: the job name, then ``h`` or ``n``.
 
-The manual draws the separators in a figure (an image); this reader takes the items of a
-line separated by commas, blanks around them ignored. A line whose second item is a
+The manual draws the separators in a figure (an image) and shows no sample output; this
+reader takes the items of a line separated by commas (blanks around them ignored) or, on a
+line with no comma, by blanks, so that neither layout is misread. A line whose second item is a
 ``YYYYMMDDHHMM`` is a jobnet's run; a line of a name alone or a name and ``h``/``n`` is a
 job's (a job runs when its jobnet runs); anything else is refused naming its line.
 
 Control-M — the forecast (Control-M/Forecast's "View Schedule", or the ``ctmrpln`` job
 plan report where Forecast is not licensed: Control-M Help, Calendar management,
 https://documents.bmc.com/supportu/ctrlm9/help/Main_help/en-US/Tools_Calendars.htm) lists,
-per job, the days it is ordered. Those screens and reports are laid out for people; the
-file read here is their export as CSV with a header row naming at least the folder (or
-table), the job name and the order date (``YYYYMMDD``, ``YYYY-MM-DD`` or ``YYYY/MM/DD``),
-and optionally the time (``HHMM`` / ``HH:MM``, the job's ``FromTime``/``TIMEFROM``). The
-column names accepted are listed in :data:`CTM_COLUMNS`.
+per job, the days it is ordered. BMC documents no file layout for either (no sample of the
+``ctmrpln`` report or of a Forecast export was found in BMC's public pages, 2 December
+2026), so the layout read here is cfnops's own: CSV with a header row naming at least the
+folder (or table), the job name and the order date (``YYYYMMDD``, ``YYYY-MM-DD`` or
+``YYYY/MM/DD``), and optionally the time (``HHMM`` / ``HH:MM``, the job's
+``FromTime``/``TIMEFROM``), made by the user from the forecast. The column names accepted
+are listed in :data:`CTM_COLUMNS`.
 """
 
 from __future__ import annotations
@@ -116,7 +119,9 @@ def _read_jp1(text: str, name: str) -> Reference:
             if not in_comment and line[2:].split("*/", 1)[1].strip():
                 raise _bad(name, n, "a comment shares its line with a parameter", fix)
             continue
-        items = [i.strip() for i in line.split(",")]
+        # commas, or blanks on a line with none: a blank-separated run must not pass for
+        # a job line (a name alone) and be dropped
+        items = [i.strip() for i in line.split(",")] if "," in line else line.split()
         unit = items[0]
         if not unit or len(unit.encode("cp932", "replace")) > _NAME_MAX or "/" in unit:
             raise _bad(name, n, f"{unit!r} is not a unit name (1 to 30 bytes)", fix)
