@@ -206,3 +206,47 @@ def test_forcing_a_job_of_another_folder_becomes_after(tmp_path: Path) -> None:
     nets = {n["name"]: n for n in report(out)["jobNets"]}
     assert nets["B"]["schedules"][0]["after"] == ["A"]
     assert nets["A"]["schedules"][0]["cron"] == "cron(0 1 ? * MON *)"
+
+
+CHAINED = """<?xml version="1.0" encoding="utf-8"?>
+<DEFTABLE>
+  <FOLDER FOLDER_NAME="CHAIN">
+    <JOB JOBNAME="J" TASKTYPE="Command" NODEID="h1" RUN_AS="app"
+         CMDLINE="run.py '%%P5' %%DIR./x.log %%LOOP">
+      <VARIABLE NAME="%%P1" VALUE="%%$CALCDATE %%$OYEAR.%%OMONTH.01 -1"/>
+      <VARIABLE NAME="%%P2" VALUE="%%SUBSTR %%P1 1 4"/>
+      <VARIABLE NAME="%%P3" VALUE="%%SUBSTR %%P1 5 2"/>
+      <VARIABLE NAME="%%P4" VALUE="%%P3"/>
+      <VARIABLE NAME="%%P5" VALUE="%%P2-%%P4"/>
+      <VARIABLE NAME="%%DIR" VALUE="/var/log"/>
+      <VARIABLE NAME="%%LOOP" VALUE="a%%LOOP%%LOOP"/>
+    </JOB>
+  </FOLDER>
+</DEFTABLE>
+"""
+
+
+def test_variables_chained_deeper_than_three_and_functions_reported(tmp_path: Path) -> None:
+    """A value naming a variable whose value names another, five deep (as in exports that
+    build a date with %%SUBSTR): all substituted, and every %%name still in the command is
+    reported: AutoEdit functions, system variables, %%P2- read as %%P2 then '-', a variable
+    naming itself. '.' ends a name and is dropped (%%DIR./x.log)."""
+    src = tmp_path / "chain.xml"
+    src.write_text(CHAINED)
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 0
+    state = json.loads((out / "CHAIN.asl.json").read_text())["States"]["J"]
+    (command,) = state["Arguments"]["Parameters"]["commands"]
+    date = "%%$CALCDATE %%$OYEAR.%%OMONTH.01 -1"
+    assert f"%%SUBSTR {date} 1 4-%%SUBSTR {date} 5 2" in command
+    assert "/var/log/x.log" in command
+    assert "%%P" not in command
+    reasons = [u["reason"] for u in report(out)["unmapped"] if u["kind"] == "value"]
+    text = "\n".join(reasons)
+    assert "AutoEdit function %%SUBSTR is not evaluated" in text
+    assert "AutoEdit function %%$CALCDATE is not evaluated" in text
+    assert "variable %%$OYEAR is a Control-M system or global variable" in text
+    assert "variable %%OMONTH is a Control-M system or global variable" in text
+    assert "%%P2- read as the variable %%P2 followed by text" in text
+    assert "variable %%LOOP is still in the command after substitution" in text
+    assert len(command) < 20000

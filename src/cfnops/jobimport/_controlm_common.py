@@ -32,7 +32,33 @@ _ZONES = {
     "HAW": "Pacific/Honolulu",
     "AUE": "Australia/Sydney",
 }
-_VAR = re.compile(r"%%([A-Za-z_@#][A-Za-z0-9_.@#$-]*)")
+# A name: letters, digits, _ @ # $ and - (FTP-LHOST); a '.' ends it and is dropped when the
+# variable is replaced (%%A.%%B, %%DIR./x: Control-M's concatenation mark).
+_VAR = re.compile(r"%%([A-Za-z_@#$][A-Za-z0-9_@#$-]*)(\.?)")
+_FUNCTIONS = {
+    "SUBSTR",
+    "CALCDATE",
+    "$CALCDATE",
+    "$WCALC",
+    "$WEEK#",
+    "$WEEKDAY#",
+    "$JULIAN",
+    "$JULIANS",
+    "$YEARS",
+    "$CALC",
+    "LENGTH",
+    "SIGN",
+    "PLUS",
+    "MINUS",
+    "$FIRST",
+    "$LAST",
+    "$NEXT",
+    "$PREV",
+    "$WCALCDATE",
+    "$GREG",
+    "$LEAP",
+}
+_ROUNDS = 20
 
 
 def timezone_of(value: str, model: ImportModel, source: str) -> str | None:
@@ -52,31 +78,66 @@ def timezone_of(value: str, model: ImportModel, source: str) -> str | None:
 
 
 def substitute(command: str, variables: Mapping[str, str], model: ImportModel, src: str) -> str:
-    """``%%NAME`` replaced by the job's or folder's variable; others reported."""
+    """``%%NAME`` replaced by the job's or folder's variable, through values that name other
+    variables, until nothing changes; every name still in the command is reported (system
+    and global variables, AutoEdit functions such as ``%%SUBSTR``, a chain that loops)."""
 
-    unknown: list[str] = []
+    split: list[tuple[str, str]] = []
 
-    def one(m: re.Match[str]) -> str:
-        name = m.group(1)
+    def value(name: str) -> str | None:
         for key in (name, f"%%{name}"):
             if key in variables:
                 return variables[key]
-        if name not in unknown:
-            unknown.append(name)
-        return m.group(0)
+        return None
 
-    for _ in range(3):  # a variable's value may name another variable
+    def one(m: re.Match[str]) -> str:
+        name, dot = m.group(1), m.group(2)
+        found = value(name)
+        if found is not None:
+            return found
+        # %%PARM2-%%PARM3: no variable PARM2- but PARM2 is one: the '-' is text
+        head, sep, tail = name.partition("-")
+        found = value(head) if sep else None
+        if found is None:
+            return m.group(0)
+        if (name, head) not in split:
+            split.append((name, head))
+        return found + sep + tail + dot
+
+    limit = 4 * len(command) + 4096  # a value naming itself twice doubles each round
+    for _ in range(_ROUNDS):
         replaced = _VAR.sub(one, command)
-        if replaced == command:
+        if replaced == command or len(replaced) > limit:
             break
         command = replaced
-    for name in unknown:
+    for name, head in split:
         model.note(
             "value",
             src,
-            f"variable %%{name} is a Control-M system or global variable: "
-            "left as it is in the command; replace it by hand",
+            f"%%{name} read as the variable %%{head} followed by text (no variable {name} "
+            "is defined); check the command",
         )
+    left: list[str] = []
+    for m in _VAR.finditer(command):
+        if m.group(1) not in left:
+            left.append(m.group(1))
+    for name in left:
+        if value(name) is not None or value(name.partition("-")[0]) is not None:
+            reason = (
+                f"variable %%{name} is still in the command after substitution (its value "
+                "names itself, directly or through others): left as it is; replace it by hand"
+            )
+        elif name.upper() in _FUNCTIONS:
+            reason = (
+                f"AutoEdit function %%{name} is not evaluated: left as it is in the command; "
+                "replace it by hand"
+            )
+        else:
+            reason = (
+                f"variable %%{name} is a Control-M system or global variable: "
+                "left as it is in the command; replace it by hand"
+            )
+        model.note("value", src, reason)
     return command
 
 
