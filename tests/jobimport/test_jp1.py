@@ -244,3 +244,24 @@ def test_unknown_time_zone_is_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     assert code == 2 and "Mars/Olympus" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_open_and_closed_days_outside_a_job_group_are_reported(tmp_path: Path) -> None:
+    """op/cl are read from job groups (their calendar); written on a jobnet they were taken
+    as used and dropped without a word."""
+    src = tmp_path / "opcl.txt"
+    src.write_text(
+        "unit=G,,jp1admin,;\n{\n\tty=g;\n\tcl=su;\n"
+        "\tunit=NET,,jp1admin,;\n\t{\n\t\tty=n;\n\t\tel=J1,j,+0+0;\n"
+        "\t\top=mo;\n\t\tcl=2026/12/31;\n\t\tsd=1,1;\n"
+        '\t\tunit=J1,,jp1admin,;\n\t\t{\n\t\t\tty=j;\n\t\t\tsc="echo";\n\t\t}\n\t}\n}\n'
+    )
+    assert _import(src, tmp_path / "out") == 0
+    reasons = {
+        u["reason"].split(" (")[0]: u["source"] for u in report(tmp_path / "out")["unmapped"]
+    }
+    assert reasons["parameter op outside a job group"] == "line 9 (G/NET)"
+    assert reasons["parameter cl outside a job group"] == "line 10 (G/NET)"
+    assert not any(
+        r.startswith("parameter cl outside") and "line 4" in s for r, s in reasons.items()
+    )

@@ -211,6 +211,12 @@ class _Jp1(ScheduleRules):
 
     def _attrs(self, unit: Unit) -> None:
         for key, _, line in unit.params:
+            if key in ("op", "cl") and unit.type != "g":
+                # open/closed days are read from job groups only (the group's calendar)
+                self.unknown.setdefault(f"{key} outside a job group", []).append(
+                    self.where(unit, line)
+                )
+                continue
             if key in _USED or key in _QUIET or key in JOB_KEYS:
                 continue
             self.unknown.setdefault(key, []).append(self.where(unit, line))
