@@ -262,3 +262,22 @@ def test_never_and_unmatched_day_forms_make_no_schedule(tmp_path: Path) -> None:
     assert [n["schedules"] for n in plan.report["jobNets"]] == [[], []]
     reasons = " ".join(u["reason"] for u in plan.report["unmapped"])
     assert 'Schedule "Never"' in reasons and "+3" in reasons
+
+
+def test_week_days_none_selects_no_week_day_quietly(tmp_path: Path) -> None:
+    """ "WeekDays": ["NONE"] (as Control-M exports a job with month days only) is no week day:
+    the folder runs on its month days and nothing is reported as an unknown week day."""
+    export = {
+        "F": {
+            "Type": "Folder",
+            "When": {"WeekDays": ["NONE"], "MonthDays": ["1", "15"], "DaysRelation": "OR"},
+            "A": {"Type": "Job:Dummy"},
+        }
+    }
+    src = tmp_path / "none.json"
+    src.write_text(json.dumps(export))
+    model = read_export(src.read_bytes(), str(src), "controlm", today=date(2026, 12, 1))
+    plan = plan_import(model, str(src))
+    ((schedule,),) = [n["schedules"] for n in plan.report["jobNets"]]
+    assert schedule["cron"] == "cron(0 0 1,15 * ? *)"
+    assert not any("week days" in u["reason"] for u in plan.report["unmapped"])

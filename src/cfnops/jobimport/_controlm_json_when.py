@@ -51,9 +51,11 @@ def json_when(
 
 
 def _week_days(out: CtmWhen, value: Any, where: str, model: ImportModel, _: _Rules) -> None:
-    out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in _list(value)]
+    # "NONE" (what Control-M writes for no week day) selects nothing: an empty list
+    days = [v for v in _list(value) if str(v).strip().upper() != "NONE"]
+    out.week_days = [_WEEK.get(str(v).upper()[:3], "?") for v in days]
     if "?" in out.week_days:
-        model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL")
+        model.note("value", where, f"week days {value!r}: only SUN..SAT, ALL, NONE")
         out.week_days = [d for d in out.week_days if d != "?"]
 
 
