@@ -281,3 +281,35 @@ def test_week_days_none_selects_no_week_day_quietly(tmp_path: Path) -> None:
     ((schedule,),) = [n["schedules"] for n in plan.report["jobNets"]]
     assert schedule["cron"] == "cron(0 0 1,15 * ? *)"
     assert not any("week days" in u["reason"] for u in plan.report["unmapped"])
+
+
+def test_folder_ordered_by_hand_gets_no_schedule(tmp_path: Path) -> None:
+    """OrderMethod Manual: the folder is never ordered by New Day, so its When must not become
+    a schedule (it did: Mon-Fri 03:00 runs the source never makes); a user daily is kept and
+    reported."""
+    when = {"WeekDays": ["MON", "FRI"], "FromTime": "0300"}
+    export = {
+        "M": {"Type": "Folder", "OrderMethod": "Manual", "When": when, "A": {"Type": "Job:Dummy"}},
+        "U": {
+            "Type": "Folder",
+            "OrderMethod": "UD_NIGHT",
+            "When": when,
+            "B": {"Type": "Job:Dummy"},
+        },
+        "S": {
+            "Type": "Folder",
+            "OrderMethod": "Automatic",
+            "When": when,
+            "C": {"Type": "Job:Dummy"},
+        },
+    }
+    src = tmp_path / "order.json"
+    src.write_text(json.dumps(export))
+    model = read_export(src.read_bytes(), str(src), "controlm", today=date(2026, 12, 1))
+    plan = plan_import(model, str(src))
+    crons = {n["name"]: [s["cron"] for s in n["schedules"]] for n in plan.report["jobNets"]}
+    assert crons == {"M": [], "U": ["cron(0 3 ? * MON,FRI *)"], "S": ["cron(0 3 ? * MON,FRI *)"]}
+    notes = {u["source"]: u["reason"] for u in plan.report["unmapped"]}
+    assert "ordered by hand (OrderMethod Manual)" in notes["$.M.OrderMethod"]
+    assert "user daily 'UD_NIGHT'" in notes["$.U.OrderMethod"]
+    assert "$.S.OrderMethod" not in notes

@@ -250,3 +250,18 @@ def test_variables_chained_deeper_than_three_and_functions_reported(tmp_path: Pa
     assert "%%P2- read as the variable %%P2 followed by text" in text
     assert "variable %%LOOP is still in the command after substitution" in text
     assert len(command) < 20000
+
+
+def test_folder_ordered_by_a_user_daily_is_reported(tmp_path: Path) -> None:
+    src = tmp_path / "ud.xml"
+    src.write_text(
+        '<DEFTABLE><SMART_FOLDER FOLDER_NAME="F" FOLDER_ORDER_METHOD="UD_NIGHT" WEEKDAYS="1">'
+        '<JOB JOBNAME="J" TASKTYPE="Dummy"/></SMART_FOLDER></DEFTABLE>'
+    )
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 0
+    (net,) = report(out)["jobNets"]
+    assert [s["cron"] for s in net["schedules"]] == ["cron(0 0 ? * MON *)"]
+    notes = {u["source"]: u["reason"] for u in report(out)["unmapped"]}
+    where = "/DEFTABLE/SMART_FOLDER[@FOLDER_NAME='F']/@FOLDER_ORDER_METHOD"
+    assert "user daily 'UD_NIGHT'" in notes[where]

@@ -173,9 +173,26 @@ class _Reader:
         if isinstance(obj.get("When"), dict):
             whens.append((self._when(obj["When"], f"{path}.When"), None))
         self._contents(net, obj, path, name, dict(_vars(obj)), whens, obj)
-        if not whens:
+        method = str(obj.get("OrderMethod") or "Automatic").strip()
+        if whens and method.lower() == "manual":
+            self.model.note(
+                "schedule",
+                f"{path}.OrderMethod",
+                f"folder ordered by hand (OrderMethod Manual): its {len(whens)} scheduling "
+                "criteria apply only when someone orders it; no schedule made (start it with "
+                "cfnops job run)",
+            )
+            whens = []
+        elif not whens:
             self.model.note(
                 "schedule", path, "no scheduling criteria (ordered by hand): no schedule made"
+            )
+        elif method.lower() not in ("automatic", "system", "daily"):
+            self.model.note(
+                "schedule",
+                f"{path}.OrderMethod",
+                f"folder ordered by the user daily {method!r}, not by New Day: the schedule "
+                "starts at the folder's own times; check when that user daily job runs",
             )
         self.pending.append((net, whens))
 

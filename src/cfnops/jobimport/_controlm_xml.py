@@ -258,6 +258,14 @@ class _XmlReader:
         self._children(net, el, where, name, whens, folder_level=True)
         if not whens:
             self.model.note("schedule", where, "no scheduling criteria: no schedule made")
+        elif (el.get("FOLDER_ORDER_METHOD") or "SYSTEM").upper() != "SYSTEM":
+            self.model.note(
+                "schedule",
+                f"{where}/@FOLDER_ORDER_METHOD",
+                f"folder ordered by the user daily {el.get('FOLDER_ORDER_METHOD')!r}, not by "
+                "New Day: the schedule starts at the jobs' own times; check when that user "
+                "daily job runs",
+            )
         self.pending.append((net, whens))
 
     def _children(
