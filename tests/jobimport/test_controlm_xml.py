@@ -265,3 +265,23 @@ def test_folder_ordered_by_a_user_daily_is_reported(tmp_path: Path) -> None:
     notes = {u["source"]: u["reason"] for u in report(out)["unmapped"]}
     where = "/DEFTABLE/SMART_FOLDER[@FOLDER_NAME='F']/@FOLDER_ORDER_METHOD"
     assert "user daily 'UD_NIGHT'" in notes[where]
+
+
+def test_forcing_a_job_of_its_own_folder_is_not_called_another_folder(tmp_path: Path) -> None:
+    """ON OK DOFORCEJOB of the next job in the same folder (exports that both force and
+    condition the next job): it was reported as 'not another folder of the export: add a
+    schedule --after', an after-rule of the job-net on itself."""
+    src = tmp_path / "self.xml"
+    src.write_text(
+        '<DEFTABLE><FOLDER FOLDER_NAME="F"><JOB JOBNAME="A" TASKTYPE="Dummy">'
+        '<OUTCOND NAME="A-TO-B" ODATE="ODAT" SIGN="+"/>'
+        '<ON STMT="*" CODE="OK"><DOFORCEJOB TABLE_NAME="F" NAME="B" ODATE="ODAT"/></ON></JOB>'
+        '<JOB JOBNAME="B" TASKTYPE="Dummy"><INCOND NAME="A-TO-B" ODATE="ODAT" AND_OR="A"/>'
+        "</JOB></FOLDER></DEFTABLE>"
+    )
+    out = tmp_path / "out"
+    assert run(["job", "import", str(src), "--from", "controlm", "--out", str(out)]) == 0
+    rep = report(out)
+    assert rep["jobNets"][0]["dependencies"] == [["F/A", "F/B"]]
+    (note,) = [u for u in rep["unmapped"] if u["source"].endswith("DOFORCEJOB")]
+    assert "its own folder F" in note["reason"] and "--after" not in note["reason"]

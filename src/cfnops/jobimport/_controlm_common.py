@@ -259,7 +259,16 @@ class EventBook:
         by_name = {n.name: n for n in model.jobnets}
         for folder, by, source in self.forced:
             forced_net = by_name.get(folder)
-            if forced_net is None or forced_net is by:
+            if forced_net is by:
+                model.note(
+                    "dependency",
+                    source,
+                    f"forces a job of its own folder {folder} when OK (a new order of a job "
+                    "that already runs once in this job-net after its conditions): not mapped; "
+                    "run the job-net again by hand if a second run is meant",
+                )
+                continue
+            if forced_net is None:
                 model.note(
                     "dependency",
                     source,
