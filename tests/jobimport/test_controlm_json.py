@@ -313,3 +313,33 @@ def test_folder_ordered_by_hand_gets_no_schedule(tmp_path: Path) -> None:
     assert "ordered by hand (OrderMethod Manual)" in notes["$.M.OrderMethod"]
     assert "user daily 'UD_NIGHT'" in notes["$.U.OrderMethod"]
     assert "$.S.OrderMethod" not in notes
+
+
+def test_job_variable_read_by_the_script_as_an_environment_variable_is_reported(
+    tmp_path: Path,
+) -> None:
+    """A job variable the command never names as %%NAME (an embedded script reading $agt):
+    Control-M hands it to the process as an environment variable, the import did not and
+    said nothing. Variables the command names, even through another's value, are quiet."""
+    export = {
+        "F": {
+            "Type": "Folder",
+            "Variables": [{"site": "eu"}],
+            "A": {
+                "Type": "Job:EmbeddedScript",
+                "Script": "cd /opt/x\\n./run.sh $agt %%DIR",
+                "FileName": "a.sh",
+                "Host": "h1",
+                "RunAs": "u",
+                "Variables": [{"agt": "%%site"}, {"DIR": "%%BASE/in"}, {"BASE": "/data"}],
+            },
+        }
+    }
+    src = tmp_path / "env.json"
+    src.write_text(json.dumps(export))
+    model = read_export(src.read_bytes(), str(src), "controlm", today=date(2026, 12, 1))
+    plan = plan_import(model, str(src))
+    notes = [u for u in plan.report["unmapped"] if "job variables" in u["reason"]]
+    assert [(u["source"], u["reason"].split(" are")[0]) for u in notes] == [
+        ("$.F.A", "job variables %%agt")
+    ]

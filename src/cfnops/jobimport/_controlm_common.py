@@ -9,7 +9,7 @@ becomes a schedule ``after`` on the waiting folder's job-net.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cfnops.jobimport._model import ImportModel, Job, JobNet, ScheduleSpec
@@ -77,12 +77,21 @@ def timezone_of(value: str, model: ImportModel, source: str) -> str | None:
     return text
 
 
-def substitute(command: str, variables: Mapping[str, str], model: ImportModel, src: str) -> str:
+def substitute(
+    command: str,
+    variables: Mapping[str, str],
+    model: ImportModel,
+    src: str,
+    own: Iterable[str] = (),
+) -> str:
     """``%%NAME`` replaced by the job's or folder's variable, through values that name other
     variables, until nothing changes; every name still in the command is reported (system
-    and global variables, AutoEdit functions such as ``%%SUBSTR``, a chain that loops)."""
+    and global variables, AutoEdit functions such as ``%%SUBSTR``, a chain that loops), and
+    each of the job's ``own`` variables the command never names (Control-M also hands them
+    to the job's process as environment variables, which the import does not)."""
 
     split: list[tuple[str, str]] = []
+    used: set[str] = set()
 
     def value(name: str) -> str | None:
         for key in (name, f"%%{name}"):
@@ -94,12 +103,14 @@ def substitute(command: str, variables: Mapping[str, str], model: ImportModel, s
         name, dot = m.group(1), m.group(2)
         found = value(name)
         if found is not None:
+            used.add(name)
             return found
         # %%PARM2-%%PARM3: no variable PARM2- but PARM2 is one: the '-' is text
         head, sep, tail = name.partition("-")
         found = value(head) if sep else None
         if found is None:
             return m.group(0)
+        used.add(head)
         if (name, head) not in split:
             split.append((name, head))
         return found + sep + tail + dot
@@ -138,6 +149,17 @@ def substitute(command: str, variables: Mapping[str, str], model: ImportModel, s
                 "left as it is in the command; replace it by hand"
             )
         model.note("value", src, reason)
+    # names with a '-' are plug-in settings (FTP-LHOST, FileWatch-PATH), not the job's own
+    unused = sorted({n.lstrip("%") for n in own} - used)
+    unused = [n for n in unused if "-" not in n]
+    if unused:
+        model.note(
+            "value",
+            src,
+            f"job variables {', '.join('%%' + n for n in unused)} are not named in the command: "
+            "Control-M also hands them to the job as environment variables, the import does "
+            "not; export them in the command by hand if the script reads them",
+        )
     return command
 
 

@@ -302,13 +302,14 @@ class _Reader:
         job = Job(name, path, source=where, description=str(obj.get("Description", "")))
         job.host = str(merged["Host"]) if merged.get("Host") else None
         job.run_as = str(merged["RunAs"]) if merged.get("RunAs") else None
-        variables = {**variables, **_vars(obj)}
+        own = _vars(obj)
+        variables = {**variables, **own}
         obj = self._command(job, kind, merged, obj, where)
         for hook, fmt in (("PreCommand", "{} && {}"), ("PostCommand", "{1} && {0}")):
             if merged.get(hook) and job.command is not None:
                 job.command = fmt.format(str(merged[hook]), job.command)
         if job.command:
-            job.command = substitute(job.command, variables, self.model, where)
+            job.command = substitute(job.command, variables, self.model, where, own)
         if merged.get("Confirm") in (True, "true", "True"):
             job.confirm = True
         net.add_job(job)

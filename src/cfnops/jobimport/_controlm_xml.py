@@ -408,7 +408,7 @@ class _XmlReader:
                 f"TASKTYPE {task!r} not mapped: its Task fails until you replace the command",
             )
         if job.command:
-            job.command = substitute(job.command, variables, self.model, where)
+            job.command = substitute(job.command, variables, self.model, where, variables)
 
     def _rerun(self, job: Job, el: ET.Element, where: str) -> None:
         """MAXRERUN/INTERVAL → a Retry; a cyclic job runs once per schedule."""
