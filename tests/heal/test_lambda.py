@@ -11,7 +11,7 @@ from aws_durable_execution_sdk_python_testing.runner import DurableFunctionTestR
 from tests.heal._support import Heal, unique
 
 from cfnops.demo.heal_sample import INITIAL_VALUE, deploy_sample, drift_sample
-from cfnops.heal import change_set_name
+from cfnops.heal._names import change_set_name
 from cfnops.lambda_handlers.heal import handler_for
 from cfnops.runtime import Runtime
 

@@ -16,17 +16,14 @@ from cfnops.heal import (
     PropertyDrift,
     ResourceDrift,
     StackDriftReport,
-    apply_ignore,
-    change_set_console_url,
-    change_set_name,
     decide,
-    parse_event,
-    region_from_stack_arn,
-    request_token,
 )
+from cfnops.heal._event import parse_event
 from cfnops.heal._explain import unrevertable_drift
+from cfnops.heal._ignore import apply_ignore
 from cfnops.heal._model import report_from_json
-from cfnops.heal._render import report_markdown
+from cfnops.heal._names import change_set_name, request_token
+from cfnops.heal._urls import change_set_console_url, region_from_stack_arn
 from cfnops.heal.errors import InvalidHealEvent, MalformedStackArn
 
 STACK_ID = (
@@ -252,36 +249,6 @@ def test_unrevertable_explanations() -> None:
     assert "ignored by a [heal] ignore rule" in lines[1]
     assert "reported nothing to revert" in lines[2]
     assert lines[3] == "Gone (AWS::SNS::Topic): deleted outside CloudFormation"
-
-
-def test_markdown_lists_not_checked_and_nested() -> None:
-    child = StackDriftReport(
-        "web-Child",
-        STACK_ID,
-        "DRIFTED",
-        resources=(
-            ResourceDrift(
-                "P",
-                "AWS::SSM::Parameter",
-                "MODIFIED",
-                properties=(PropertyDrift("/Value", "a|b", None, "NOT_EQUAL"),),
-            ),
-        ),
-    )
-    report = StackDriftReport(
-        "web",
-        STACK_ID,
-        "IN_SYNC",
-        resources=(
-            ResourceDrift("Fn", "AWS::Lambda::Function", "NOT_CHECKED", reason="unsupported"),
-        ),
-        nested=(child,),
-    )
-    md = report_markdown([report])
-    assert "## Stack `web`: DRIFTED" in md
-    assert "| Fn | AWS::Lambda::Function | NOT_CHECKED: unsupported |" in md
-    assert "## Nested stack `web-Child`: DRIFTED" in md
-    assert "| P | AWS::SSM::Parameter | MODIFIED | `/Value` | a\\|b | — | NOT_EQUAL |" in md
 
 
 def test_coverage_buckets_percent_and_sum() -> None:

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from cfnops.heal import compare_states
-from cfnops.heal._scan_changes import changes_message, changes_subject
+from cfnops.heal._scan_changes import changes_message, changes_subject, compare_states
 
 A, B, C = "111111111111/eu-west-1/a", "111111111111/eu-west-1/b", "111111111111/eu-west-1/c"
 

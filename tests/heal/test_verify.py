@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from cfnops.config import DEFAULT_PROTECTED_TYPES
-from cfnops.heal import ChangeView, DetectedResource, DriftedPath, GatePolicy, Match, decide, verify
+from cfnops.heal import ChangeView, GatePolicy, decide
+from cfnops.heal._verify import DetectedResource, DriftedPath, Match, verify
 
 POLICY = GatePolicy(DEFAULT_PROTECTED_TYPES, (), "web")
 DETECTED = {

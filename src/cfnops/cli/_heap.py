@@ -20,7 +20,7 @@ def settle_heap() -> None:
     1.9 s of CPU a 600-stack scan took (``benchmarks/drift_scan.py``). Once per
     process, so a worker's repeated scheduled scans never freeze their own
     leftovers; reference counting still frees frozen objects, only cyclic
-    garbage present at that moment is kept. The CLI calls it; ``cfnops.heal.scan``
+    garbage present at that moment is kept. The CLI calls it; heal's fleet scan
     does not (an application embedding it keeps its own heap policy).
     """
     if not _settled:

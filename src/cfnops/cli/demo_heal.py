@@ -17,7 +17,7 @@ from cfnops.cli.drift import render_reports
 from cfnops.cli.heal import run_fleet
 from cfnops.config import HealSettings
 from cfnops.demo.heal_sample import DRIFTED_VALUE, deploy_sample, drift_as_user
-from cfnops.heal import FLEET_POLL_SECONDS, FleetTarget, drift_report
+from cfnops.heal import FleetTarget, drift_report
 from cfnops.sandbox import Sandbox
 
 STACK = "drift-test"
@@ -133,7 +133,7 @@ def _demo(ctx: typer.Context, delay: float | None, fast: bool, db: Path) -> tupl
         trail = clients.client("cloudtrail")
         before = drift_report(cfn, STACK, poll_seconds=report_poll, cloudtrail=trail)
         render_reports(console, [before])
-        fleet_poll = FAST_POLL if quick else FLEET_POLL_SECONDS
+        fleet_poll = FAST_POLL if quick else None  # None: heal's own
         run_fleet(demo, [FleetTarget(STACK)], only=False, concurrency=1, poll_seconds=fleet_poll)
         after = drift_report(cfn, STACK, poll_seconds=report_poll)
         render_reports(console, [after])

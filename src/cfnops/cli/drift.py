@@ -14,6 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 from typer.core import TyperGroup
 
+from cfnops.cli._drift_markdown import report_markdown
 from cfnops.cli._state import state
 from cfnops.errors import UsageError
 from cfnops.heal import (
@@ -22,7 +23,6 @@ from cfnops.heal import (
     drift_reports,
     fleet_coverage,
     list_stacks,
-    report_markdown,
 )
 
 _COLOUR = {"IN_SYNC": "green", "MODIFIED": "yellow", "DELETED": "red", "DRIFTED": "yellow"}

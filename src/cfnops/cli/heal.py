@@ -23,8 +23,6 @@ from cfnops.cli._table import Table
 from cfnops.durable import Engine, RunStore
 from cfnops.errors import UsageError
 from cfnops.heal import (
-    BUCKETS,
-    FLEET_POLL_SECONDS,
     FleetRow,
     FleetSummary,
     FleetTarget,
@@ -62,8 +60,9 @@ def progress_table(rows: tuple[FleetRow, ...]) -> Table:
 
 
 def summary_table(summary: FleetSummary) -> Table:
-    table = Table(*(b.upper() for b in BUCKETS), title="summary")
-    table.add_row(*(str(summary.counts.get(b, 0)) for b in BUCKETS))
+    # heal_fleet counts every bucket, in its order, zeros included
+    table = Table(*(b.upper() for b in summary.counts), title="summary")
+    table.add_row(*(str(n) for n in summary.counts.values()))
     return table
 
 
@@ -84,7 +83,7 @@ def run_fleet(
     *,
     only: bool,
     concurrency: int | None,
-    poll_seconds: float = FLEET_POLL_SECONDS,
+    poll_seconds: float | None = None,
 ) -> FleetSummary:
     console = st.console
     lines = PhaseLines()

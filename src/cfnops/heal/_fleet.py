@@ -89,6 +89,9 @@ class FleetRow:
 
 @dataclass(frozen=True)
 class FleetSummary:
+    """A fleet heal's rows, and ``counts``: every bucket (``healed`` … ``not checkable``)
+    in a fixed order, zeros included, so a renderer can take its columns from it."""
+
     rows: tuple[FleetRow, ...]
     counts: dict[str, int] = field(default_factory=dict)
 

@@ -93,10 +93,11 @@ def run_heal(
     only: bool = False,
     concurrency: int | None = None,
     on_update: Callable[[tuple[FleetRow, ...]], None] | None = None,
-    poll_seconds: float = FLEET_POLL_SECONDS,
+    poll_seconds: float | None = None,
 ) -> FleetSummary:
     """Heal ``targets`` on the process's engine (started on ``runtime``, stopped after:
-    held runs stay pending and the next cfnops process resumes them)."""
+    held runs stay pending and the next cfnops process resumes them); ``poll_seconds``
+    (how often the runs' statuses are read) defaults to heal_fleet's."""
     engine = Engine.start_process(runtime)
     try:
         return heal_fleet(
@@ -106,7 +107,7 @@ def run_heal(
             concurrency=concurrency,
             only=only,
             on_update=on_update,
-            poll_seconds=poll_seconds,
+            poll_seconds=FLEET_POLL_SECONDS if poll_seconds is None else poll_seconds,
         )
     finally:
         engine.shutdown(grace_seconds=0)
