@@ -4,8 +4,8 @@ The handlers named in deploy/ (``cfnops.lambda_handlers.heal``, ``….ami``) are
 through every ``import`` of cfnops's own modules, function-level ones included (a lazy
 import runs at invocation), so the package holds exactly the cfnops modules they can
 reach, with their package data: no console web stack, no sandbox, no CLI. A module
-that imports by name (``importlib.import_module``: a package's lazy ``__getattr__``
-table) brings its whole package.
+that imports by name (``importlib.import_module``, or a package's lazy table handed to
+``cfnops._lazy.lazy_exports``) brings its whole package.
 
 Third-party code is every distribution those modules import, with what it requires
 *on the target* (markers evaluated for the runtime's Python and architecture, extras
@@ -102,12 +102,23 @@ def closure(roots: list[str]) -> tuple[set[str], set[str]]:
         seen.add(name)
         parts = name.split(".")
         todo += [".".join(parts[:i]) for i in range(1, len(parts))]  # parent packages
-        if "import_module(" in path.read_text(encoding="utf-8"):
-            # a lazy table (``__getattr__`` importing by name): its whole package
+        targets = list(_imports(path, name))
+        by_name = name != "cfnops._lazy" and "import_module(" in path.read_text(encoding="utf-8")
+        if by_name or "cfnops._lazy" in targets:
+            # a lazy table (``__getattr__`` importing by name, or a table handed to
+            # cfnops._lazy.lazy_exports, which does the importing): its whole package
             folder = path.parent
             package = name if path.name == "__init__.py" else name.rpartition(".")[0]
             todo += [f"{package}.{p.stem}" for p in folder.glob("*.py") if p.stem != "__init__"]
-        for target in _imports(path, name):
+            # and the modules of other packages it names (``"Schedule": "cfnops.schedules"``)
+            todo += [
+                n.value.partition(":")[0]
+                for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(n, ast.Constant)
+                and isinstance(n.value, str)
+                and n.value.startswith("cfnops.")
+            ]
+        for target in targets:
             if target.split(".")[0] == "cfnops":
                 todo.append(target)
             elif target and target.split(".")[0] not in sys.stdlib_module_names:

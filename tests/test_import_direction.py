@@ -50,6 +50,7 @@ FOUNDATION = (
     "_config_check",
     "aws",
     "_version",
+    "_lazy",
     "database",
     "logcontext",
     "telemetry",

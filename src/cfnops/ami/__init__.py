@@ -16,9 +16,9 @@ SQLAlchemy) or boto3.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cfnops._lazy import lazy_exports
 from cfnops.ami._check import CheckReport, Finding, check_template, load_template
 from cfnops.ami.errors import InstanceRefreshFailed, NotRollable
 
@@ -110,15 +110,4 @@ __all__ = [
     "wait_until_available",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cfnops.ami' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"cfnops.ami.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

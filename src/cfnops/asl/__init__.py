@@ -6,9 +6,9 @@
 1
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cfnops._lazy import lazy_exports
 from cfnops.asl._engine import CancelToken, Execution, ExecutionInfo
 from cfnops.asl._fake import FakeInvoker, LambdaError, lambda_stand_in
 from cfnops.asl._history import HistoryEvent, HistoryRecorder
@@ -113,11 +113,4 @@ _FLOWCHECK = {
     "test_state": "_teststate",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _FLOWCHECK.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cfnops.asl' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"cfnops.asl.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _FLOWCHECK, globals())

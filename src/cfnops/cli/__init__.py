@@ -5,7 +5,9 @@ cfnops``); ``run(argv)`` runs one command line and returns its exit code; ``app`
 Typer application.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cfnops._lazy import lazy_exports
 
 __all__ = ["app", "entry", "run"]
 
@@ -14,15 +16,8 @@ if TYPE_CHECKING:
     from cfnops.cli.main import app, run
 
 
-def __getattr__(name: str) -> Any:
-    # Loaded on use: the process entry (cli/_entry.py) answers `cfnops --help` before
-    # importing Typer, so handing it out must not load cli/main.py.
-    if name == "entry":
-        from cfnops.cli._entry import main as entry
-
-        return entry
-    if name in __all__:
-        from cfnops.cli import main
-
-        return getattr(main, name)
-    raise AttributeError(f"module 'cfnops.cli' has no attribute {name!r}")
+# Loaded on use: the process entry (cli/_entry.py) answers `cfnops --help` before
+# importing Typer, so handing it out must not load cli/main.py.
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"app": "main", "run": "main", "entry": "_entry:main"}, globals()
+)

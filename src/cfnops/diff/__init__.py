@@ -16,9 +16,9 @@ templates are transformed first (``transform_sam``). The AWS adapter
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cfnops._lazy import lazy_exports
 from cfnops.diff._changeset import ChangeSetAnswer, merge_change_set
 from cfnops.diff._drift import DriftedProperty, DriftEntry, with_drift
 from cfnops.diff._engine import CUSTOM_RESOURCE_NOTE, diff_templates
@@ -88,14 +88,7 @@ _LAZY = {
     **dict.fromkeys(("SarifTarget", "template_lines", "to_sarif"), "_render_sarif"),
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cfnops.diff' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"cfnops.diff.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [

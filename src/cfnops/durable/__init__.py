@@ -22,13 +22,13 @@ The engine hands its :class:`~cfnops.runtime.Runtime` to every workflow it runs:
 SDK's own runner or on Lambda, pass the runtime to the workflow's body).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 # First: DBOS, imported without its PostgreSQL driver (see _dbos_port), before the
 # modules below import it.
 from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
+from cfnops._lazy import lazy_exports
 from cfnops.durable._checkpoints import Checkpoint, CheckpointStore
 from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
 from cfnops.durable._dbos_tables import DbosTables, dbos_tables
@@ -163,25 +163,14 @@ _WHERE = {
     "register_function": "_lambda_functions",
     "register_function_lazily": "_lambda_functions",
     "run_history": "_run_history",
+    # The SDK-compatible context loads the Durable Execution SDK (and boto3 with it):
+    # only workflows written against it need it (job-nets do not).
+    "DbosDurableContext": "_context",
+    # The Lambda durable-functions backend (loads the SDK too); importing it registers
+    # its workflow, so builtin_workflows names it lazily by this attribute.
+    "LocalLambda": "_lambda_backend",
+    "LAMBDA_WORKFLOW": "_lambda_backend",
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(f"cfnops.durable.{module}"), name)
-        globals()[name] = value
-        return value
-    # The SDK-compatible context loads the Durable Execution SDK (and boto3 with it):
-    # only workflows written against it need it (job-nets do not).
-    if name == "DbosDurableContext":
-        from cfnops.durable._context import DbosDurableContext
-
-        return DbosDurableContext
-    if name in ("LocalLambda", "LAMBDA_WORKFLOW"):
-        # The Lambda durable-functions backend (loads the SDK too); importing it
-        # registers its workflow, so builtin_workflows names it lazily by this attribute.
-        from cfnops.durable import _lambda_backend
-
-        return getattr(_lambda_backend, name)
-    raise AttributeError(f"module 'cfnops.durable' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -13,8 +13,9 @@ engine (DBOS, SQLAlchemy), boto3 or the Durable Execution SDK.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cfnops._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from cfnops.asl import CheckFinding, CheckReport
@@ -123,6 +124,9 @@ _WHERE = {
     "register_function": "_integrations",
     "register_state_machine": "_integrations",
     "start_worker_services": "_worker",
+    # re-exported: cfnops.schedules is below both
+    "Schedule": "cfnops.schedules",
+    "parse_schedule": "cfnops.schedules",
 }
 
 __all__ = [
@@ -192,19 +196,4 @@ __all__ = [
     "to_mermaid",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if name in ("Schedule", "parse_schedule"):  # re-exported: cfnops.schedules is below both
-        module = "cfnops.schedules"
-    elif module is None:
-        raise AttributeError(f"module 'cfnops.jobs' has no attribute {name!r}")
-    else:
-        module = f"cfnops.jobs.{module}"
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -8,8 +8,9 @@ Shared by job-net schedules (:mod:`cfnops.jobs`) and drift-scan schedules
     parse_schedule("cron(0 9 ? * MON-FRI *)", "Europe/Paris").next_after(now)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from cfnops._lazy import lazy_exports
 from cfnops.schedules.errors import InvalidSchedule, SchedulesError
 
 if TYPE_CHECKING:
@@ -18,13 +19,8 @@ if TYPE_CHECKING:
 __all__ = ["InvalidSchedule", "Schedule", "SchedulesError", "parse_schedule"]
 
 
-def __getattr__(name: str) -> Any:
-    # The expressions are loaded when first used: cfnops.jobs.errors re-exports
-    # InvalidSchedule, and a job run that has no schedule does not parse one.
-    if name in ("Schedule", "parse_schedule"):
-        from cfnops.schedules import _expressions
-
-        value = getattr(_expressions, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'cfnops.schedules' has no attribute {name!r}")
+# The expressions are loaded when first used: cfnops.jobs.errors re-exports
+# InvalidSchedule, and a job run that has no schedule does not parse one.
+__getattr__, __dir__ = lazy_exports(
+    __name__, dict.fromkeys(("Schedule", "parse_schedule"), "_expressions"), globals()
+)
