@@ -62,7 +62,6 @@ def test_durable_public_names_are_pinned() -> None:
         "UnknownRun",
         "UnknownWorkflow",
         "Visit",
-        "create_tables",
         "dbos_tables",
         "functions",
         "get_function",
@@ -78,7 +77,6 @@ def test_durable_public_names_are_pinned() -> None:
         "run_context",
         "run_history",
         "runtime_of",
-        "schema_lock",
         "workflow",
     ]
     for name in cfnops.durable.__all__:

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from cfnops.asl import CheckReport
 from cfnops.cli.main import run
-from cfnops.jobs import CheckReport, check_dataflow
+from cfnops.jobs import check_dataflow
 from cfnops.jobs._check_samples import read_task_results
 from cfnops.jobs.errors import JobInputError
 from conftest import EXAMPLES

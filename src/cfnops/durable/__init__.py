@@ -30,7 +30,7 @@ from cfnops.durable import _dbos_port as _dbos_port  # isort: split
 
 from cfnops._lazy import lazy_exports
 from cfnops.durable._checkpoints import Checkpoint, CheckpointStore
-from cfnops.durable._dbos_setup import create_tables, make_engine, schema_lock
+from cfnops.durable._dbos_setup import make_engine
 from cfnops.durable._dbos_tables import DbosTables, dbos_tables
 from cfnops.durable._engine import DEFAULT_QUEUE, Engine, RunHandle, needs_queue
 from cfnops.durable._fence import Fence
@@ -117,7 +117,6 @@ __all__ = [
     "UnknownRun",
     "UnknownWorkflow",
     "Visit",
-    "create_tables",
     "dbos_tables",
     "functions",
     "get_function",
@@ -133,7 +132,6 @@ __all__ = [
     "run_context",
     "run_history",
     "runtime_of",
-    "schema_lock",
     "workflow",
 ]
 

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from cfnops._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from cfnops.asl import CheckFinding, CheckReport
     from cfnops.jobs._batch import (
         BATCH_ACTIONS,
         BatchResult,
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
     from cfnops.jobs._deploy import deploy, strict_problems
     from cfnops.jobs._functions import import_modules
     from cfnops.jobs._graph import to_dot, to_mermaid
-    from cfnops.jobs._http import CapturingTransport, HttpRequest, HttpResponse
+    from cfnops.jobs._http import CapturingTransport
     from cfnops.jobs._integrations import register_function, register_state_machine
     from cfnops.jobs._jobtest import CaseResult, JobNetTest, load_job_test
     from cfnops.jobs._jobtest_report import exit_status, junit_xml, summary_json
@@ -105,10 +104,6 @@ _WHERE = {
     "WORKFLOW": "_service",
     "Calendar": "_calendar",
     "CapturingTransport": "_http",
-    "CheckFinding": "_check_samples",  # defined in cfnops.asl
-    "CheckReport": "_check_samples",
-    "HttpRequest": "_http",
-    "HttpResponse": "_http",
     "JobResult": "_runner",
     "JobService": "_service",
     "JobStore": "_store",
@@ -137,10 +132,6 @@ __all__ = [
     "CalendarSchedule",
     "CapturingTransport",
     "CaseResult",
-    "CheckFinding",
-    "CheckReport",
-    "HttpRequest",
-    "HttpResponse",
     "IterationRun",
     "JobNetTest",
     "JobResult",
