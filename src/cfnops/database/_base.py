@@ -214,14 +214,23 @@ def upsert(
 ) -> None:
     """Insert ``rows``, replacing any with the same primary key: one statement where a
     delete and an insert took two (SQLite and PostgreSQL both have ``ON CONFLICT``)."""
+    conn.execute(_upsert_statement(conn.dialect.name, table), rows)
+
+
+_UPSERTS: dict[tuple[str, sa.Table], sa.Insert] = {}
+
+
+def _upsert_statement(dialect: str, table: sa.Table) -> sa.Insert:
+    """The ``INSERT … ON CONFLICT DO UPDATE`` of ``table``, built once per dialect (building
+    it — the ``excluded`` alias and its columns — cost more than running it)."""
+    found = _UPSERTS.get((dialect, table))
+    if found is not None:
+        return found
     from sqlalchemy.dialects import postgresql, sqlite
 
     keys = [c.name for c in table.primary_key.columns]
-    if conn.dialect.name == "postgresql":
-        pg = postgresql.insert(table)
-        others = {c.name: pg.excluded[c.name] for c in table.columns if c.name not in keys}
-        conn.execute(pg.on_conflict_do_update(index_elements=keys, set_=others), rows)
-        return
-    statement = sqlite.insert(table)
+    statement = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
     others = {c.name: statement.excluded[c.name] for c in table.columns if c.name not in keys}
-    conn.execute(statement.on_conflict_do_update(index_elements=keys, set_=others), rows)
+    found = statement.on_conflict_do_update(index_elements=keys, set_=others)
+    _UPSERTS[(dialect, table)] = found
+    return found

@@ -91,6 +91,26 @@ class RunRow:
         }
 
 
+# The statements every run issues, built once (building a statement, and its cache key,
+# cost more CPU than SQLite took to run it): each execution binds its values.
+_GET_RUN = sa.select(runs).where(runs.c.run_id == sa.bindparam("run_id"))
+_STOP_REQUESTED = sa.select(runs.c.stop_requested).where(runs.c.run_id == sa.bindparam("run_id"))
+_EVENT_TIMES = sa.select(events.c.event_id, events.c.type, events.c.ts).where(
+    events.c.run_id == sa.bindparam("run_id"), events.c.event_id > sa.bindparam("after")
+)
+_FINISH_RUN = (
+    runs.update()
+    .where(runs.c.run_id == sa.bindparam("run"))
+    .values(
+        status=sa.bindparam("status"),
+        output=sa.bindparam("output"),
+        error=sa.bindparam("error"),
+        cause=sa.bindparam("cause"),
+        stopped_at=sa.bindparam("stopped_at"),
+    )
+)
+
+
 class JobStore(TokenAndScheduleRows, ControlRows):
     """Reads and writes the job tables (thread-safe) on the runtime's database."""
 
@@ -167,7 +187,7 @@ class JobStore(TokenAndScheduleRows, ControlRows):
 
     def get_run(self, run_id: str) -> RunRow:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(runs).where(runs.c.run_id == run_id)).mappings().first()
+            row = conn.execute(_GET_RUN, {"run_id": run_id}).mappings().first()
         if row is None:
             raise UnknownJobRun(run_id)
         return self._run(row)
@@ -224,15 +244,15 @@ class JobStore(TokenAndScheduleRows, ControlRows):
             if events:
                 self._write_events(conn, run_id, events)
             conn.execute(
-                runs.update()
-                .where(runs.c.run_id == run_id)
-                .values(
-                    status=status,
-                    output=None if output is None else _dumps(output),
-                    error=error,
-                    cause=cause,
-                    stopped_at=time.time(),
-                )
+                _FINISH_RUN,
+                {
+                    "run": run_id,
+                    "status": status,
+                    "output": None if output is None else _dumps(output),
+                    "error": error,
+                    "cause": cause,
+                    "stopped_at": time.time(),
+                },
             )
 
     def request_stop(self, run_id: str) -> None:
@@ -242,9 +262,7 @@ class JobStore(TokenAndScheduleRows, ControlRows):
 
     def stop_requested(self, run_id: str) -> bool:
         with self.engine.connect() as conn:
-            found = conn.execute(
-                sa.select(runs.c.stop_requested).where(runs.c.run_id == run_id)
-            ).first()
+            found = conn.execute(_STOP_REQUESTED, {"run_id": run_id}).first()
         return bool(found and found[0])
 
     def failed_keys(self, run_id: str) -> list[Position]:
@@ -346,11 +364,7 @@ class JobStore(TokenAndScheduleRows, ControlRows):
 
     def event_times(self, run_id: str, after: int) -> dict[int, tuple[str, float]]:
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                sa.select(events.c.event_id, events.c.type, events.c.ts).where(
-                    events.c.run_id == run_id, events.c.event_id > after
-                )
-            )
+            rows = conn.execute(_EVENT_TIMES, {"run_id": run_id, "after": after})
             return {int(r[0]): (str(r[1]), float(r[2])) for r in rows}
 
     def history_fingerprint(self, run_id: str) -> tuple[int, int, float]:

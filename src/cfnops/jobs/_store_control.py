@@ -16,6 +16,14 @@ from cfnops.jobs._tables import controls, dumps, lineage, runs
 __all__ = ["ControlRow", "ControlRows", "LineageRow"]
 
 
+# read before every run and by its watcher: built once (see cfnops.jobs._store)
+_LIST_CONTROLS = (
+    sa.select(controls)
+    .where(controls.c.run_id == sa.bindparam("run_id"), controls.c.id > sa.bindparam("after"))
+    .order_by(controls.c.id)
+)
+
+
 @dataclass(frozen=True)
 class ControlRow:
     """One operator action on a run (hold, release, skip, force)."""
@@ -112,13 +120,9 @@ class ControlRows:
             return int(result.inserted_primary_key[0])  # type: ignore[index]
 
     def list_controls(self, run_id: str, *, after: int = 0) -> list[ControlRow]:
-        query = (
-            sa.select(controls)
-            .where(controls.c.run_id == run_id, controls.c.id > after)
-            .order_by(controls.c.id)
-        )
         with self.engine.connect() as conn:
-            return [_control(r) for r in conn.execute(query).mappings()]
+            found = conn.execute(_LIST_CONTROLS, {"run_id": run_id, "after": after})
+            return [_control(r) for r in found.mappings()]
 
     def held(self, run_id: str) -> bool:
         """Whether an operator's hold on the run is in force (its last hold/release is a hold)."""
