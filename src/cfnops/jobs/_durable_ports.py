@@ -34,6 +34,7 @@ from cfnops.asl.errors import StatesFailure, TaskFailure
 from cfnops.database import retry_while_unreachable
 from cfnops.durable import Attempt, Branch, Mark, Position, Sleep, Visit
 from cfnops.jobs._store import JobStore, dumps
+from cfnops.jobs._threads import on_helper
 
 __all__ = [
     "BatchRecorder",
@@ -255,12 +256,9 @@ class DurableInvoker:
             finally:
                 finished.set()
 
-        # The caller's trace span and log fields (state, run id) go along.
-        threading.Thread(
-            target=tracing.carry(logcontext.carry(call)),
-            name=f"job-task-{context.state_name}",
-            daemon=True,
-        ).start()
+        # On a reused helper thread, with the caller's trace span and log fields (state,
+        # run id).
+        on_helper(tracing.carry(logcontext.carry(call)))
         while not finished.wait(0.1):
             if context.cancel.is_set():
                 stop.set()
