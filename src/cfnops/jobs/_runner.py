@@ -2,9 +2,10 @@
 ports (:mod:`cfnops.jobs._durable_ports`).
 
 The run's recorded start time anchors ``$$.Execution.StartTime`` and the state-machine
-``TimeoutSeconds`` (a recovered run gets no fresh budget); a watcher thread turns a stop
-request written by another process into the interpreter's stop signal; task tokens derive
-from the state's position, so a replay hands out the same ``$$.Task.Token``.
+``TimeoutSeconds`` (a recovered run gets no fresh budget); the watcher thread (one for
+every run of the process) turns a stop request written by another process into the
+interpreter's stop signal; task tokens derive from the state's position, so a replay
+hands out the same ``$$.Task.Token``.
 """
 
 from __future__ import annotations
@@ -252,20 +253,14 @@ def _run_watched(
     recorder: BatchRecorder,
     controls: RunControls,
 ) -> ExecutionResult:
-    """Interpret the run on this thread while a watcher thread follows its controls."""
+    """Interpret the run on this thread while the watcher thread follows its controls."""
     begin = row.options.get("start")
     start = (
         StartPoint(begin["state"], begin["input"], begin.get("variables") or {}) if begin else None
     )
     root = CancelToken()
-    done = threading.Event()
-    watcher = threading.Thread(
-        target=_watch,
-        args=(store, run_id, root, recorder, controls, done),
-        name=f"job-watch-{run_id}",
-        daemon=True,
-    )
-    watcher.start()
+    watch = _Watch(store, run_id, root, recorder, controls)
+    _WATCHER.add(watch)
     keys.push(Position())  # the top-level frame, on this thread (the interpreter runs here)
     try:
         return interpreter.run(
@@ -281,8 +276,7 @@ def _run_watched(
             gate=controls,
         )
     finally:
-        done.set()
-        watcher.join(timeout=2)
+        _WATCHER.remove(watch)
 
 
 def _before_effect(recorder: BatchRecorder, fence: Fence | None) -> Callable[[], None]:
@@ -297,6 +291,108 @@ def _before_effect(recorder: BatchRecorder, fence: Fence | None) -> Callable[[],
     return before
 
 
+class _Watch:
+    """One run's stop requests and operator actions from other processes, and its
+    history made visible while it goes on: a tick every ``WATCH_SECONDS``.
+
+    A failing tick (a busy database) must not kill the run: the next tick retries. The
+    first failure is logged with its cause; a failure that persists (``PERSISTENT_TICKS``
+    ticks in a row) is logged as an error every as many ticks, since ``job stop``, hold
+    and skip cannot reach the run meanwhile; recovery is logged too.
+    """
+
+    def __init__(
+        self,
+        store: JobStore,
+        run_id: str,
+        root: CancelToken,
+        recorder: BatchRecorder,
+        controls: RunControls,
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.root = root
+        self.recorder = recorder
+        self.controls = controls
+        self.failing = 0
+        self.ended = False
+        self.lock = threading.Lock()  # held during a tick
+        self.about = {"run_id": run_id}  # ticks are not on the run's thread: lines name it
+
+    def tick(self) -> None:
+        run_id, about = self.run_id, self.about
+        try:
+            if self.store.stop_requested(run_id):
+                self.root.cancel("aborted")
+            self.controls.refresh()
+            self.recorder.flush()
+        except Exception as exc:
+            self.failing += 1
+            if self.failing == 1:
+                _log.warning("run %s: watcher tick failed, retrying: %s", run_id, exc, extra=about)
+            elif self.failing % PERSISTENT_TICKS == 0:
+                _log.error(
+                    "run %s: watcher failing for %.0f s (%s): job stop, hold and skip do not "
+                    "reach this run until the database answers again",
+                    run_id,
+                    self.failing * WATCH_SECONDS,
+                    exc,
+                    extra=about,
+                )
+            return
+        if self.failing:
+            _log.warning(
+                "run %s: watcher recovered after %d failed tick(s)",
+                run_id,
+                self.failing,
+                extra=about,
+            )
+            self.failing = 0
+
+
+class _Watcher:
+    """One thread ticking every run this process executes (a thread per run cost a worker
+    draining short runs more CPU than the run's own states); it ends when no run is left
+    and starts again with the next."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._watches: list[_Watch] = []
+        self._thread: threading.Thread | None = None
+
+    def add(self, watch: _Watch) -> None:
+        with self._lock:
+            self._watches.append(watch)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="job-watch", daemon=True)
+                self._thread.start()
+
+    def remove(self, watch: _Watch) -> None:
+        """No tick of ``watch`` after this returns (one under way is waited for, up to 2 s)."""
+        watch.ended = True
+        with self._lock:
+            self._watches.remove(watch)
+        if watch.lock.acquire(timeout=2):
+            watch.lock.release()
+
+    def _loop(self) -> None:
+        pause = threading.Event()
+        while True:
+            pause.wait(WATCH_SECONDS)
+            with self._lock:
+                if not self._watches:
+                    self._thread = None
+                    return
+                watches = list(self._watches)
+            for watch in watches:
+                with watch.lock:
+                    if not watch.ended:
+                        watch.tick()
+
+
+_WATCHER = _Watcher()
+
+
 def _watch(
     store: JobStore,
     run_id: str,
@@ -305,38 +401,7 @@ def _watch(
     controls: RunControls,
     done: threading.Event,
 ) -> None:
-    """Stop requests and operator actions from other processes; history made visible
-    while the run goes on.
-
-    A failing tick (a busy database) must not kill the run: the next tick retries. The
-    first failure is logged with its cause; a failure that persists (``PERSISTENT_TICKS``
-    ticks in a row) is logged as an error every as many ticks, since ``job stop``, hold
-    and skip cannot reach the run meanwhile; recovery is logged too.
-    """
-    failing = 0
-    about = {"run_id": run_id}  # this thread is not the run's: its lines name the run
+    """One run's ticks on the calling thread until ``done`` (:class:`_Watch`)."""
+    watch = _Watch(store, run_id, root, recorder, controls)
     while not done.wait(WATCH_SECONDS):
-        try:
-            if store.stop_requested(run_id):
-                root.cancel("aborted")
-            controls.refresh()
-            recorder.flush()
-        except Exception as exc:
-            failing += 1
-            if failing == 1:
-                _log.warning("run %s: watcher tick failed, retrying: %s", run_id, exc, extra=about)
-            elif failing % PERSISTENT_TICKS == 0:
-                _log.error(
-                    "run %s: watcher failing for %.0f s (%s): job stop, hold and skip do not "
-                    "reach this run until the database answers again",
-                    run_id,
-                    failing * WATCH_SECONDS,
-                    exc,
-                    extra=about,
-                )
-            continue
-        if failing:
-            _log.warning(
-                "run %s: watcher recovered after %d failed tick(s)", run_id, failing, extra=about
-            )
-            failing = 0
+        watch.tick()
