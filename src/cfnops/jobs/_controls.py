@@ -61,13 +61,17 @@ class RunControls:
         self._entries = 0
 
     # -- refreshed by the run's watcher, and before states ------------------------------
-    def refresh(self) -> None:
+    def refresh(self, found: list[ControlRow] | None = None) -> None:
+        """Read the actions asked since the last read (``found``: the run's actions, read
+        already with the run)."""
         with self._refresh_lock:
-            self._read()
+            self._read(found)
 
-    def _read(self) -> None:
+    def _read(self, found: list[ControlRow] | None = None) -> None:
         self._refreshed = time.monotonic()
-        new = self.store.list_controls(self.run_id, after=self._last)
+        new = [r for r in found if r.id > self._last] if found is not None else None
+        if new is None:
+            new = self.store.list_controls(self.run_id, after=self._last)
         if not new:
             return
         with self._lock:

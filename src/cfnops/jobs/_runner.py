@@ -175,11 +175,10 @@ def execute_run(
     """
     if fence is not None:
         store = store.fenced(fence)
-    row = store.get_run(run_id)
+    row, known, actions = store.opening(run_id)
     if row.status != "RUNNING":
         return JobResult(run_id, row.status, row.output, row.error, row.cause)
     keys = EffectKeys(run_id)
-    known = store.event_times(run_id, row.history_base)
     found = row.options.get("redriveFrom") if row.history_base else None
     resume = (str(found[0]), int(found[1])) if found else None
     recorder = BatchRecorder(
@@ -192,7 +191,7 @@ def execute_run(
         presets=row.options.get("skips") or None,
         catch_up=sum(1 for kind, _ in known.values() if kind.endswith("StateEntered")),
     )  # fmt: skip
-    controls.refresh()
+    controls.refresh(actions)
     interpreter = _interpreter(
         row, store, run_id, keys, recorder, controls, invoker_factory, fence, account, region
     )

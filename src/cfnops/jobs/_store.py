@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 from cfnops.database import Database, upsert
 from cfnops.durable import Checkpoint, CheckpointStore, Fence, Position
-from cfnops.jobs._store_control import ControlRow, ControlRows, LineageRow
+from cfnops.jobs._store_control import _LIST_CONTROLS, ControlRow, ControlRows, LineageRow, _control
 from cfnops.jobs._store_migrate import move_legacy_steps
 from cfnops.jobs._store_rows import CallbackRow, TokenAndScheduleRows
 from cfnops.jobs._tables import dumps as _dumps
@@ -191,6 +191,22 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         if row is None:
             raise UnknownJobRun(run_id)
         return self._run(row)
+
+    def opening(self, run_id: str) -> tuple[RunRow, dict[int, tuple[str, float]], list[ControlRow]]:
+        """What an execution reads before it starts, on one connection: the run, the
+        events already recorded after its history base (:meth:`event_times`: a replay's)
+        and its operator actions (:meth:`list_controls`); neither for an ended run."""
+        with self.engine.connect() as conn:
+            found = conn.execute(_GET_RUN, {"run_id": run_id}).mappings().first()
+            if found is None:
+                raise UnknownJobRun(run_id)
+            row = self._run(found)
+            if row.status != "RUNNING":
+                return row, {}, []
+            times = conn.execute(_EVENT_TIMES, {"run_id": run_id, "after": row.history_base})
+            known = {int(r[0]): (str(r[1]), float(r[2])) for r in times}
+            actions = conn.execute(_LIST_CONTROLS, {"run_id": run_id, "after": 0})
+            return row, known, [_control(r) for r in actions.mappings()]
 
     def find_run(self, run_id: str) -> RunRow | None:
         try:
