@@ -11,6 +11,7 @@ hands out the same ``$$.Task.Token``.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -388,8 +389,15 @@ class _Watcher:
                     if not watch.ended:
                         watch.tick()
 
+    def forget(self) -> None:
+        """In a forked child: the parent's watcher thread and runs are not there."""
+        self._lock = threading.Lock()
+        self._watches = []
+        self._thread = None
+
 
 _WATCHER = _Watcher()
+os.register_at_fork(after_in_child=_WATCHER.forget)
 
 
 def _watch(

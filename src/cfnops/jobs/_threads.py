@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -64,8 +65,15 @@ class _Helpers:
                         self._idle -= 1
                         return
 
+    def forget(self) -> None:
+        """In a forked child: the parent's helpers are not there (none is idle)."""
+        self._lock = threading.Lock()
+        self._calls = queue.SimpleQueue()
+        self._idle = 0
+
 
 _TASKS = _Helpers("job-task")
+os.register_at_fork(after_in_child=_TASKS.forget)
 
 
 def on_helper(call: Callable[[], None]) -> None:
