@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,9 +13,38 @@ import typer
 from cfnops.aws import error_message
 from cfnops.cli._state import CliState, state
 from cfnops.cli._table import Table
-from cfnops.heal import AcceptedDrift, AcceptedStore, check_path, parse_until
+from cfnops.heal import AcceptedDrift, AcceptedStore
 from cfnops.heal import export_accepted as export
 from cfnops.heal.errors import BadAcceptance
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def parse_until(text: str, now: dt.datetime) -> dt.datetime:
+    """``YYYY-MM-DD`` (through the end of that day, UTC) or an ISO 8601 time; in the future."""
+    value = text.strip()
+    try:
+        if _DATE.match(value):
+            until = dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC) + dt.timedelta(days=1)
+        else:
+            until = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            until = until if until.tzinfo else until.replace(tzinfo=dt.UTC)
+    except ValueError as exc:
+        raise BadAcceptance(
+            "--until", f"{text!r} is not a date: use YYYY-MM-DD or an ISO 8601 time"
+        ) from exc
+    if until <= now:
+        raise BadAcceptance("--until", f"{text} is in the past: give a later date")
+    return until.astimezone(dt.UTC)
+
+
+def check_path(path: str | None) -> str:
+    """The PATH argument as heal stores it: ``""`` (the whole resource) or ``/Value``."""
+    if path is None or path == "":
+        return ""
+    if not path.startswith("/"):
+        raise BadAcceptance("PATH", f"{path!r} is not a property path: write it like /Value")
+    return path.removeprefix("/Properties") or "/"
 
 
 def _check_target(st: CliState, stack: str, resource: str) -> str:

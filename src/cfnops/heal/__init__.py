@@ -12,7 +12,7 @@
   ``[drift_scan.schedules.*]`` of :func:`plan_drift_schedules` in ``cfnops worker``.
 """
 
-from cfnops.heal._accepted import AcceptedDrift, AcceptedStore, check_path, parse_until
+from cfnops.heal._accepted import AcceptedDrift, AcceptedStore
 from cfnops.heal._accepted import export as export_accepted
 from cfnops.heal._adopt import adopt_template
 from cfnops.heal._adopt import selected as selected_drift
@@ -71,7 +71,6 @@ __all__ = [
     "adopt_template",
     "answer_approval",
     "approve",
-    "check_path",
     "decide",
     "describe_drift_schedules",
     "drift_report",
@@ -84,7 +83,6 @@ __all__ = [
     "held_changes",
     "held_info",
     "list_stacks",
-    "parse_until",
     "plan_drift_schedules",
     "plan_heal",
     "plan_scan",

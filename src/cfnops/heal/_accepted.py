@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,7 +31,6 @@ import sqlalchemy as sa
 
 from cfnops.database import Database
 from cfnops.heal._model import ResourceDrift, StackDriftReport
-from cfnops.heal.errors import BadAcceptance
 
 TABLE = "cfnops_accepted_drift_v2"
 _FIRST_TABLE = "cfnops_accepted_drift"  # before accounts: moved into TABLE once
@@ -51,7 +49,6 @@ accepted_table = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 _FIELDS = ("region", "stack", "logical_id", "path", "until", "reason", "by", "at")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 @dataclass(frozen=True)
@@ -115,32 +112,6 @@ class AcceptedDrift:
             dt.datetime.fromisoformat(str(data["at"])),
             str(data.get("account") or ""),
         )
-
-
-def parse_until(text: str, now: dt.datetime) -> dt.datetime:
-    """``YYYY-MM-DD`` (through the end of that day, UTC) or an ISO 8601 time; in the future."""
-    value = text.strip()
-    try:
-        if _DATE.match(value):
-            until = dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC) + dt.timedelta(days=1)
-        else:
-            until = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-            until = until if until.tzinfo else until.replace(tzinfo=dt.UTC)
-    except ValueError as exc:
-        raise BadAcceptance(
-            "--until", f"{text!r} is not a date: use YYYY-MM-DD or an ISO 8601 time"
-        ) from exc
-    if until <= now:
-        raise BadAcceptance("--until", f"{text} is in the past: give a later date")
-    return until.astimezone(dt.UTC)
-
-
-def check_path(path: str | None) -> str:
-    if path is None or path == "":
-        return ""
-    if not path.startswith("/"):
-        raise BadAcceptance("PATH", f"{path!r} is not a property path: write it like /Value")
-    return path.removeprefix("/Properties") or "/"
 
 
 # -- pure marking ---------------------------------------------------------------------
