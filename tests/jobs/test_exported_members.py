@@ -41,11 +41,9 @@ def test_jobs_exports() -> None:
         "deploy",
         "derive_status",
         "duration_seconds",
-        "exit_status",
         "follow_job",
         "import_modules",
         "iter_states",
-        "junit_xml",
         "list_alerts",
         "load_calendar",
         "load_definition",
@@ -68,9 +66,6 @@ def test_jobs_exports() -> None:
         "starter_mocks",
         "state_views",
         "strict_problems",
-        "summary_json",
-        "to_dot",
-        "to_mermaid",
     ]
     for name in cfnops.jobs.__all__:
         assert getattr(cfnops.jobs, name) is not None

@@ -147,7 +147,7 @@ def test_junit_marks_failures_and_unmocked_tasks_as_errors(tmp_path: Path) -> No
     mocks = _mocks(Wrong={"Stop": "Ok"}, Missing={})
     mocks["cfnops"] = {"StateMachines": {"stopper": {"TestCases": {
         "Wrong": {"output": {"DBCluster": {"Status": "stopped"}}}}}}}  # fmt: skip
-    from cfnops.jobs import exit_status, junit_xml
+    from cfnops.cli._job_test_report import exit_status, junit_xml
 
     results = JobNetTest(CATCHING, mocks).run_all()
     suite = ET.fromstring(junit_xml(results))

@@ -22,8 +22,6 @@ from cfnops.jobs import (
     machine_name,
     parse_input,
     state_views,
-    to_dot,
-    to_mermaid,
 )
 
 if TYPE_CHECKING:  # imported where used: `job validate` and `job check` start without DBOS,
@@ -306,6 +304,8 @@ def graph(
 
         st.emit_json({"states": [n for n, _ in iter_states(defn)], "statuses": statuses})
         return
+    from cfnops.cli._job_graph import to_dot, to_mermaid
+
     typer.echo(to_dot(defn, statuses) if fmt == "dot" else to_mermaid(defn, statuses), nl=False)
 
 

@@ -37,7 +37,8 @@ def test_cmd(
     ] = None,
 ) -> None:
     """Run mocked test cases in-process; exit 1 when a case fails, 2 when one cannot run."""
-    from cfnops.jobs import exit_status, junit_xml, load_job_test, summary_json
+    from cfnops.cli._job_test_report import exit_status, junit_xml, summary_json
+    from cfnops.jobs import load_job_test
 
     st = state(ctx)
     if starter:

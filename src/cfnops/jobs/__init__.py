@@ -34,11 +34,9 @@ if TYPE_CHECKING:
     from cfnops.jobs._dependencies import add_dependency
     from cfnops.jobs._deploy import deploy, strict_problems
     from cfnops.jobs._functions import import_modules
-    from cfnops.jobs._graph import to_dot, to_mermaid
     from cfnops.jobs._http import CapturingTransport
     from cfnops.jobs._integrations import register_function, register_state_machine
     from cfnops.jobs._jobtest import CaseResult, JobNetTest, load_job_test
-    from cfnops.jobs._jobtest_report import exit_status, junit_xml, summary_json
     from cfnops.jobs._jobtest_starter import starter_mocks
     from cfnops.jobs._mockconfig import MockConfig, parse_mock_config
     from cfnops.jobs._pools import Pool, PoolStore
@@ -64,10 +62,7 @@ _WHERE = {
     "CaseResult": "_jobtest",
     "JobNetTest": "_jobtest",
     "load_job_test": "_jobtest",
-    "exit_status": "_jobtest_report",
     "starter_mocks": "_jobtest_starter",
-    "junit_xml": "_jobtest_report",
-    "summary_json": "_jobtest_report",
     "MockConfig": "_mockconfig",
     "parse_mock_config": "_mockconfig",
     "BATCH_ACTIONS": "_batch",
@@ -89,8 +84,6 @@ _WHERE = {
     "deploy": "_deploy",
     "strict_problems": "_deploy",
     "import_modules": "_functions",
-    "to_dot": "_graph",
-    "to_mermaid": "_graph",
     "Pool": "_pools",
     "PoolStore": "_pools",
     "iter_states": "_runner",
@@ -155,11 +148,9 @@ __all__ = [
     "deploy",
     "derive_status",
     "duration_seconds",
-    "exit_status",
     "follow_job",
     "import_modules",
     "iter_states",
-    "junit_xml",
     "list_alerts",
     "load_calendar",
     "load_definition",
@@ -182,9 +173,6 @@ __all__ = [
     "starter_mocks",
     "state_views",
     "strict_problems",
-    "summary_json",
-    "to_dot",
-    "to_mermaid",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

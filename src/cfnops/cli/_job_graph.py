@@ -1,4 +1,4 @@
-"""Pictures of a job-net: Graphviz DOT and Mermaid, coloured by state status for a run."""
+"""``cfnops job graph``: a job-net as Graphviz DOT or Mermaid, coloured by a run's statuses."""
 
 from __future__ import annotations
 

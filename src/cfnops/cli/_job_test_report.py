@@ -1,4 +1,4 @@
-"""Reports of mocked test runs: JUnit XML (for CI) and a JSON summary."""
+"""``cfnops job test`` reports of mocked test runs: JUnit XML (for CI) and a JSON summary."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any
 
-from cfnops.jobs._jobtest import CaseResult
+from cfnops.jobs import CaseResult
 
 __all__ = ["exit_status", "junit_xml", "summary_json"]
 
