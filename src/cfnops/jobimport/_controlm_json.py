@@ -18,6 +18,7 @@ from typing import Any
 
 from cfnops.jobimport._controlm_common import EventBook, substitute, timezone_of
 from cfnops.jobimport._controlm_json_when import json_when, rule_calendars
+from cfnops.jobimport._controlm_mail import Mail, add_mail, is_yes
 from cfnops.jobimport._controlm_order import Entry, order_jobs
 from cfnops.jobimport._controlm_when import CtmWhen
 from cfnops.jobimport._model import CalendarSpec, ImportModel, Job, JobNet, NotifyRule, Rerun
@@ -405,6 +406,16 @@ class _Reader:
             self._action(net, job, key, value, where)
         elif key in ("When", "Rerun", "RerunLimit", "Variables"):
             pass
+        elif key == "Output" and not kind:
+            if value:  # an empty Output object carries nothing
+                self.model.note(
+                    "job",
+                    where,
+                    f"output handling {value.get('Operation', '?')} "
+                    f"{value.get('Destination', '')!s}".rstrip()
+                    + ": not mapped (the job's output stays with its RunCommand run; copy, "
+                    "move or delete it in the job's command by hand)",
+                )
         else:
             self.model.note("keyword", where, f"object of type {kind!r} not mapped")
 
@@ -461,15 +472,21 @@ class _Reader:
                 continue
             atype = str(action.get("Type", ""))
             awhere = f"{where}.{akey}"
-            if atype in ("Action:Mail", "Mail", "Action:Notify", "Notify"):
-                to = str(action.get("To") or action.get("Destination") or "")
-                when = (
-                    "failed"
-                    if status in ("NOTOK", "")
-                    else "succeeded"
-                    if status == "OK"
-                    else "always"
+            when = (
+                "failed" if status in ("NOTOK", "") else "succeeded" if status == "OK" else "always"
+            )
+            if atype in ("Action:Mail", "Mail"):
+                mail = Mail(
+                    to=str(action.get("To") or action.get("Destination") or ""),
+                    cc=str(action.get("CC") or action.get("Cc") or ""),
+                    subject=str(action.get("Subject", "")),
+                    message=str(action.get("Message", "")),
+                    urgency=str(action.get("Urgency", "")),
+                    attach_output=is_yes(action.get("AttachOutput", False)),
                 )
+                add_mail(self.model, net.name, when, mail, awhere)
+            elif atype in ("Action:Notify", "Notify"):
+                to = str(action.get("To") or action.get("Destination") or "")
                 self.model.notify.append(
                     NotifyRule(
                         net.name,

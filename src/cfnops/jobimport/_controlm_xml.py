@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from datetime import date, timedelta
 
 from cfnops.jobimport._controlm_common import EventBook, substitute, timezone_of
+from cfnops.jobimport._controlm_mail import Mail, add_mail, is_yes
 from cfnops.jobimport._controlm_order import Entry, order_jobs
 from cfnops.jobimport._controlm_when import CtmWhen, month_numbers, policy_of
 from cfnops.jobimport._days import ALL_WEEKDAYS
@@ -258,7 +259,21 @@ class _XmlReader:
         self._children(net, el, where, name, whens, folder_level=True)
         if not whens:
             self.model.note("schedule", where, "no scheduling criteria: no schedule made")
-        elif (el.get("FOLDER_ORDER_METHOD") or "SYSTEM").upper() != "SYSTEM":
+        elif not el.get("FOLDER_ORDER_METHOD"):
+            # BMC, "SMART Folder parameters" / "Regular folder parameters" (documents.bmc.com/
+            # supportu/ctrlm9/help/Main_help/en-US/2226.htm): Order Method is Automatic (New
+            # Day orders the folder), None (Manual Order: not ordered automatically) or a
+            # user daily name. The page does not say which the XML writes when the attribute
+            # is absent (an Automatic folder exports FOLDER_ORDER_METHOD="SYSTEM"), so the
+            # schedule is kept and reported.
+            self.model.note(
+                "schedule",
+                f"{where}/@FOLDER_ORDER_METHOD",
+                "no order method: taken as Automatic (ordered by New Day); Control-M's "
+                "None (Manual Order) folders are not ordered automatically: if this folder "
+                "is ordered by hand, delete its schedule and start it with cfnops job run",
+            )
+        elif el.get("FOLDER_ORDER_METHOD", "").upper() != "SYSTEM":
             self.model.note(
                 "schedule",
                 f"{where}/@FOLDER_ORDER_METHOD",
@@ -489,8 +504,18 @@ class _XmlReader:
         code = (el.get("CODE") or el.get("CODES") or "").upper()  # CODES: z/OS exports
         for do in el:
             dwhere = f"{where}/ON[@CODE='{code}']/{do.tag}"
-            if do.tag in ("DOSHOUT", "DOMAIL"):
-                when = "failed" if code == "NOTOK" else "succeeded" if code == "OK" else "always"
+            when = "failed" if code == "NOTOK" else "succeeded" if code == "OK" else "always"
+            if do.tag == "DOMAIL":
+                mail = Mail(
+                    to=do.get("DEST") or do.get("TO") or "",
+                    cc=do.get("CC_DEST", ""),
+                    subject=do.get("SUBJECT", ""),
+                    message=do.get("MESSAGE", ""),
+                    urgency=do.get("URGENCY", ""),
+                    attach_output=is_yes(do.get("ATTACH_SYSOUT", "")),
+                )
+                add_mail(self.model, net.name, when, mail, dwhere)
+            elif do.tag == "DOSHOUT":
                 dest = do.get("DEST") or do.get("TO") or ""
                 self.model.notify.append(
                     NotifyRule(
