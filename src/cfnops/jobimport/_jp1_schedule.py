@@ -140,7 +140,21 @@ class ScheduleRules:
         does differently) and pick the calendar its schedule is checked against."""
         sd, line = rule.get("sd", ("ud", unit.line))
         where = self.where(unit, line)
-        st = rule.get("st", ("00:00", 0))[0].lstrip("+")
+        st_raw = rule.get("st", ("00:00", 0))[0]
+        st = st_raw.lstrip("+")
+        if st_raw.startswith("+"):
+            # Command Reference, 5.2.4 "Jobnet definition" (itpfdoc.hitachi.co.jp/manuals/
+            # 3021/30213D2830e/AJSO0215.HTM): st=[N,][+]hh:mm, '+' marks a relative start
+            # time. What it is counted from (the base time of the day, or the upper-level
+            # jobnet's start) was not confirmed from that page, so the time is taken from
+            # the start of the day and reported.
+            self.model.note(
+                "schedule",
+                where,
+                f"st=+{st}: a relative start time (JP1 counts it from a reference time, "
+                f"the base time or the upper-level jobnet's start); started at {st} from "
+                "the start of the day here: check the time against JP1's schedule display",
+            )
         hhmm = st.replace(":", "").zfill(4)
         if int(hhmm[:2]) >= 24:
             self.model.note("schedule", where, f"start time {st} (after 24:00): taken modulo 24")
