@@ -352,3 +352,13 @@ def test_a_reader_failure_fails_the_detection(
     assert_matches_output_shape(cfn, "DescribeStackDriftDetectionStatus", status)
     assert status["DetectionStatus"] == "DETECTION_FAILED"
     assert "unexpected shape" in status["DetectionStatusReason"]
+
+
+def test_the_statuses_drift_detection_accepts_agree_with_heals_own_list() -> None:
+    # Two statements of one AWS rule: heal's literal list and the sandbox's rule over
+    # botocore's StackStatus enum; neither is derived from the other.
+    from cfnops.heal._cfn import CHECKABLE
+    from cfnops.sandbox.extensions.cfn_drift import drift_checkable_statuses
+
+    assert drift_checkable_statuses() == CHECKABLE
+    assert "ROLLBACK_COMPLETE" not in CHECKABLE
