@@ -10,9 +10,13 @@ found a drift-prone pattern;
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import sys
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -52,22 +56,61 @@ _NoCompat = Annotated[
 ]
 
 
-def _rotator(
-    st: CliState,
-    force: bool,
-    check_compatibility: bool,
-    parameter_key: str | None,
-    roll: bool | None,
-) -> Any:
+@dataclass(frozen=True)
+class _RotationFlags:
+    """The options ``rotate`` and ``rollback`` share: how the rotator acts, how results print."""
+
+    parameter_key: str | None
+    force: bool
+    check_compatibility: bool
+    roll: bool | None
+    output: str | None
+
+
+def _rotation_command(command: Callable[..., None]) -> Callable[..., None]:
+    """``command(..., flags)`` as a Typer command whose signature ends with the shared options
+    (``--parameter-key``, ``--force``, ``--no-check-compatibility``, ``--roll``, ``--output``),
+    collected into one :class:`_RotationFlags`: the options are written once, not per command."""
+    own = inspect.signature(command, eval_str=True)
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind, default=default)
+        for name, kind, default in (
+            ("parameter_key", _ParameterKey, None),
+            ("force", _Force, False),
+            ("no_check_compatibility", _NoCompat, False),
+            ("roll", _Roll, None),
+            ("output", _Output, None),
+        )
+    ]
+
+    @functools.wraps(command)
+    def parsed(
+        *args: Any,
+        parameter_key: str | None,
+        force: bool,
+        no_check_compatibility: bool,
+        roll: bool | None,
+        output: str | None,
+        **kwargs: Any,
+    ) -> None:
+        flags = _RotationFlags(parameter_key, force, not no_check_compatibility, roll, output)
+        command(*args, flags=flags, **kwargs)
+
+    kept = [p for p in own.parameters.values() if p.name != "flags"]
+    parsed.__signature__ = own.replace(parameters=[*kept, *shared])  # type: ignore[attr-defined]
+    return parsed
+
+
+def _rotator(st: CliState, flags: _RotationFlags) -> Any:
     """The rotation service on the command's runtime (its clients and its one database)."""
     from cfnops.ami import Rotator
 
     return Rotator(
         st.runtime,
-        force=force,
-        check_compatibility=check_compatibility,
-        parameter_key=parameter_key,
-        roll=roll,
+        force=flags.force,
+        check_compatibility=flags.check_compatibility,
+        parameter_key=flags.parameter_key,
+        roll=flags.roll,
     )
 
 
@@ -172,6 +215,7 @@ def _read_event(path: str) -> tuple[Any, str]:
 
 
 @ami_app.command("rotate")
+@_rotation_command
 def rotate_command(
     ctx: typer.Context,
     event: Annotated[
@@ -180,29 +224,26 @@ def rotate_command(
     image_id: Annotated[str | None, typer.Option("--image-id", help="The new AMI.")] = None,
     parameter: _Parameter = None,
     stack: Annotated[str | None, typer.Option("--stack", help="Stack to update.")] = None,
-    parameter_key: _ParameterKey = None,
-    force: _Force = False,
-    no_check_compatibility: _NoCompat = False,
-    roll: _Roll = None,
-    output: _Output = None,
+    *,
+    flags: _RotationFlags,
 ) -> None:
     """Rotate from an event (AMI tags name the target) or from explicit ids.
 
     Patterns: --parameter writes the SSM parameter the launch template resolves at launch (1); --stack updates the stack's image parameter (2); --stack --roll does 2 and waits while CloudFormation's instance refresh replaces the instances (3).
     """  # noqa: E501 - one paragraph: Typer keeps a docstring's line breaks in --help
     st = state(ctx)
-    fmt = _fmt(st, output)
+    fmt = _fmt(st, flags.output)
     if event is None and (image_id is None or (parameter is None) == (stack is None)):
         raise UsageError("give --event FILE|-, or --image-id with --parameter or --stack")
     if event is not None and (image_id or parameter or stack):
         raise UsageError("--event cannot be combined with --image-id/--parameter/--stack")
-    if roll and parameter is not None:
+    if flags.roll and parameter is not None:
         raise UsageError(
             "--roll applies to stack rotations (--stack): a parameter rotation (pattern 1) "
             "reaches instances as they launch"
         )
     st.register_workflows()
-    with _rotator(st, force, not no_check_compatibility, parameter_key, roll) as rotator:
+    with _rotator(st, flags) as rotator:
         if event is None:
             rotator.check_target(str(image_id), stack=stack)
         if event is not None:
@@ -221,23 +262,21 @@ def rotate_command(
 
 
 @ami_app.command("rollback")
+@_rotation_command
 def rollback_command(
     ctx: typer.Context,
     parameter: _Parameter = None,
     stack: Annotated[str | None, typer.Option("--stack", help="Stack.")] = None,
-    parameter_key: _ParameterKey = None,
-    force: _Force = False,
-    no_check_compatibility: _NoCompat = False,
-    roll: _Roll = None,
-    output: _Output = None,
+    *,
+    flags: _RotationFlags,
 ) -> None:
     """Restore the AMI the last rotation replaced (parameter tag / run record)."""
     st = state(ctx)
-    fmt = _fmt(st, output)
+    fmt = _fmt(st, flags.output)
     if (parameter is None) == (stack is None):
         raise UsageError("give exactly one of --parameter or --stack")
     st.register_workflows()
-    with _rotator(st, force, not no_check_compatibility, parameter_key, roll) as rotator:
+    with _rotator(st, flags) as rotator:
         result: Any = (
             rotator.rollback_parameter(parameter)
             if parameter is not None
