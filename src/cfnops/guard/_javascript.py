@@ -8,18 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cfnops.guard._facts import (
-    NONE,
-    REQUEST_TYPES,
-    HandlerFacts,
-    Recorder,
-    Val,
-    derived,
-    lab,
-    merge_runs,
-    name_hint,
-    union,
-)
+from cfnops.guard import _facts
+from cfnops.guard._facts import NONE, Recorder, Val, lab
 from cfnops.guard._js_expressions import _JsExpressions
 from cfnops.guard._js_local import local_js_functions
 from cfnops.guard._js_statements import _NEXT
@@ -36,7 +26,7 @@ _CALL_BUDGET = 400  # inlined calls per request type: bounds the time on very la
 
 def analyze_javascript(
     source: str, entry: str, local: Mapping[str, str] | None = None
-) -> HandlerFacts:
+) -> _facts.HandlerFacts:
     """Facts about the Node.js handler exported as ``entry`` from ``source``.
 
     ``local`` maps relative module specifiers to their source (see
@@ -47,11 +37,11 @@ def analyze_javascript(
     foreign = local_js_functions(dict(local or {}))
     runs = []
     found = False
-    for request_type in REQUEST_TYPES:
+    for request_type in _facts.REQUEST_TYPES:
         run = _Run(tree, Recorder(request_type), foreign)
         found = run.run(entry)
         runs.append(run.rec)
-    return merge_runs("nodejs", found, False, runs)
+    return _facts.merge_runs("nodejs", found, False, runs)
 
 
 class _Run(_JsExpressions):
@@ -89,7 +79,7 @@ class _Run(_JsExpressions):
             self.call(target, [Val(), Val(), Val()])
             return True
         for name in list(self.functions):
-            if name not in self.called and self.rt in name_hint(name):
+            if name not in self.called and self.rt in _facts.name_hint(name):
                 self.call(name, [Val(), Val(), Val()])
         return False
 
@@ -98,7 +88,7 @@ class _Run(_JsExpressions):
         variables (it is called where it is defined: a callback or a local helper)."""
         fn = self.functions[name]
         if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
-            return derived(args)
+            return _facts.derived(args)
         self.budget -= 1
         entering = self.site is None and id(fn) in self.foreign_nodes
         if entering:
@@ -120,7 +110,7 @@ class _Run(_JsExpressions):
             self.stack.pop()
             if entering:
                 self.site = None
-        return union(values)
+        return _facts.union(values)
 
     def sink(self, kind: str, line: int, value: Val, status: Val | None) -> None:
         """Record a sink; inside a project-local module, at the handler's call site."""

@@ -5,40 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-from cfnops.guard._facts import (
-    AWS,
-    CFN_RESPONSE,
-    CFN_SEND,
-    CREATE,
-    EXACT,
-    INCOMING_ID,
-    LITERAL,
-    MOD_PREFIX,
-    NONE,
-    RANDOM,
-    REQUEST_TYPE,
-    RESPONSE_URL,
-    STR_PREFIX,
-    TIME,
-    Recorder,
-    Val,
-    derived,
-    field_value,
-    is_aws_action,
-    is_destructive_name,
-    lab,
-    name_hint,
-    to_response_url,
-    union,
-)
-from cfnops.guard._flow import (
-    LOGGING_CALLS,
-    any_true,
-    compare_request_type,
-    has_incoming_id,
-    truth,
-    truth_value,
-)
+from cfnops.guard import _facts, _flow
+from cfnops.guard._facts import NONE, Val, derived, lab, union
 from cfnops.guard._js_statements import _JsStatements
 from cfnops.guard._js_syntax import (
     FUNCTIONS,
@@ -70,7 +38,7 @@ class _JsExpressions(_JsStatements):
     The run (:class:`cfnops.guard._javascript._Run`) supplies ``call``.
     """
 
-    rec: Recorder
+    rec: _facts.Recorder
     functions: dict[str, Node]
     foreign_exports: dict[str, str]
     globals: dict[str, Val]
@@ -97,24 +65,26 @@ class _JsExpressions(_JsStatements):
     def member(self, base: Val, name: str | None) -> Val:
         if name is None:
             return Val(derived([base]).labels, base.funcs)
-        known = field_value(name, self.rt)
+        known = _facts.field_value(name, self.rt)
         if known is not None:
             return known
-        if base.has(CFN_RESPONSE):
-            return lab(CFN_SEND) if name == "send" else lab(STR_PREFIX + name)
-        if base.has(AWS):
-            url = {RESPONSE_URL} & base.labels
+        if base.has(_facts.CFN_RESPONSE):
+            return lab(_facts.CFN_SEND) if name == "send" else lab(_facts.STR_PREFIX + name)
+        if base.has(_facts.AWS):
+            url = {_facts.RESPONSE_URL} & base.labels
             return (
-                lab(AWS, _CMD_PREFIX + name, *url) if name.endswith("Command") else lab(AWS, *url)
+                lab(_facts.AWS, _CMD_PREFIX + name, *url)
+                if name.endswith("Command")
+                else lab(_facts.AWS, *url)
             )
-        mods = [x for x in base.labels if x.startswith(MOD_PREFIX)]
-        local = {self.foreign_exports.get(f"{m[len(MOD_PREFIX) :]}#{name}") for m in mods}
+        mods = [x for x in base.labels if x.startswith(_facts.MOD_PREFIX)]
+        local = {self.foreign_exports.get(f"{m[len(_facts.MOD_PREFIX) :]}#{name}") for m in mods}
         local.discard(None)
         if local:
             return Val(funcs=frozenset(str(q) for q in local))
         if mods:
             return union(lab(f"{m}.{name}") for m in mods)
-        if base.has(REQUEST_TYPE) and name in ("toLowerCase", "toUpperCase", "trim"):
+        if base.has(_facts.REQUEST_TYPE) and name in ("toLowerCase", "toUpperCase", "trim"):
             return base
         return derived([base])
 
@@ -124,7 +94,7 @@ class _JsExpressions(_JsStatements):
             results = [self.cond(node.left, env), self.cond(node.right, env)]
             if node.operator == "&&":
                 return False if False in results else (True if all(results) else None)
-            return any_true(results)
+            return _flow.any_true(results)
         if kind == "UnaryExpression" and node.operator == "!":
             inner = self.cond(node.argument, env)
             return None if inner is None else not inner
@@ -132,7 +102,7 @@ class _JsExpressions(_JsStatements):
             left, right = self.expr(node.left, env), self.expr(node.right, env)
             self.rec.use(left, line_of(node))
             self.rec.use(right, line_of(node))
-            decided = compare_request_type(self.rt, left, right)
+            decided = _flow.compare_request_type(self.rt, left, right)
             if decided is None:
                 return None
             return decided if node.operator in ("==", "===") else not decided
@@ -141,7 +111,7 @@ class _JsExpressions(_JsStatements):
             and node.operator == "in"
             and key_of(node.left, True) == "PhysicalResourceId"
         ):
-            return has_incoming_id(self.rt)
+            return _flow.has_incoming_id(self.rt)
         if (
             kind == "CallExpression"
             and node.callee.type == "MemberExpression"
@@ -149,7 +119,7 @@ class _JsExpressions(_JsStatements):
             and node.arguments
             and key_of(node.arguments[0], True) == "PhysicalResourceId"
         ):
-            return has_incoming_id(self.rt)
+            return _flow.has_incoming_id(self.rt)
         if (
             kind == "CallExpression"
             and node.callee.type == "MemberExpression"
@@ -158,13 +128,13 @@ class _JsExpressions(_JsStatements):
         ):
             receiver = self.expr(node.callee.object, env)
             argument = self.expr(node.arguments[0], env)
-            if argument.has(REQUEST_TYPE):
-                return compare_request_type(self.rt, argument, receiver)
+            if argument.has(_facts.REQUEST_TYPE):
+                return _flow.compare_request_type(self.rt, argument, receiver)
         if kind == "Literal":
             return bool(node.value)
         value = self.expr(node, env)
         self.rec.use(value, line_of(node))
-        return truth(value)
+        return _flow.truth(value)
 
     def expr(self, node: Node, env: dict[str, Val]) -> Val:
         if node is None:
@@ -182,8 +152,8 @@ class _JsExpressions(_JsStatements):
         if node.value is None and node.regex is None:
             return lab(NONE)
         if isinstance(node.value, str):
-            return lab(STR_PREFIX + node.value, LITERAL)
-        return lab(LITERAL)
+            return lab(_facts.STR_PREFIX + node.value, _facts.LITERAL)
+        return lab(_facts.LITERAL)
 
     def _identifier_expr(self, node: Node, env: dict[str, Val]) -> Val:
         return self.lookup(node.name, env)
@@ -203,7 +173,7 @@ class _JsExpressions(_JsStatements):
         left, right = self.expr(node.left, env), self.expr(node.right, env)
         if node.operator == "&&":
             return left | right
-        if self.rt != CREATE and left.labels == {INCOMING_ID}:
+        if self.rt != _facts.CREATE and left.labels == {_facts.INCOMING_ID}:
             return left
         return Val(left.labels - {NONE}, left.funcs) | right
 
@@ -215,7 +185,7 @@ class _JsExpressions(_JsStatements):
 
     def _binary_expr(self, node: Node, env: dict[str, Val]) -> Val:
         if node.operator in ("==", "===", "!=", "!=="):
-            return truth_value(self.cond(node, env))
+            return _flow.truth_value(self.cond(node, env))
         return self._derived_expr(node, env)
 
     def _assignment_expr(self, node: Node, env: dict[str, Val]) -> Val:
@@ -237,7 +207,7 @@ class _JsExpressions(_JsStatements):
 
     def _unary_expr(self, node: Node, env: dict[str, Val]) -> Val:
         if node.operator == "!":
-            return truth_value(self.cond(node, env))
+            return _flow.truth_value(self.cond(node, env))
         return self._derived_expr(node, env)
 
     def object_(self, node: Node, env: dict[str, Val]) -> Val:
@@ -269,10 +239,10 @@ class _JsExpressions(_JsStatements):
         self._callbacks(args, callee, env)
         name = node.callee.name if node.callee.type == "Identifier" else ""
         if name == "Date" and not node.arguments:
-            return lab(TIME)
-        if callee.has(AWS) or name.endswith("Client"):
-            url = {RESPONSE_URL} if to_response_url(*args) else set()
-            return Val(callee.labels | {AWS} | url)
+            return lab(_facts.TIME)
+        if callee.has(_facts.AWS) or name.endswith("Client"):
+            url = {_facts.RESPONSE_URL} if _facts.to_response_url(*args) else set()
+            return Val(callee.labels | {_facts.AWS} | url)
         return derived([callee, *args])
 
     def _callbacks(self, args: list[Val], callee: Val, env: dict[str, Val]) -> None:
@@ -297,13 +267,13 @@ class _JsExpressions(_JsStatements):
         callee = self.expr(func, env)
         args = [self.expr(a, env) for a in node.arguments]
         self.call_line = line
-        if callee.has(REQUEST_TYPE) and method in ("toLowerCase", "toUpperCase", "trim"):
+        if callee.has(_facts.REQUEST_TYPE) and method in ("toLowerCase", "toUpperCase", "trim"):
             return callee
-        if callee.has(CFN_SEND) and self.stack:  # module level has no event to answer
+        if callee.has(_facts.CFN_SEND) and self.stack:  # module level has no event to answer
             pid = args[4] if len(args) > 4 else lab(NONE)
             self.sink("cfn_response", line, pid, args[2] if len(args) > 2 else None)
             return Val()
-        if name not in LOGGING_CALLS:
+        if name not in _flow.LOGGING_CALLS:
             for value in args:
                 self.rec.use(value, line)
         if callee.funcs:
@@ -314,11 +284,13 @@ class _JsExpressions(_JsStatements):
     def _call_local(self, func: Node, callee: Val, args: list[Val], env: dict[str, Val]) -> Val:
         """A call of the module's own functions: those named exactly, or those whose name
         fits the request type when the callee was picked from a table."""
-        direct = callee.has(EXACT) or (func.type == "Identifier" and func.name in self.functions)
+        direct = callee.has(_facts.EXACT) or (
+            func.type == "Identifier" and func.name in self.functions
+        )
         results = [
             self.call(f, args, env)
             for f in sorted(callee.funcs)
-            if f in self.functions and (direct or self.rt in name_hint(f))
+            if f in self.functions and (direct or self.rt in _facts.name_hint(f))
         ]
         return union(results)
 
@@ -327,15 +299,19 @@ class _JsExpressions(_JsStatements):
     ) -> Val:
         """A call of code we cannot see: what it returns and the actions it records."""
         if name in _RANDOM_CALLS:
-            return lab(RANDOM)
+            return lab(_facts.RANDOM)
         if _reads_clock(func, name, method):
-            return lab(TIME)
-        if to_response_url(callee, *args):  # answering CloudFormation, not an action
-            return lab(AWS, RESPONSE_URL) if callee.has(AWS) else derived([callee, *args])
-        if callee.has(AWS):
+            return lab(_facts.TIME)
+        if _facts.to_response_url(callee, *args):  # answering CloudFormation, not an action
+            return (
+                lab(_facts.AWS, _facts.RESPONSE_URL)
+                if callee.has(_facts.AWS)
+                else derived([callee, *args])
+            )
+        if callee.has(_facts.AWS):
             self._record_aws_call(method, args, line)
-            return lab(AWS)
-        if name and is_destructive_name(name):
+            return lab(_facts.AWS)
+        if name and _facts.is_destructive_name(name):
             self.rec.action(line, f"{name}()")
         if name == "String" and len(args) == 1:
             return args[0]
@@ -348,7 +324,7 @@ class _JsExpressions(_JsStatements):
             commands = {x for a in args for x in a.labels if x.startswith(_CMD_PREFIX)}
             if any(not c[len(_CMD_PREFIX) :].startswith(_READ_COMMANDS) for c in commands):
                 self.rec.action(line, f"send({', '.join(sorted(commands))})")
-        elif method and is_aws_action(method):
+        elif method and _facts.is_aws_action(method):
             self.rec.action(line, f"{method}()")
 
     # Expression kinds with their own abstract value; others derive from their children.

@@ -43,7 +43,7 @@ from cfnops.guard._flow import (
     truth,
     truth_value,
 )
-from cfnops.guard._py_statements import _Func, _PyStatements
+from cfnops.guard._py_statements import _Frame, _Func, _PyStatements
 from cfnops.guard._py_values import (
     const_str,
     is_namespace,
@@ -52,11 +52,13 @@ from cfnops.guard._py_values import (
     volatile_call,
 )
 
+_MAX_DEPTH = 8  # nested calls followed
+
 
 class _PyExpressions(_PyStatements):
     """Expression handlers of the Python run: the abstract value of each expression.
 
-    The run (:class:`cfnops.guard._python._Run`) supplies ``call``.
+    The run (:class:`cfnops.guard._python._Run`) sets the attributes declared here.
     """
 
     rec: Recorder
@@ -66,6 +68,9 @@ class _PyExpressions(_PyStatements):
     globals: dict[str, Val]
     stack: list[str]
     call_line: int
+    tree: ast.Module
+    site: int | None
+    budget: int
     uses_crhelper: bool
 
     def call(
@@ -76,7 +81,45 @@ class _PyExpressions(_PyStatements):
         collect: list[tuple[int, Val]] | None = None,
         caller: dict[str, Val] | None = None,
     ) -> Val:
-        raise NotImplementedError
+        fn = self.functions[name]
+        if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
+            return derived(args)
+        self.budget -= 1
+        first = fn.args.args[0].arg if fn.args.args else ""
+        if first in ("self", "cls"):
+            args = [lab(INSTANCE), *args]  # a method: the instance is bound implicitly
+        entering = self.site is None and (name in self.foreign or fn in self.foreign.values())
+        if entering:
+            self.site = self.call_line
+        # A nested function is called where it is defined: it sees the caller's variables.
+        nested = caller is not None and fn not in self.tree.body
+        env: dict[str, Val] = dict(caller) if caller is not None and nested else {}
+        params = [*fn.args.posonlyargs, *fn.args.args]
+        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
+            if i < len(args):
+                env[param.arg] = args[i]
+            elif param.arg in kwargs:
+                env[param.arg] = kwargs[param.arg]
+            else:
+                env[param.arg] = self.expr(default, self.globals) if default else lab(NONE)
+        for param, kw_default in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
+            fallback = self.expr(kw_default, self.globals) if kw_default else lab(NONE)
+            env[param.arg] = kwargs.get(param.arg, fallback)
+        self.stack.append(name)
+        frame = _Frame()
+        self.frames.append(frame)
+        try:
+            if self.block(fn.body, env):
+                frame.returns.append((fn.lineno, lab(NONE)))  # falls off the end: None
+        finally:
+            self.frames.pop()
+            self.stack.pop()
+            if entering:
+                self.site = None
+        if collect is not None:
+            collect.extend(frame.returns)
+        return union(value for _, value in frame.returns)
 
     def lookup(self, name: str, env: dict[str, Val]) -> Val:
         if name in env:

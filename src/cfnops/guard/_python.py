@@ -10,24 +10,18 @@ import ast
 from collections.abc import Mapping
 
 from cfnops.guard._facts import (
-    INSTANCE,
-    NONE,
     REQUEST_TYPES,
     HandlerFacts,
     Recorder,
     Val,
-    derived,
-    lab,
     merge_runs,
     name_hint,
-    union,
 )
 from cfnops.guard._py_expressions import _PyExpressions
 from cfnops.guard._py_local import local_functions
 from cfnops.guard._py_parse import parse_python
 from cfnops.guard._py_statements import _Frame, _Func
 
-_MAX_DEPTH = 8
 _CALL_BUDGET = 400  # inlined calls per request type: bounds the time on very large modules
 
 
@@ -110,54 +104,6 @@ class _Run(_PyExpressions):
             if top_level and name not in self.called and self.rt in name_hint(name):
                 self.call(name, [Val(), Val()], {})
         return False
-
-    def call(
-        self,
-        name: str,
-        args: list[Val],
-        kwargs: dict[str, Val],
-        collect: list[tuple[int, Val]] | None = None,
-        caller: dict[str, Val] | None = None,
-    ) -> Val:
-        fn = self.functions[name]
-        if name in self.stack or len(self.stack) >= _MAX_DEPTH or self.budget <= 0:
-            return derived(args)
-        self.budget -= 1
-        first = fn.args.args[0].arg if fn.args.args else ""
-        if first in ("self", "cls"):
-            args = [lab(INSTANCE), *args]  # a method: the instance is bound implicitly
-        entering = self.site is None and (name in self.foreign or fn in self.foreign.values())
-        if entering:
-            self.site = self.call_line
-        # A nested function is called where it is defined: it sees the caller's variables.
-        nested = caller is not None and fn not in self.tree.body
-        env: dict[str, Val] = dict(caller) if caller is not None and nested else {}
-        params = [*fn.args.posonlyargs, *fn.args.args]
-        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
-        for i, (param, default) in enumerate(zip(params, defaults, strict=True)):
-            if i < len(args):
-                env[param.arg] = args[i]
-            elif param.arg in kwargs:
-                env[param.arg] = kwargs[param.arg]
-            else:
-                env[param.arg] = self.expr(default, self.globals) if default else lab(NONE)
-        for param, kw_default in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
-            fallback = self.expr(kw_default, self.globals) if kw_default else lab(NONE)
-            env[param.arg] = kwargs.get(param.arg, fallback)
-        self.stack.append(name)
-        frame = _Frame()
-        self.frames.append(frame)
-        try:
-            if self.block(fn.body, env):
-                frame.returns.append((fn.lineno, lab(NONE)))  # falls off the end: None
-        finally:
-            self.frames.pop()
-            self.stack.pop()
-            if entering:
-                self.site = None
-        if collect is not None:
-            collect.extend(frame.returns)
-        return union(value for _, value in frame.returns)
 
     def sink(self, kind: str, line: int, value: Val, status: Val | None) -> None:
         """Record a sink; inside a project-local helper, at the handler's call site."""
