@@ -14,15 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from cfnops.aws import AwsClients
 from cfnops.durable import Engine, RunStore
 from cfnops.errors import UsageError
+from cfnops.heal import _fleet
 from cfnops.heal._cfn import describe_stack
-from cfnops.heal._fleet import (
-    FLEET_POLL_SECONDS,
-    FleetRow,
-    FleetSummary,
-    FleetTarget,
-    heal_fleet,
-    select_stacks,
-)
 from cfnops.heal._runs import active_heals, run_key
 from cfnops.heal._scan import check_accounts, enter_accounts
 from cfnops.heal._workflow import root_name
@@ -44,7 +37,7 @@ def plan_heal(
     regions: Sequence[str | None] = (None,),
     accounts: str | None = None,
     role_name: str | None = None,
-) -> list[FleetTarget]:
+) -> list[_fleet.FleetTarget]:
     """The fleet targets for these stacks (or ``all_stacks`` matching ``tags``/``names``)
     in each of ``regions`` and ``accounts`` (comma-separated ids; ``None``: the caller's).
 
@@ -60,7 +53,7 @@ def plan_heal(
         )
     entered = _enter(runtime, accounts, role_name)  # every role assumed before any run
     if all_stacks:
-        targets = select_stacks(
+        targets = _fleet.select_stacks(
             runtime,
             list(regions),
             tags=dict(tags or {}),
@@ -76,7 +69,7 @@ def plan_heal(
             )
         return targets
     targets = [
-        FleetTarget(s, r, a, role_name if a else None)
+        _fleet.FleetTarget(s, r, a, role_name if a else None)
         for a in entered or [None]
         for r in regions
         for s in stacks
@@ -88,26 +81,26 @@ def plan_heal(
 
 def run_heal(
     runtime: Runtime,
-    targets: Sequence[FleetTarget],
+    targets: Sequence[_fleet.FleetTarget],
     *,
     only: bool = False,
     concurrency: int | None = None,
-    on_update: Callable[[tuple[FleetRow, ...]], None] | None = None,
+    on_update: Callable[[tuple[_fleet.FleetRow, ...]], None] | None = None,
     poll_seconds: float | None = None,
-) -> FleetSummary:
+) -> _fleet.FleetSummary:
     """Heal ``targets`` on the process's engine (started on ``runtime``, stopped after:
     held runs stay pending and the next cfnops process resumes them); ``poll_seconds``
     (how often the runs' statuses are read) defaults to heal_fleet's."""
     engine = Engine.start_process(runtime)
     try:
-        return heal_fleet(
+        return _fleet.heal_fleet(
             engine,
             runtime.settings,
             targets,
             concurrency=concurrency,
             only=only,
             on_update=on_update,
-            poll_seconds=FLEET_POLL_SECONDS if poll_seconds is None else poll_seconds,
+            poll_seconds=_fleet.FLEET_POLL_SECONDS if poll_seconds is None else poll_seconds,
         )
     finally:
         engine.shutdown(grace_seconds=0)
@@ -131,7 +124,7 @@ def _enter(
 
 def _check_stacks_exist(
     runtime: Runtime,
-    targets: list[FleetTarget],
+    targets: list[_fleet.FleetTarget],
     entered: dict[str | None, AwsClients] | None = None,
 ) -> None:
     """Fail fast, as ``cfnops drift`` does: an unknown stack, an unreachable endpoint or
@@ -151,7 +144,7 @@ def _check_stacks_exist(
             raise NestedStackHeal(target.stack, root_name(str(found["RootId"])))
 
 
-def _refuse_if_already_healing(runtime: Runtime, targets: list[FleetTarget]) -> None:
+def _refuse_if_already_healing(runtime: Runtime, targets: list[_fleet.FleetTarget]) -> None:
     """A named stack another run is healing: exit 2 with how to free it, before starting."""
     region = runtime.settings.aws.region
     with RunStore(runtime.database) as store:

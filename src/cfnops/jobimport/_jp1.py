@@ -13,18 +13,10 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
+from cfnops.jobimport import _model
 from cfnops.jobimport._jp1_job import JOB_KEYS, UNIT_TYPES, job_command
 from cfnops.jobimport._jp1_lexer import Unit, parse_units, unquote
 from cfnops.jobimport._jp1_schedule import ScheduleRules
-from cfnops.jobimport._model import (
-    CalendarSpec,
-    ImportModel,
-    Job,
-    JobNet,
-    NotifyRule,
-    Rerun,
-    ScheduleSpec,
-)
 from cfnops.jobimport.errors import ImportInputError
 
 __all__ = ["read_jp1"]
@@ -114,7 +106,7 @@ _WEEK = {"su": "SUN", "mo": "MON", "tu": "TUE", "we": "WED", "th": "THU", "fr": 
 _RULE = re.compile(r"^(?:(\d+),)?(.*)$")
 
 
-def read_jp1(text: str, source: str, tz: str, today: date) -> ImportModel:
+def read_jp1(text: str, source: str, tz: str, today: date) -> _model.ImportModel:
     units = parse_units(text, source)
     reader = _Jp1(source, tz, today)
     for unit in units:
@@ -135,12 +127,12 @@ _RELATION = re.compile(r"\(\s*f=([^,]+),\s*t=([^,)]+)(?:,\s*(\w+))?\s*\)")
 
 class _Jp1(ScheduleRules):
     def __init__(self, source: str, tz: str, today: date) -> None:
-        self.model = ImportModel("jp1")
+        self.model = _model.ImportModel("jp1")
         self.source, self.tz, self.today = source, tz, today
         self.unknown: dict[str, list[str]] = {}  # parameter -> where each use is
-        self.exclusive: list[tuple[JobNet, str, str]] = []
-        self.waits: list[tuple[JobNet, str, str]] = []  # (net, jobnet waited for, where)
-        self.nets: dict[str, JobNet] = {}
+        self.exclusive: list[tuple[_model.JobNet, str, str]] = []
+        self.waits: list[tuple[_model.JobNet, str, str]] = []  # (net, jobnet waited for, where)
+        self.nets: dict[str, _model.JobNet] = {}
 
     def walk(self, unit: Unit) -> None:
         if unit.type == "g":
@@ -156,7 +148,7 @@ class _Jp1(ScheduleRules):
         days = group.all("op") + group.all("cl")
         if not days:
             return
-        cal = CalendarSpec(
+        cal = _model.CalendarSpec(
             group.path.strip("/").replace("/", "-") or "calendar",
             source=self.where(group),
             timezone=self.tz,
@@ -181,7 +173,7 @@ class _Jp1(ScheduleRules):
         self.model.calendars[cal.name] = cal
 
     def _root(self, unit: Unit) -> None:
-        net = JobNet(unit.name, self.where(unit), timezone=self.tz)
+        net = _model.JobNet(unit.name, self.where(unit), timezone=self.tz)
         net.description = unquote(unit.get("cm") or "")
         self.model.jobnets.append(net)
         self.nets[unit.name] = net
@@ -193,7 +185,7 @@ class _Jp1(ScheduleRules):
             self.exclusive.append((net, unquote(ejn), self.where(unit)))
             net.exclusive_of = unquote(ejn).rsplit("/", 1)[-1]
 
-    def _options(self, net: JobNet, unit: Unit) -> None:
+    def _options(self, net: _model.JobNet, unit: Unit) -> None:
         """Concurrent execution (``mp``, ``ms``) and wait conditions (``eun``)."""
         if unit.get("mp") == "n":  # no concurrent execution: skip or wait (ms)
             net.exclusive = "skip" if unit.get("ms") == "sch" else "queue"
@@ -221,7 +213,9 @@ class _Jp1(ScheduleRules):
                 continue
             self.unknown.setdefault(key, []).append(self.where(unit, line))
 
-    def _flatten(self, net: JobNet, unit: Unit, prefix: str, agent: str | None = None) -> list[str]:
+    def _flatten(
+        self, net: _model.JobNet, unit: Unit, prefix: str, agent: str | None = None
+    ) -> list[str]:
         """Add the unit's jobs and edges; return the job paths it holds.
 
         ``agent``: the execution agent of the enclosing jobnets, which a job without its
@@ -239,7 +233,7 @@ class _Jp1(ScheduleRules):
 
     def _member(
         self,
-        net: JobNet,
+        net: _model.JobNet,
         child: Unit,
         path: str,
         agent: str | None,
@@ -286,7 +280,7 @@ class _Jp1(ScheduleRules):
 
     def _relation(
         self,
-        net: JobNet,
+        net: _model.JobNet,
         unit: Unit,
         value: str,
         line: int,
@@ -351,7 +345,7 @@ class _Jp1(ScheduleRules):
 
     def _recovery_edge(
         self,
-        net: JobNet,
+        net: _model.JobNet,
         unit: Unit,
         line: int,
         a: str,
@@ -375,10 +369,10 @@ class _Jp1(ScheduleRules):
             f"recovery unit {b} after jobnet {a}: not laid out; add a Catch by hand",
         )
 
-    def _job(self, unit: Unit, path: str, agent: str | None = None) -> Job:
+    def _job(self, unit: Unit, path: str, agent: str | None = None) -> _model.Job:
         self._attrs(unit)
         ty = unit.type[1:] if unit.type.startswith("r") else unit.type
-        job = Job(
+        job = _model.Job(
             unit.name, path, source=self.where(unit), description=unquote(unit.get("cm") or "")
         )
         job.host = unquote(unit.get("ex") or "") or agent
@@ -396,7 +390,7 @@ class _Jp1(ScheduleRules):
             event = unquote(unit.get("evid") or "")
             dest = unquote(unit.get("evhst") or "") or "JP1/IM"
             self.model.notify.append(
-                NotifyRule(
+                _model.NotifyRule(
                     path.split("/", 1)[0],
                     "reached",
                     dest,
@@ -424,7 +418,7 @@ class _Jp1(ScheduleRules):
         if unit.get("ha") == "y":
             job.confirm = True
         if unit.get("abr") == "y":
-            job.rerun = Rerun(int(unit.get("rec") or 1), int(unit.get("rei") or 1) * 60)
+            job.rerun = _model.Rerun(int(unit.get("rec") or 1), int(unit.get("rei") or 1) * 60)
             if unit.get("rjs") or unit.get("rje"):
                 self.model.note(
                     "job",
@@ -465,7 +459,7 @@ class _Jp1(ScheduleRules):
                     f"{', '.join(sorted(after))} (a schedule is a cron or --after)",
                 )
             net.schedules = [
-                ScheduleSpec(
+                _model.ScheduleSpec(
                     f"{name}-after",
                     None,
                     net.timezone,
