@@ -68,7 +68,7 @@ def drift_checkable_statuses() -> frozenset[str]:
     """
     from moto.core.utils import get_service_model
 
-    statuses = get_service_model("cloudformation").shape_for("StackStatus").enum
+    statuses = get_service_model("cloudformation").shape_for("StackStatus").metadata["enum"]
     at_rest = {s for s in statuses if s.endswith("_COMPLETE")}
     return frozenset(
         at_rest - {"DELETE_COMPLETE", "ROLLBACK_COMPLETE"} | {"UPDATE_ROLLBACK_FAILED"}
