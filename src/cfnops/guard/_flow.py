@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from cfnops.guard._facts import (
     CREATE,
     FALSE,
@@ -96,3 +98,18 @@ def truth(value: Val) -> bool | None:
 def has_incoming_id(request_type: str) -> bool:
     """``"PhysicalResourceId" in event``: every request but Create carries one."""
     return request_type != CREATE
+
+
+def bound_value(
+    name: str, env: dict[str, Val], module: dict[str, Val], functions: Mapping[str, object]
+) -> Val | None:
+    """What ``name`` is bound to, innermost first: the local, the module's global, or a
+    reference to a function of the module; ``None`` when none has it (each language then
+    has its own fallback)."""
+    if name in env:
+        return env[name]
+    if name in module:
+        return module[name]
+    if name in functions:
+        return Val(funcs=frozenset({name}))
+    return None

@@ -54,12 +54,9 @@ class _JsExpressions(_JsStatements):
         return Val(funcs=frozenset({name}))
 
     def lookup(self, name: str, env: dict[str, Val]) -> Val:
-        if name in env:
-            return env[name]
-        if name in self.globals:
-            return self.globals[name]
-        if name in self.functions:
-            return Val(funcs=frozenset({name}))
+        bound = _flow.bound_value(name, env, self.globals, self.functions)
+        if bound is not None:
+            return bound
         return lab(NONE) if name == "undefined" else Val()
 
     def member(self, base: Val, name: str | None) -> Val:

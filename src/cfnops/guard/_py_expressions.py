@@ -38,6 +38,7 @@ from cfnops.guard._facts import (
 from cfnops.guard._flow import (
     LOGGING_CALLS,
     any_true,
+    bound_value,
     compare_request_type,
     has_incoming_id,
     truth,
@@ -122,12 +123,9 @@ class _PyExpressions(_PyStatements):
         return union(value for _, value in frame.returns)
 
     def lookup(self, name: str, env: dict[str, Val]) -> Val:
-        if name in env:
-            return env[name]
-        if name in self.globals:
-            return self.globals[name]
-        if name in self.functions:
-            return Val(funcs=frozenset({name}))
+        bound = bound_value(name, env, self.globals, self.functions)
+        if bound is not None:
+            return bound
         return lab(CLASS) if name in self.classes else Val()
 
     def cond(self, node: ast.expr, env: dict[str, Val]) -> bool | None:
