@@ -166,19 +166,12 @@ def _ssm_update(original: Any) -> Any:
         original_resource: Any,
         new_resource_name: str,
         cloudformation_json: Any,
-        account_id: str,
-        region_name: str,
+        **kwargs: Any,
     ) -> Any:
         # A generated name stays across updates (only a new Name replaces the parameter).
         props = _named(cloudformation_json.get("Properties") or {}, original_resource.name)
-        return original.__func__(
-            cls,
-            original_resource,
-            props["Name"],
-            {**cloudformation_json, "Properties": props},
-            account_id,
-            region_name,
-        )
+        json_with_name = {**cloudformation_json, "Properties": props}
+        return original.__func__(cls, original_resource, props["Name"], json_with_name, **kwargs)
 
     return classmethod(update_from_cloudformation_json)
 
