@@ -163,6 +163,7 @@ def _ssm_create(original: Any) -> Any:
 def _ssm_update(original: Any) -> Any:
     def update_from_cloudformation_json(
         cls: Any,
+        /,
         original_resource: Any,
         new_resource_name: str,
         cloudformation_json: Any,
