@@ -72,6 +72,26 @@ def _needs_replacement(properties: dict[str, Any], subscription: Any) -> bool:
     return any(properties.get(k, "") != current[k] for k in _REPLACING)
 
 
+def _update(
+    model: Any,
+    original_resource: Any,
+    new_resource_name: str,
+    cloudformation_json: Any,
+    account_id: str,
+    region_name: str,
+) -> Any:
+    """A new subscription when a replacing property changed, else its attributes set."""
+    properties = cloudformation_json.get("Properties") or {}
+    old = original_resource.subscription
+    if _needs_replacement(properties, old):
+        model.delete_from_cloudformation_json(old.arn, cloudformation_json, account_id, region_name)
+        return model.create_from_cloudformation_json(
+            new_resource_name, cloudformation_json, account_id, region_name
+        )
+    _set_attributes(_sns_backend(account_id, region_name), old.arn, properties)
+    return original_resource
+
+
 def _model_class() -> type:
     common = moto_module("moto.core.common_models")
 
@@ -116,27 +136,8 @@ def _model_class() -> type:
             properties = cloudformation_json.get("Properties") or {}
             return cls(_subscribe(properties, account_id, region_name), account_id, region_name)
 
-        @classmethod
-        def update_from_cloudformation_json(  # type: ignore[override]
-            cls,
-            original_resource: Any,
-            new_resource_name: str,
-            cloudformation_json: Any,
-            account_id: str,
-            region_name: str,
-        ) -> Any:
-            """A new subscription when a replacing property changed, else its attributes set."""
-            properties = cloudformation_json.get("Properties") or {}
-            old = original_resource.subscription
-            if _needs_replacement(properties, old):
-                cls.delete_from_cloudformation_json(
-                    old.arn, cloudformation_json, account_id, region_name
-                )
-                return cls.create_from_cloudformation_json(
-                    new_resource_name, cloudformation_json, account_id, region_name
-                )
-            _set_attributes(_sns_backend(account_id, region_name), old.arn, properties)
-            return original_resource
+        # The update is _update's, with this class as its ``model``.
+        update_from_cloudformation_json = classmethod(_update)  # type: ignore[assignment]
 
         @classmethod
         def delete_from_cloudformation_json(  # type: ignore[override]
