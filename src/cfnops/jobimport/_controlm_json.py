@@ -472,30 +472,15 @@ class _Reader:
                 continue
             atype = str(action.get("Type", ""))
             awhere = f"{where}.{akey}"
-            when = (
-                "failed" if status in ("NOTOK", "") else "succeeded" if status == "OK" else "always"
-            )
-            if atype in ("Action:Mail", "Mail"):
-                mail = Mail(
-                    to=str(action.get("To") or action.get("Destination") or ""),
-                    cc=str(action.get("CC") or action.get("Cc") or ""),
-                    subject=str(action.get("Subject", "")),
-                    message=str(action.get("Message", "")),
-                    urgency=str(action.get("Urgency", "")),
-                    attach_output=is_yes(action.get("AttachOutput", False)),
+            if atype in ("Action:Mail", "Mail", "Action:Notify", "Notify"):
+                when = (
+                    "failed"
+                    if status in ("NOTOK", "")
+                    else "succeeded"
+                    if status == "OK"
+                    else "always"
                 )
-                add_mail(self.model, net.name, when, mail, awhere)
-            elif atype in ("Action:Notify", "Notify"):
-                to = str(action.get("To") or action.get("Destination") or "")
-                self.model.notify.append(
-                    NotifyRule(
-                        net.name,
-                        when,
-                        to,
-                        str(action.get("Message", action.get("Subject", ""))),
-                        awhere,
-                    )
-                )
+                add_mail(self.model, net.name, when, _mail(action), awhere)
             elif (
                 atype in ("Event:Add", "Action:AddEvent") and job is not None and status == "NOTOK"
             ):
@@ -544,6 +529,17 @@ def _items(obj: dict[str, Any], path: str) -> list[tuple[str, Any, str]]:
         else:
             items.append((key, value, f"{path}.{key}"))
     return items
+
+
+def _mail(action: dict[str, Any]) -> Mail:
+    return Mail(
+        to=str(action.get("To") or action.get("Destination") or ""),
+        cc=str(action.get("CC") or action.get("Cc") or ""),
+        subject=str(action.get("Subject", "")),
+        message=str(action.get("Message", "")),
+        urgency=str(action.get("Urgency", "")),
+        attach_output=is_yes(action.get("AttachOutput", False)),
+    )
 
 
 def _job_defaults(defaults: dict[str, Any]) -> dict[str, Any]:

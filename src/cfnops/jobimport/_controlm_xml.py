@@ -504,24 +504,9 @@ class _XmlReader:
         code = (el.get("CODE") or el.get("CODES") or "").upper()  # CODES: z/OS exports
         for do in el:
             dwhere = f"{where}/ON[@CODE='{code}']/{do.tag}"
-            when = "failed" if code == "NOTOK" else "succeeded" if code == "OK" else "always"
-            if do.tag == "DOMAIL":
-                mail = Mail(
-                    to=do.get("DEST") or do.get("TO") or "",
-                    cc=do.get("CC_DEST", ""),
-                    subject=do.get("SUBJECT", ""),
-                    message=do.get("MESSAGE", ""),
-                    urgency=do.get("URGENCY", ""),
-                    attach_output=is_yes(do.get("ATTACH_SYSOUT", "")),
-                )
-                add_mail(self.model, net.name, when, mail, dwhere)
-            elif do.tag == "DOSHOUT":
-                dest = do.get("DEST") or do.get("TO") or ""
-                self.model.notify.append(
-                    NotifyRule(
-                        net.name, when, dest, do.get("MESSAGE", do.get("SUBJECT", "")), dwhere
-                    )
-                )
+            if do.tag in ("DOSHOUT", "DOMAIL"):
+                when = "failed" if code == "NOTOK" else "succeeded" if code == "OK" else "always"
+                add_mail(self.model, net.name, when, _mail(do), dwhere)
             elif do.tag == "DOFORCEJOB" and code == "OK":
                 self.events.forced.append((do.get("TABLE_NAME", ""), net, dwhere))
             elif do.tag == "DOFORCEJOB":
@@ -551,6 +536,18 @@ class _XmlReader:
                     dwhere,
                     f"{do.tag} on {code or 'a code'}: not mapped (add a Catch by hand)",
                 )
+
+
+def _mail(do: ET.Element) -> Mail:
+    """A ``DOMAIL`` (or a ``DOSHOUT``: destination, message and urgency only)."""
+    return Mail(
+        to=do.get("DEST") or do.get("TO") or "",
+        cc=do.get("CC_DEST", ""),
+        subject=do.get("SUBJECT", ""),
+        message=do.get("MESSAGE", ""),
+        urgency=do.get("URGENCY", ""),
+        attach_output=is_yes(do.get("ATTACH_SYSOUT", "")),
+    )
 
 
 def _has_schedule(el: ET.Element) -> bool:
