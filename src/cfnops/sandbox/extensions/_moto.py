@@ -7,10 +7,13 @@ sandbox's own code without a ``type: ignore`` on every line.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import threading
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["moto_module"]
+__all__ = ["install_once", "moto_module"]
 
 
 def moto_module(name: str) -> Any:
@@ -18,3 +21,21 @@ def moto_module(name: str) -> Any:
     if not name.startswith("moto"):
         raise ValueError(f"not a moto module: {name}")
     return importlib.import_module(name)
+
+
+def install_once(install: Callable[[], None]) -> Callable[[], None]:
+    """``install`` run once per process, whoever calls it and from which thread: an
+    extension that patched moto twice would wrap its own wrappers. An install that raised
+    is tried again on the next call."""
+    lock = threading.Lock()
+    done = False
+
+    @functools.wraps(install)
+    def once() -> None:
+        nonlocal done
+        with lock:
+            if not done:
+                install()
+                done = True
+
+    return once

@@ -36,7 +36,7 @@ from cfnops.sandbox.extensions._cfn_newtemplate import (
     merge_parameters,
     resolve_template,
 )
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 from cfnops.sandbox.extensions.cfn_drift import stack_drift_status
 from cfnops.sandbox.extensions.cfn_fixes import previous_parameter_values
 
@@ -374,14 +374,9 @@ def _wrap_execute(original: Any) -> Any:
     return execute_change_set
 
 
-_installed = False
-
-
+@install_once
 def install() -> None:
     """Route UPDATE change sets through the sandbox (idempotent)."""
-    global _installed
-    if _installed:
-        return
     responses = moto_module("moto.cloudformation.responses")
 
     cls = responses.CloudFormationResponse
@@ -390,4 +385,3 @@ def install() -> None:
     cls.list_change_sets = _wrap_list(cls.list_change_sets)
     cls.delete_change_set = _wrap_delete(cls.delete_change_set)
     cls.execute_change_set = _wrap_execute(cls.execute_change_set)
-    _installed = True

@@ -37,7 +37,7 @@ from cfnops.sandbox.extensions._cfn_deploy import (
     record_of,
 )
 from cfnops.sandbox.extensions._cfn_readers import READERS, read_actual
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 from cfnops.sandbox.extensions._paging import page
 from cfnops.sandbox.extensions.cfn_compare import diff_properties
 from cfnops.sandbox.extensions.cfn_dynamic_refs import without_dynamic_references
@@ -377,14 +377,9 @@ def _wrap_list_stack_resources(original: Any) -> Any:
     return list_stack_resources
 
 
-_installed = False
-
-
+@install_once
 def install() -> None:
     """Add the drift APIs to moto's CloudFormation (idempotent)."""
-    global _installed
-    if _installed:
-        return
     responses = moto_module("moto.cloudformation.responses")
     Stack = moto_module("moto.cloudformation.models").Stack
 
@@ -396,4 +391,3 @@ def install() -> None:
     cls.list_stack_resources = _wrap_list_stack_resources(cls.list_stack_resources)
     Stack.drift_information = property(_stack_drift_information)
     responses.StackResourceDTO.drift_information = property(_resource_drift_information)
-    _installed = True

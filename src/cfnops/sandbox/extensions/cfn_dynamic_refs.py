@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 from typing import Any
 
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 
 __all__ = [
     "DYNAMIC_SSM",
@@ -32,8 +31,6 @@ __all__ = [
 ]
 
 DYNAMIC_SSM = re.compile(r"\{\{resolve:ssm:([A-Za-z0-9_.\-/]+)(?::(\d+))?\}\}")
-_lock = threading.Lock()
-_installed = False
 
 
 def _lookup(account: str, region: str, name: str, version: str | None) -> str:
@@ -99,12 +96,8 @@ def _wrap_parse_resource(original: Any) -> Any:
     return parse_resource
 
 
+@install_once
 def install() -> None:
     """Patch moto's template parsing (idempotent)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        parsing = moto_module("moto.cloudformation.parsing")
-        parsing.parse_resource = _wrap_parse_resource(parsing.parse_resource)
-        _installed = True
+    parsing = moto_module("moto.cloudformation.parsing")
+    parsing.parse_resource = _wrap_parse_resource(parsing.parse_resource)

@@ -35,7 +35,7 @@ from typing import Any
 from cfnops.sandbox._state import current_state
 from cfnops.sandbox.extensions._cfn_apply import after_create, after_update
 from cfnops.sandbox.extensions._cfn_deploy import deployment_of
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 
 __all__ = ["install", "previous_parameter_values"]
 
@@ -200,14 +200,9 @@ def _lint_if_installed(validate: Any) -> Any:
     return validate_template
 
 
-_installed = False
-
-
+@install_once
 def install() -> None:
     """Patch moto's CloudFormation backend and responses (idempotent)."""
-    global _installed
-    if _installed:
-        return
     models = moto_module("moto.cloudformation.models")
     responses = moto_module("moto.cloudformation.responses")
 
@@ -232,4 +227,3 @@ def install() -> None:
     parameter.update_from_cloudformation_json = _ssm_update(
         parameter.__dict__["update_from_cloudformation_json"]
     )
-    _installed = True

@@ -13,11 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 
 __all__ = ["install"]
 
-_installed = False
 _NESTED = "AWS::CloudFormation::Stack"
 
 
@@ -53,11 +52,8 @@ def _wrap(original: Any) -> Any:
     return describe_stacks
 
 
+@install_once
 def install() -> None:
     """Wrap DescribeStacks (idempotent)."""
-    global _installed
-    if _installed:
-        return
     cls = moto_module("moto.cloudformation.responses").CloudFormationResponse
     cls.describe_stacks = _wrap(cls.describe_stacks)
-    _installed = True

@@ -21,6 +21,7 @@ from typing import Any
 
 from cfnops.sandbox._control import register_control
 from cfnops.sandbox._state import current_state
+from cfnops.sandbox.extensions._moto import install_once
 
 _KEY = "cfn_outcomes"
 _DETECTION = ("DETECTION_FAILED", "UNKNOWN")
@@ -140,14 +141,9 @@ def _control(request: dict[str, Any]) -> dict[str, Any]:
     return {"rules": dict(_rules())}
 
 
-_installed = False
-
-
+@install_once
 def install() -> None:
     """Wrap the CloudFormation extensions' hooks once (idempotent)."""
-    global _installed
-    if _installed:
-        return
     from cfnops.sandbox.extensions import _cfn_execute, cfn_changesets, cfn_drift
 
     cfn_drift._start_detection = _wrap_detection(cfn_drift._start_detection)  # type: ignore[assignment]
@@ -155,4 +151,3 @@ def install() -> None:
     _cfn_execute.execute = _wrap_execute(_cfn_execute.execute)  # type: ignore[assignment]
     _cfn_execute._apply = _wrap_apply(_cfn_execute._apply)  # type: ignore[assignment]
     register_control("cfn-outcomes", _control)
-    _installed = True

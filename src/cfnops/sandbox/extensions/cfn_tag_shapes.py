@@ -26,7 +26,7 @@ import functools
 from typing import Any
 
 from cfnops.sandbox.extensions._cfn_apply import add_resource_event
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 
 __all__ = ["TAG_SHAPES", "install", "tag_shape_error", "tags_as_list"]
 
@@ -121,18 +121,12 @@ def _wrap_ssm_create(original: Any) -> Any:
     return classmethod(create_from_cloudformation_json)
 
 
-_installed = False
-
-
+@install_once
 def install() -> None:
     """Patch moto's stack creation and SSM parameter creation (idempotent)."""
-    global _installed
-    if _installed:
-        return
     stack = moto_module("moto.cloudformation.models").Stack
     stack.create_resources = _wrap_create_resources(stack.create_resources)
     parameter = moto_module("moto.ssm.models").Parameter
     parameter.create_from_cloudformation_json = _wrap_ssm_create(
         parameter.__dict__["create_from_cloudformation_json"]
     )
-    _installed = True

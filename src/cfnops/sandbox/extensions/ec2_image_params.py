@@ -15,17 +15,14 @@ from moto's SSM in the same account and region; a missing parameter answers
 from __future__ import annotations
 
 import functools
-import threading
 from typing import Any
 
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 from cfnops.sandbox.extensions._patching import replace
 
 __all__ = ["PREFIX", "install", "resolve_image_id"]
 
 PREFIX = "resolve:ssm:"
-_lock = threading.Lock()
-_installed = False
 
 
 def resolve_image_id(account: str, region: str, image_id: str) -> str:
@@ -60,12 +57,8 @@ def _wrap_run_instances(original: Any) -> Any:
     return run_instances
 
 
+@install_once
 def install() -> None:
     """Patch moto's RunInstances (idempotent)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        backend = moto_module("moto.ec2.models.instances").InstanceBackend
-        replace(backend, "run_instances", _wrap_run_instances(backend.run_instances))
-        _installed = True
+    backend = moto_module("moto.ec2.models.instances").InstanceBackend
+    replace(backend, "run_instances", _wrap_run_instances(backend.run_instances))

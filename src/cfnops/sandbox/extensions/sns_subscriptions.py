@@ -15,10 +15,9 @@ in place).
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 
 __all__ = ["install"]
 
@@ -30,8 +29,6 @@ _ATTRIBUTES = (
     "DeliveryPolicy",
 )
 _REPLACING = ("Endpoint", "Protocol", "TopicArn")
-_lock = threading.Lock()
-_installed = False
 # moto finds models through CloudFormationModel.__subclasses__() (weak references):
 # the class must stay referenced.
 _model: list[type] = []
@@ -151,14 +148,10 @@ def _model_class() -> type:
     return SnsSubscription
 
 
+@install_once
 def install() -> None:
     """Register the model with moto's CloudFormation (idempotent)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        _model.append(_model_class())
-        parsing = moto_module("moto.cloudformation.parsing")
-        parsing.get_model_map.cache_clear()
-        parsing.get_name_type_map.cache_clear()
-        _installed = True
+    _model.append(_model_class())
+    parsing = moto_module("moto.cloudformation.parsing")
+    parsing.get_model_map.cache_clear()
+    parsing.get_name_type_map.cache_clear()

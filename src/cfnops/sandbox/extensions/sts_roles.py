@@ -14,11 +14,9 @@ import uuid
 from typing import Any
 from xml.sax.saxutils import escape
 
-from cfnops.sandbox.extensions._moto import moto_module
+from cfnops.sandbox.extensions._moto import install_once, moto_module
 
 __all__ = ["install"]
-
-_installed = False
 
 
 def _role_exists(account: str, name: str) -> bool:
@@ -55,11 +53,8 @@ def _wrap(original: Any) -> Any:
     return assume_role
 
 
+@install_once
 def install() -> None:
     """Wrap moto's AssumeRole (idempotent)."""
-    global _installed
-    if _installed:
-        return
     cls = moto_module("moto.sts.responses").TokenResponse
     cls.assume_role = _wrap(cls.assume_role)
-    _installed = True
