@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import socket
 import threading
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from cfnops.sandbox._control import register_control
@@ -220,12 +219,7 @@ class Sandbox:
     def __enter__(self) -> Sandbox:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:  # stops whether or not it raised
         self.stop()
 
     @property

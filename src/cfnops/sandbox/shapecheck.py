@@ -21,7 +21,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import xml.etree.ElementTree as ET
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from botocore.model import ListShape, MapShape, Shape, StructureShape
@@ -304,12 +303,7 @@ class RawShapeChecker:
         self.client.meta.events.register(self._event, self._handler)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:  # unhooks whether or not it raised
         self.client.meta.events.unregister(self._event, self._handler)
 
     def assert_clean(self) -> None:
