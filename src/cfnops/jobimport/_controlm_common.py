@@ -90,67 +90,24 @@ def substitute(
     each of the job's ``own`` variables the command never names (Control-M also hands them
     to the job's process as environment variables, which the import does not)."""
 
-    split: list[tuple[str, str]] = []
-    used: set[str] = set()
-
-    def value(name: str) -> str | None:
-        for key in (name, f"%%{name}"):
-            if key in variables:
-                return variables[key]
-        return None
-
-    def one(m: re.Match[str]) -> str:
-        name, dot = m.group(1), m.group(2)
-        found = value(name)
-        if found is not None:
-            used.add(name)
-            return found
-        # %%PARM2-%%PARM3: no variable PARM2- but PARM2 is one: the '-' is text
-        head, sep, tail = name.partition("-")
-        found = value(head) if sep else None
-        if found is None:
-            return m.group(0)
-        used.add(head)
-        if (name, head) not in split:
-            split.append((name, head))
-        return found + sep + tail + dot
-
+    book = _Variables(variables)
     limit = 4 * len(command) + 4096  # a value naming itself twice doubles each round
     for _ in range(_ROUNDS):
-        replaced = _VAR.sub(one, command)
+        replaced = _VAR.sub(book.replace, command)
         if replaced == command or len(replaced) > limit:
             break
         command = replaced
-    for name, head in split:
+    for name, head in book.split:
         model.note(
             "value",
             src,
             f"%%{name} read as the variable %%{head} followed by text (no variable {name} "
             "is defined); check the command",
         )
-    left: list[str] = []
-    for m in _VAR.finditer(command):
-        if m.group(1) not in left:
-            left.append(m.group(1))
-    for name in left:
-        if value(name) is not None or value(name.partition("-")[0]) is not None:
-            reason = (
-                f"variable %%{name} is still in the command after substitution (its value "
-                "names itself, directly or through others): left as it is; replace it by hand"
-            )
-        elif name.upper() in _FUNCTIONS:
-            reason = (
-                f"AutoEdit function %%{name} is not evaluated: left as it is in the command; "
-                "replace it by hand"
-            )
-        else:
-            reason = (
-                f"variable %%{name} is a Control-M system or global variable: "
-                "left as it is in the command; replace it by hand"
-            )
-        model.note("value", src, reason)
+    for name in dict.fromkeys(m.group(1) for m in _VAR.finditer(command)):
+        model.note("value", src, book.why_left(name))
     # names with a '-' are plug-in settings (FTP-LHOST, FileWatch-PATH), not the job's own
-    unused = sorted({n.lstrip("%") for n in own} - used)
+    unused = sorted({n.lstrip("%") for n in own} - book.used)
     unused = [n for n in unused if "-" not in n]
     if unused:
         model.note(
@@ -161,6 +118,54 @@ def substitute(
             "not; export them in the command by hand if the script reads them",
         )
     return command
+
+
+class _Variables:
+    """One substitution's variables, and what it used and read as a name followed by text."""
+
+    def __init__(self, variables: Mapping[str, str]) -> None:
+        self.variables = variables
+        self.used: set[str] = set()
+        self.split: list[tuple[str, str]] = []
+
+    def value(self, name: str) -> str | None:
+        for key in (name, f"%%{name}"):
+            if key in self.variables:
+                return self.variables[key]
+        return None
+
+    def replace(self, m: re.Match[str]) -> str:
+        name, dot = m.group(1), m.group(2)
+        found = self.value(name)
+        if found is not None:
+            self.used.add(name)
+            return found
+        # %%PARM2-%%PARM3: no variable PARM2- but PARM2 is one: the '-' is text
+        head, sep, tail = name.partition("-")
+        found = self.value(head) if sep else None
+        if found is None:
+            return m.group(0)
+        self.used.add(head)
+        if (name, head) not in self.split:
+            self.split.append((name, head))
+        return found + sep + tail + dot
+
+    def why_left(self, name: str) -> str:
+        """Why ``%%name`` is still in the command after substitution."""
+        if self.value(name) is not None or self.value(name.partition("-")[0]) is not None:
+            return (
+                f"variable %%{name} is still in the command after substitution (its value "
+                "names itself, directly or through others): left as it is; replace it by hand"
+            )
+        if name.upper() in _FUNCTIONS:
+            return (
+                f"AutoEdit function %%{name} is not evaluated: left as it is in the command; "
+                "replace it by hand"
+            )
+        return (
+            f"variable %%{name} is a Control-M system or global variable: "
+            "left as it is in the command; replace it by hand"
+        )
 
 
 Target = Job | tuple[str, ...]  # a job, or a sub-folder / folder as the paths of its jobs
