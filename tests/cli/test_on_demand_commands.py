@@ -33,6 +33,21 @@ def test_running_one_command_builds_only_that_one() -> None:
     assert group.get_command(None, "no-such-command") is None  # type: ignore[arg-type]
 
 
+def test_nested_groups_are_built_on_demand_too() -> None:
+    holder = _holder(COMMANDS["job"])
+    job = build_group(holder).commands["job"]
+    assert isinstance(job, OnDemandGroup)
+    for name in ("schedule", "trigger", "pool", "calendar"):
+        nested = job.get_command(None, name)  # type: ignore[arg-type]
+        assert isinstance(nested, OnDemandGroup)
+        assert _leaves(nested) == set() and nested.pending
+    pool = job.get_command(None, "pool")  # type: ignore[arg-type]
+    assert pool.get_command(None, "list").name == "list" and _leaves(pool) == {"list"}
+    # the holder is left as it was: Typer builds it whole afterwards
+    whole = typer.main.get_group(holder).commands["job"]
+    assert type(whole) is not OnDemandGroup and "run" in _leaves(whole)
+
+
 def _same(want: Any, got: Any) -> None:
     assert got is not None and got.name == want.name and got.help == want.help
     assert [p.name for p in got.params] == [p.name for p in want.params]

@@ -59,25 +59,50 @@ def _name(info: CommandInfo) -> str:
 
 
 def build_group(holder: typer.Typer) -> TyperGroup:
-    """``typer.main.get_group(holder)``, with the sub-groups built on demand."""
-    deferred: dict[str, list[CommandInfo]] = {}
-    for info in holder.registered_groups:
+    """``typer.main.get_group(holder)``, with the sub-groups built on demand.
+
+    Nested groups (``job schedule``, ``job pool``, ...) are deferred too: Typer would
+    otherwise build their 12 commands for every ``cfnops job run``.
+    """
+    deferred: dict[tuple[str, ...], list[CommandInfo]] = {}
+    infos: list[Any] = []
+    _defer(holder, (), deferred, infos)
+    try:
+        group = typer.main.get_group(holder)
+    finally:
+        for info, cls, commands in infos:  # the holder as it was
+            info.cls = cls
+            info.typer_instance.registered_commands = commands
+    for path, commands in deferred.items():
+        built: Any = group
+        for name in path:
+            built = built.commands[name]
+        assert isinstance(built, OnDemandGroup)
+        built.adopt(commands, holder)
+    return group
+
+
+def _defer(
+    app: typer.Typer,
+    path: tuple[str, ...],
+    deferred: dict[tuple[str, ...], list[CommandInfo]],
+    infos: list[Any],
+) -> None:
+    """Mark ``app``'s named sub-groups (at every depth) to be built on demand and take
+    their commands out for the time of Typer's build (``infos`` puts both back)."""
+    for info in app.registered_groups:
         sub = info.typer_instance
         if sub is None or not info.name or not isinstance(sub.info.cls, DefaultPlaceholder):
             continue  # unnamed, or a class of its own: built whole
         if not isinstance(info.cls, DefaultPlaceholder):
             continue
+        # the same Typer app may be added twice (a module registered again): its
+        # commands are taken out once
+        taken = next((c for i, _, c in infos if i.typer_instance is sub), None)
+        commands = sub.registered_commands if taken is None else taken
+        infos.append((info, info.cls, commands))
         info.cls = OnDemandGroup
-        deferred[info.name] = sub.registered_commands
+        where = (*path, info.name)
+        deferred[where] = commands
         sub.registered_commands = []
-    try:
-        group = typer.main.get_group(holder)
-    finally:
-        for info in holder.registered_groups:
-            if info.name in deferred and info.typer_instance is not None:
-                info.typer_instance.registered_commands = deferred[info.name]
-    for name, infos in deferred.items():
-        built = group.commands[name]
-        assert isinstance(built, OnDemandGroup)
-        built.adopt(infos, holder)
-    return group
+        _defer(sub, where, deferred, infos)
