@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,8 @@ def find_config(explicit: Path | None) -> Path | None:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when a file exists: `diff` usually finds none
+
     try:
         with path.open("rb") as fh:
             return tomllib.load(fh)

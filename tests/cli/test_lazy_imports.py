@@ -186,3 +186,30 @@ def test_job_run_loads_no_cfnops_module_a_pass_does_not_need(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     assert '"status": "SUCCEEDED"' in proc.stdout
     assert proc.stdout.strip().splitlines()[-1] == "0 True []"
+
+
+def test_a_text_diff_imports_no_rich_table_nor_toml_parser(tmp_path: Path) -> None:
+    """``diff`` prints trees, not tables (the console no longer imports Rich's tables),
+    and without a ``cfnops.toml`` it needs no TOML parser; with one, it reads it."""
+    template = tmp_path / "t.yaml"
+    template.write_text(TEMPLATE, encoding="utf-8")
+    watched = ("rich.table", "cfnops.cli._table", "tomllib")
+    code = (
+        "import sys\n"
+        "from cfnops.cli.main import run\n"
+        f"code = run(['diff', {str(template)!r}, {str(template)!r}])\n"
+        "print(code, 'rich.console' in sys.modules,\n"
+        f"      [m for m in {watched!r} if m in sys.modules])\n"
+    )
+
+    def last_line() -> str:
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip().splitlines()[-1]
+
+    assert last_line() == "0 True []"
+    (tmp_path / "cfnops.toml").write_text('region = "eu-west-1"\n', encoding="utf-8")
+    assert last_line() == "0 True ['tomllib']"

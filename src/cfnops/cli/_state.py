@@ -124,7 +124,7 @@ class CliState:
 
     @property
     def console(self) -> Console:
-        from cfnops.cli._table import WholeConsole
+        from cfnops.cli._console import WholeConsole
 
         return WholeConsole(highlight=False)
 

@@ -7,8 +7,6 @@ CLI comes from here so those values stay whole, folded onto the next line.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich import console as _console
 from rich import table as _rich_table
 from rich.align import VerticalAlignMethod
@@ -17,18 +15,10 @@ from rich.style import StyleType
 from rich.text import Text
 
 
-class WholeConsole(_console.Console):
-    """A console that never crops a table's lines: a record's id, ARN or URL longer
-    than the terminal is printed whole (the terminal wraps it; copying keeps it whole)."""
-
-    def print(self, *objects: Any, **kwargs: Any) -> None:
-        if any(isinstance(o, Table) for o in objects):
-            kwargs.setdefault("crop", False)
-        super().print(*objects, **kwargs)
-
-
 class Table(_rich_table.Table):
     """:class:`rich.table.Table` with ``overflow="fold"`` as every column's default."""
+
+    uncropped = True  # cfnops.cli._console.WholeConsole prints it whole
 
     def add_column(
         self,
