@@ -188,16 +188,18 @@ def test_job_run_loads_no_cfnops_module_a_pass_does_not_need(tmp_path: Path) -> 
     assert proc.stdout.strip().splitlines()[-1] == "0 True []"
 
 
-def test_a_text_diff_imports_no_rich_table_nor_toml_parser(tmp_path: Path) -> None:
+def test_a_text_diff_imports_no_rich_table_nor_toml_parser_nor_resources(tmp_path: Path) -> None:
     """``diff`` prints trees, not tables (the console no longer imports Rich's tables),
-    and without a ``cfnops.toml`` it needs no TOML parser; with one, it reads it."""
-    template = tmp_path / "t.yaml"
+    without a ``cfnops.toml`` it needs no TOML parser (with one, it reads it), and the
+    schema table is read with pkgutil, not importlib.resources (tempfile, zipfile)."""
+    template, changed = tmp_path / "t.yaml", tmp_path / "t2.yaml"
     template.write_text(TEMPLATE, encoding="utf-8")
-    watched = ("rich.table", "cfnops.cli._table", "tomllib")
+    changed.write_text(TEMPLATE.replace("QueueName", "DelaySeconds: 5, QueueName"), "utf-8")
+    watched = ("rich.table", "cfnops.cli._table", "tomllib", "importlib.resources")
     code = (
         "import sys\n"
         "from cfnops.cli.main import run\n"
-        f"code = run(['diff', {str(template)!r}, {str(template)!r}])\n"
+        f"code = run(['diff', {str(template)!r}, {str(changed)!r}])\n"
         "print(code, 'rich.console' in sys.modules,\n"
         f"      [m for m in {watched!r} if m in sys.modules])\n"
     )
@@ -208,6 +210,7 @@ def test_a_text_diff_imports_no_rich_table_nor_toml_parser(tmp_path: Path) -> No
             capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
+        assert "DelaySeconds" in proc.stdout and "(update behaviour: " in proc.stdout  # read
         return proc.stdout.strip().splitlines()[-1]
 
     assert last_line() == "0 True []"

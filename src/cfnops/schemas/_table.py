@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import pkgutil
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from cfnops.schemas.errors import UnknownRegionError
@@ -126,13 +126,19 @@ class SchemaTable:
 
 
 def _read(name: str) -> dict[str, Any]:
-    blob = resources.files("cfnops.schemas").joinpath("data", name).read_bytes()
+    # pkgutil reads through the package's loader (a zip too) without importing
+    # importlib.resources (tempfile, zipfile: a few ms of every diff)
+    blob = pkgutil.get_data("cfnops.schemas", f"data/{name}")
+    if blob is None:  # pragma: no cover - a loader that cannot read data
+        raise FileNotFoundError(f"cfnops.schemas: data/{name}")
     data: dict[str, Any] = json.loads(gzip.decompress(blob))
     return data
 
 
 def available_regions() -> list[str]:
     """Regions the shipped table covers."""
+    from importlib import resources
+
     folder = resources.files("cfnops.schemas").joinpath("data")
     regions = {BASE_REGION}
     for item in folder.iterdir():
