@@ -34,17 +34,24 @@ def test_the_pin_allows_only_tested_dbos_releases() -> None:
 
 
 def test_a_changed_dbos_fails_loudly_naming_what(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlalchemy as sa
     from dbos import _dbos, _sys_db
 
-    def _check_owner_txn(self: object, conn: object, workflow_id: str) -> None:
-        return None
+    class Renamed:  # owner_xid renamed: the fence's plain SQL would name a missing column
+        workflow_status = sa.Table(
+            "workflow_status",
+            sa.MetaData(),
+            sa.Column("workflow_uuid", sa.Text),
+            sa.Column("status", sa.Text),
+            sa.Column("owner_token", sa.Text),
+        )
 
-    monkeypatch.setattr(_sys_db.SystemDatabase, "_check_owner_txn", _check_owner_txn)
+    monkeypatch.setattr(_sys_db.SystemDatabase, "tables", Renamed)
     monkeypatch.delattr(_dbos, "_get_or_create_dbos_registry")  # read only by DBOS()
     with pytest.raises(_dbos_port.DbosIncompatible) as err:
         _dbos_port.check_dbos()
     message = str(err.value)
-    assert "_check_owner_txn takes" in message
+    assert "workflow_status table has no owner_xid" in message
     assert "dbos._dbos._get_or_create_dbos_registry is gone" in message
     assert "_dbos_port.py" in message and version("dbos") in message
 

@@ -11,9 +11,11 @@ else. What it needs that has no public form in DBOS 3.4:
 - a queue only this process dequeues from (``DBOSRegistry._register_internal_queue``:
   DBOS's in-memory queues are listened to by the process that registered them alone);
 - ownership fencing of cfnops's own checkpoints: the execution's token
-  (``current_owner_xid``), checked in the checkpoint's transaction
-  (``SystemDatabase._check_owner_txn``), and the exception with which DBOS parks an
-  execution that lost its run (``DBOSWorkflowConflictIDError``);
+  (``current_owner_xid``), checked in the checkpoint's transaction as DBOS's own
+  ``SystemDatabase._check_owner_txn`` checks it (the same statement, issued as plain
+  SQL: ``workflow_status.owner_xid`` of the run, its row locked to the commit), and the
+  exception with which DBOS parks an execution that lost its run
+  (``DBOSWorkflowConflictIDError``);
 - how many workflows this process executes (so a shutdown with none in flight
   does not sleep DBOS's whole-second grace period): ``DBOS._active_workflows_set``;
 - the portable JSON serializer (``dbos._serialization.DBOSPortableJSONSerializer``),
@@ -85,7 +87,8 @@ __all__ = [
 # The DBOS releases this module was checked against (kept in step with pyproject.toml).
 TESTED_DBOS = ("3.4",)
 
-_CHECK_OWNER_PARAMS = ["self", "conn", "workflow_id", "owner_xid"]
+# The columns of DBOS's ``workflow_status`` the port's plain SQL names (the fence).
+_STATUS_COLUMNS = ("workflow_uuid", "status", "owner_xid")
 
 
 class DbosIncompatible(RuntimeError):
@@ -251,16 +254,43 @@ def migrate(client: Any) -> None:
 
 def current_owner(run_id: str) -> tuple[str | None, str | None]:
     """(ownership token, status) now recorded for ``run_id`` (one indexed read)."""
-    import sqlalchemy as sa
     from dbos._dbos import _get_dbos_instance
 
     sys_db = _get_dbos_instance()._sys_db
-    table = sys_db.tables.workflow_status
+    sql, params = _owner_sql(sys_db, "read", run_id)
     with sys_db.engine.connect() as conn:
-        found = conn.execute(
-            sa.select(table.c.owner_xid, table.c.status).where(table.c.workflow_uuid == run_id)
-        ).first()
+        found = conn.exec_driver_sql(sql, params).first()
     return (None, None) if found is None else (found[0], found[1])
+
+
+# The fence's two statements as plain SQL, written once per dialect and schema: run
+# through ``exec_driver_sql`` they skip SQLAlchemy's statement construction, cache-key
+# generation and compilation, which cost more CPU than SQLite's execution of them (a
+# job run issues both in every Task and once more at its end).
+_OWNER_SQL: dict[tuple[str, str | None], str] = {}
+
+
+def _owner_sql(sys_db: Any, which: str, run_id: str) -> tuple[str, Any]:
+    """(SQL, parameters) of the ownership ``read`` or the locked ``check`` of ``run_id``."""
+    sqlite = bool(sys_db._is_sqlite)
+    schema: str | None = None if sqlite else sys_db.schema
+    key = (which + ("-sqlite" if sqlite else "-pg"), schema)
+    sql = _OWNER_SQL.get(key)
+    if sql is None:
+        table = "workflow_status" if schema is None else f'"{schema}".workflow_status'
+        where = "workflow_uuid = ?" if sqlite else "workflow_uuid = %(id)s"
+        if which == "read":
+            sql = f"SELECT owner_xid, status FROM {table} WHERE {where}"
+        elif sqlite:
+            # A write, so pysqlite opens BEGIN IMMEDIATE here (the file's write lock,
+            # held to the commit); a SELECT would run in autocommit.
+            sql = f"UPDATE {table} SET owner_xid = owner_xid WHERE {where} RETURNING owner_xid"
+        else:
+            # The row locked to the commit against a hand-over (which updates it); key
+            # share lockers (foreign keys) are not blocked.
+            sql = f"SELECT owner_xid FROM {table} WHERE {where} FOR NO KEY UPDATE"
+        _OWNER_SQL[key] = sql
+    return sql, ((run_id,) if sqlite else {"id": run_id})
 
 
 def created_ms(run_id: str) -> int | None:
@@ -308,16 +338,17 @@ def take_back(engine: Any, executor: str, queue: str) -> int:
 def check_owner(conn: Any, run_id: str, token: str) -> None:
     """Inside ``conn``'s transaction: raise :func:`lost_ownership`'s exception unless the
     execution holding ``token`` still owns ``run_id`` (the row stays locked until commit,
-    so no hand-over lands between this check and the caller's write)."""
-    from dbos._dbos import _get_dbos_instance
-    from dbos._error import DBOSWorkflowConflictIDError
+    so no hand-over lands between this check and the caller's write).
 
-    sys_db = _get_dbos_instance()._sys_db
-    sys_db._apply_caller_schema(conn)  # DBOS's tables name a placeholder schema
-    try:
-        sys_db._check_owner_txn(conn, run_id, token)
-    except DBOSWorkflowConflictIDError:
-        raise lost_ownership(run_id) from None
+    The statement is DBOS's own check (``SystemDatabase._check_owner_txn``: on SQLite a
+    no-op ``UPDATE ... RETURNING``, the transaction's first write, which takes the file's
+    write lock; on PostgreSQL ``SELECT ... FOR NO KEY UPDATE``), issued as plain SQL.
+    """
+    from dbos._dbos import _get_dbos_instance
+
+    sql, params = _owner_sql(_get_dbos_instance()._sys_db, "check", run_id)
+    if conn.exec_driver_sql(sql, params).scalar() != token:
+        raise lost_ownership(run_id)
 
 
 def lost_ownership(run_id: str) -> BaseException:
@@ -384,23 +415,23 @@ def check_dbos() -> str:
 
 
 def _check_system_database(problems: list[str]) -> None:
-    """The system database's owner check, caller schema and clock, as the port calls them."""
+    """What the port reads of the system database: the ``workflow_status`` columns the
+    fence's plain SQL names, the dialect and schema it writes them for, and the clock."""
     sys_db = _attr("dbos._sys_db", "SystemDatabase", problems)
     if sys_db is None:
         return
-    method = getattr(sys_db, "_check_owner_txn", None)
-    if method is None:
-        problems.append("dbos._sys_db.SystemDatabase._check_owner_txn is gone")
-    else:
-        params = list(inspect.signature(method).parameters)
-        if params != _CHECK_OWNER_PARAMS:
-            problems.append(
-                f"SystemDatabase._check_owner_txn takes {params}, "
-                f"cfnops calls it as {_CHECK_OWNER_PARAMS}"
-            )
-    for name in ("_apply_caller_schema", "_now_ms_sql"):
-        if not callable(getattr(sys_db, name, None)):
-            problems.append(f"dbos._sys_db.SystemDatabase.{name} is gone")
+    tables = getattr(sys_db, "tables", None)
+    status = getattr(tables, "workflow_status", None)
+    columns = set(status.c.keys()) if status is not None else set()
+    missing = [c for c in _STATUS_COLUMNS if c not in columns]
+    if missing:
+        problems.append(f"DBOS's workflow_status table has no {', '.join(missing)}")
+    init = _source(sys_db.__init__)
+    for name in ("self._is_sqlite", "self.schema"):
+        if name not in init:
+            problems.append(f"dbos._sys_db.SystemDatabase no longer sets {name}")
+    if not callable(getattr(sys_db, "_now_ms_sql", None)):
+        problems.append("dbos._sys_db.SystemDatabase._now_ms_sql is gone")
 
 
 def _check_registry(problems: list[str]) -> None:
