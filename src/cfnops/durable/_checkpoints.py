@@ -67,6 +67,12 @@ def _row(r: Any, position: Position | None = None) -> Checkpoint:
     return Checkpoint(at, r["kind"], bool(r["ok"]), result, r["error"], r["cause"])
 
 
+# The read before every effect, built once: a statement reused keeps its memoized cache
+# key, where one built per call costs more CPU than SQLite's execution of it.
+_GET = sa.select(_t).where(_t.c.run_id == sa.bindparam("run_id"),
+                           _t.c.position == sa.bindparam("position"))  # fmt: skip
+
+
 class CheckpointStore:
     """Reads and writes checkpoints by position (thread-safe) on the run database.
 
@@ -81,9 +87,7 @@ class CheckpointStore:
     def get(self, run_id: str, position: Position) -> Checkpoint | None:
         with self.engine.connect() as conn:
             found = (
-                conn.execute(
-                    sa.select(_t).where(_t.c.run_id == run_id, _t.c.position == position.to_json())
-                )
+                conn.execute(_GET, {"run_id": run_id, "position": position.to_json()})
                 .mappings()
                 .first()
             )
