@@ -193,28 +193,33 @@ def execute_run(
         catch_up=sum(1 for kind, _ in known.values() if kind.endswith("StateEntered")),
     )  # fmt: skip
     controls.refresh(actions)
-    interpreter = _interpreter(
-        row, store, run_id, keys, recorder, controls, invoker_factory, fence, account, region
-    )
-    result = _run_watched(interpreter, row, store, run_id, keys, recorder, controls)
+    run = _Run(row, store, keys, recorder, controls)
+    result = _run_watched(run, _interpreter(run, invoker_factory, fence, account, region))
     recorder.finish(result.status, result.output, result.error, result.cause)
     return JobResult(run_id, result.status, result.output, result.error, result.cause)
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One execution's run and the pieces that make it durable, built once per execution."""
+
+    row: RunRow
+    store: JobStore
+    keys: EffectKeys
+    recorder: BatchRecorder
+    controls: RunControls
+
+
 def _interpreter(
-    row: RunRow,
-    store: JobStore,
-    run_id: str,
-    keys: EffectKeys,
-    recorder: BatchRecorder,
-    controls: RunControls,
+    run: _Run,
     invoker_factory: InvokerFactory,
     fence: Fence | None,
     account: str,
     region: str,
 ) -> Interpreter:
     """The run's interpreter, its effects, waits and branches made durable."""
-    definition = row.definition
+    row, store, keys, recorder = run.row, run.store, run.keys, run.recorder
+    run_id, definition = row.run_id, row.definition
 
     def record(event: str, details: dict[str, Any], previous: int | None) -> None:
         """An invoker's event after ``previous`` (unknown: after the run's latest)."""
@@ -229,7 +234,7 @@ def _interpreter(
             run_id,
             keys,
             _before_effect(recorder, fence),
-            forced=controls.forced,
+            forced=run.controls.forced,
             record=record,
         ),
         clock=DurableClock(store, run_id, keys, recorder.flush),
@@ -244,22 +249,16 @@ def _interpreter(
     )  # fmt: skip
 
 
-def _run_watched(
-    interpreter: Interpreter,
-    row: RunRow,
-    store: JobStore,
-    run_id: str,
-    keys: EffectKeys,
-    recorder: BatchRecorder,
-    controls: RunControls,
-) -> ExecutionResult:
+def _run_watched(run: _Run, interpreter: Interpreter) -> ExecutionResult:
     """Interpret the run on this thread while the watcher thread follows its controls."""
+    row, keys, recorder, controls = run.row, run.keys, run.recorder, run.controls
+    run_id = row.run_id
     begin = row.options.get("start")
     start = (
         StartPoint(begin["state"], begin["input"], begin.get("variables") or {}) if begin else None
     )
     root = CancelToken()
-    watch = _Watch(store, run_id, root, recorder, controls)
+    watch = _Watch(run.store, run_id, root, recorder, controls)
     _WATCHER.add(watch)
     keys.push(Position())  # the top-level frame, on this thread (the interpreter runs here)
     try:
