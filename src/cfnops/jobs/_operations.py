@@ -58,15 +58,16 @@ class RunOperations:
         if request.definition is not None:
             check_definition(plan.definition)
         new_id = name or self._rerun_id(run_id)
-        if not _NAME.match(new_id) or self.store.find_run(new_id) is not None:
+        fresh = _NAME.match(new_id) is not None and self.store.find_run(new_id) is None
+        created = fresh and self.store.create_run(  # False: the name was taken meanwhile
+            new_id, origin.machine_name, plan.definition, plan.execution_input,
+            options=plan.options, source="rerun",
+            rerun_of=LineageRow(new_id, run_id, plan.mode, plan.state), copies=plan.copies,
+        )  # fmt: skip
+        if not created:
             raise JobInputError(
                 "the rerun's name", repr(new_id), "use a new name of 1-80 letters, digits, '-_.'"
             )
-        row = self.store.new_run_row(
-            new_id, origin.machine_name, plan.definition, plan.execution_input,
-            options=plan.options, source="rerun",
-        )  # fmt: skip
-        self.store.create_rerun(row, LineageRow(new_id, run_id, plan.mode, plan.state), plan.copies)
         detail = {
             "rerunRunId": new_id,
             "mode": plan.mode,

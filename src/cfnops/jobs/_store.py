@@ -141,35 +141,16 @@ class JobStore(TokenAndScheduleRows, ControlRows):
         options: Mapping[str, Any] | None = None,
         parent: str | None = None,
         source: str = "manual",
+        rerun_of: LineageRow | None = None,
+        copies: Sequence[tuple[Position, Position]] = (),
     ) -> bool:
-        """Insert a new run; False when the id exists already (the same run)."""
-        row = self.new_run_row(
-            run_id, machine_name, definition, value, options=options, parent=parent, source=source
-        )
-        try:  # one statement: the insert itself finds an existing id
-            with self.engine.begin() as conn:
-                conn.execute(runs.insert().values(**row))
-        except sa.exc.IntegrityError:
-            with self.engine.connect() as conn:
-                found = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id))
-                if found.first() is None:
-                    raise  # another constraint than the id's
-            return False
-        return True
+        """Insert a new run; False when the id exists already (the same run).
 
-    @staticmethod
-    def new_run_row(
-        run_id: str,
-        machine_name: str,
-        definition: Mapping[str, Any],
-        value: Any,
-        *,
-        options: Mapping[str, Any] | None = None,
-        parent: str | None = None,
-        source: str = "manual",
-    ) -> dict[str, Any]:
-        """The row of a run about to start."""
-        return {
+        A rerun (``rerun_of``: its lineage) is inserted with its lineage and the effects
+        it keeps from its origin (``copies``: origin position, rerun position), in the
+        same transaction.
+        """
+        row = {
             "run_id": run_id,
             "machine_name": machine_name,
             "definition": _dumps(definition),
@@ -184,6 +165,18 @@ class JobStore(TokenAndScheduleRows, ControlRows):
             "parent_run_id": parent,
             "source": source,
         }
+        try:  # one statement: the insert itself finds an existing id
+            with self.engine.begin() as conn:
+                conn.execute(runs.insert().values(**row))
+                if rerun_of is not None:
+                    self._link_rerun(conn, rerun_of, copies)
+        except sa.exc.IntegrityError:
+            with self.engine.connect() as conn:
+                found = conn.execute(sa.select(runs.c.run_id).where(runs.c.run_id == run_id))
+                if found.first() is None:
+                    raise  # another constraint than the id's
+            return False
+        return True
 
     def get_run(self, run_id: str) -> RunRow:
         with self.engine.connect() as conn:

@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from cfnops.durable import CheckpointStore, Position
-from cfnops.jobs._tables import controls, dumps, lineage, runs
+from cfnops.jobs._tables import controls, dumps, lineage
 
 __all__ = ["ControlRow", "ControlRows", "LineageRow"]
 
@@ -141,25 +141,20 @@ class ControlRows:
             return bool(done.rowcount)
 
     # -- reruns --------------------------------------------------------------------------
-    def create_rerun(
-        self,
-        row: Mapping[str, Any],
-        link: LineageRow,
-        copies: Sequence[tuple[Position, Position]],
+    def _link_rerun(
+        self, conn: sa.Connection, link: LineageRow, copies: Sequence[tuple[Position, Position]]
     ) -> None:
-        """Insert the rerun, its lineage and the effects it keeps, in one transaction."""
-        with self.engine.begin() as conn:
-            conn.execute(runs.insert().values(**row))
-            conn.execute(
-                lineage.insert().values(
-                    run_id=link.run_id,
-                    origin_run_id=link.origin_run_id,
-                    mode=link.mode,
-                    state=link.state,
-                    created_at=time.time(),
-                )
+        """A rerun's lineage and the effects it keeps, on the transaction inserting it."""
+        conn.execute(
+            lineage.insert().values(
+                run_id=link.run_id,
+                origin_run_id=link.origin_run_id,
+                mode=link.mode,
+                state=link.state,
+                created_at=time.time(),
             )
-            self.checkpoints.copy(link.origin_run_id, link.run_id, copies, conn)
+        )
+        self.checkpoints.copy(link.origin_run_id, link.run_id, copies, conn)
 
     def lineage_of(self, run_id: str) -> LineageRow | None:
         with self.engine.connect() as conn:
