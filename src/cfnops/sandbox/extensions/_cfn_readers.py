@@ -4,7 +4,8 @@ Each reader returns the resource's properties named and shaped as in the
 CloudFormation template (``AWS::SQS::Queue`` → ``DelaySeconds``, ``Tags`` as
 ``[{Key, Value}]``), or ``None`` when the resource no longer exists. Tags that
 AWS manages (``aws:*``) are left out: drift detection ignores them.
-Resource types without a reader are NOT_CHECKED.
+Resource types without a reader are NOT_CHECKED. :data:`READERS` is the one list of
+the types handled: each has a writer of the same function name in ``_cfn_writers``.
 """
 
 from __future__ import annotations

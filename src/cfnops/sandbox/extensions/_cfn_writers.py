@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cfnops.sandbox.extensions._cfn_deploy import ExpectedResource
+from cfnops.sandbox.extensions._cfn_readers import READERS, _rule
 from cfnops.sandbox.extensions._moto import moto_module
 from cfnops.sandbox.extensions.cfn_compare import _covers
 from cfnops.sandbox.extensions.cfn_dynamic_refs import resolve_dynamic_references
@@ -144,8 +145,6 @@ def _rule_args(rule: dict[str, Any]) -> dict[str, Any]:
 def _security_group(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
     ec2_backends = moto_module("moto.ec2.models").ec2_backends
 
-    from cfnops.sandbox.extensions._cfn_readers import _rule
-
     backend = ec2_backends[stack.account_id][stack.region_name]
     group = backend.get_security_group_from_id(res.physical_id)
     for key, egress in (("SecurityGroupIngress", False), ("SecurityGroupEgress", True)):
@@ -264,16 +263,13 @@ def _iam_role(stack: Any, res: ExpectedResource, props: dict[str, Any]) -> None:
         role.max_session_duration = int(props["MaxSessionDuration"])
 
 
-WRITERS: dict[str, Writer] = {
-    "AWS::SSM::Parameter": _ssm_parameter,
-    "AWS::SNS::Topic": _sns_topic,
-    "AWS::SQS::Queue": _sqs_queue,
-    "AWS::S3::Bucket": _s3_bucket,
-    "AWS::EC2::SecurityGroup": _security_group,
-    "AWS::EC2::LaunchTemplate": _launch_template,
-    "AWS::AutoScaling::AutoScalingGroup": _autoscaling_group,
-    "AWS::IAM::Role": _iam_role,
-}
+def _writers() -> dict[str, Writer]:
+    """A writer for every type with a reader: the function of the reader's name here."""
+    here = globals()
+    return {kind: here[reader.__name__] for kind, reader in READERS.items()}
+
+
+WRITERS: dict[str, Writer] = _writers()
 
 
 def write_expected(
