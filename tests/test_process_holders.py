@@ -28,7 +28,13 @@ _RUNTIME_TYPES = re.compile(
 # process too: a run DBOS recovers after a crash is started by DBOS, not by a caller
 # that could hand it the runtime, and reaches it only through Engine.current()
 # (durable/_engine.py and docs/architecture.md say so).
-_ALLOWED_HOLDERS = {"cfnops/durable/_engine.py:Engine._current"}
+# The engine a launched process runs its runs in; and the job runner's one watcher thread,
+# which holds each run's own watch (its own store) only while that run executes and hands
+# nothing to a later caller (a thread per run cost a draining worker more CPU than the run).
+_ALLOWED_HOLDERS = {
+    "cfnops/durable/_engine.py:Engine._current",
+    "cfnops/jobs/_runner.py:_WATCHER",
+}
 
 # A container that starts empty at module or class level is filled while the process
 # runs: a holder. Its annotation must say what it holds, so that the runtime-type check
